@@ -1,0 +1,76 @@
+import type {
+  IdentityStore,
+  Organization,
+  TokenRecord,
+  UrlGroup,
+  User,
+} from '../../ports/identity-store';
+
+const groupKey = (organizationId: string, apiId: string) => `${organizationId}\u0000${apiId}`;
+
+/** The embedded identity store: process-local maps, keyed as the port documents. */
+export class MemoryIdentityStore implements IdentityStore {
+  private readonly organizations = new Map<string, Organization>();
+  private readonly organizationsByKeyHash = new Map<string, Organization>();
+  private readonly groups = new Map<string, UrlGroup>();
+  private readonly users = new Map<string, User>();
+  private readonly tokens = new Map<string, TokenRecord>();
+  private readonly memberships = new Set<string>();
+
+  findUserIdByTokenHash(tokenHash: string): Promise<string | null> {
+    return Promise.resolve(this.tokens.get(tokenHash)?.userId ?? null);
+  }
+
+  findOrganizationByKeyHash(keyHash: string): Promise<Organization | null> {
+    return Promise.resolve(this.organizationsByKeyHash.get(keyHash) ?? null);
+  }
+
+  findOrganizationById(id: string): Promise<Organization | null> {
+    return Promise.resolve(this.organizations.get(id) ?? null);
+  }
+
+  isMember(userId: string, organizationId: string): Promise<boolean> {
+    return Promise.resolve(this.memberships.has(groupKey(userId, organizationId)));
+  }
+
+  findGroup(organizationId: string, apiId: string): Promise<UrlGroup | null> {
+    return Promise.resolve(this.groups.get(groupKey(organizationId, apiId)) ?? null);
+  }
+
+  listLinkDomains(): Promise<string[]> {
+    return Promise.resolve([...new Set([...this.organizations.values()].map((o) => o.domain))]);
+  }
+
+  findUserById(id: string): Promise<User | null> {
+    return Promise.resolve(this.users.get(id) ?? null);
+  }
+
+  saveOrganization(organization: Organization): Promise<void> {
+    const previous = this.organizations.get(organization.id);
+    if (previous) this.organizationsByKeyHash.delete(previous.keyHash);
+    const stored = { ...organization };
+    this.organizations.set(organization.id, stored);
+    this.organizationsByKeyHash.set(organization.keyHash, stored);
+    return Promise.resolve();
+  }
+
+  saveGroup(group: UrlGroup): Promise<void> {
+    this.groups.set(groupKey(group.organizationId, group.apiId), { ...group });
+    return Promise.resolve();
+  }
+
+  saveUser(user: User): Promise<void> {
+    this.users.set(user.id, { ...user });
+    return Promise.resolve();
+  }
+
+  saveToken(token: TokenRecord): Promise<void> {
+    if (!this.tokens.has(token.tokenHash)) this.tokens.set(token.tokenHash, { ...token });
+    return Promise.resolve();
+  }
+
+  saveMembership(userId: string, organizationId: string): Promise<void> {
+    this.memberships.add(groupKey(userId, organizationId));
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,21 @@
+import type { Store } from '../../ports/store';
+import { MemoryIdSequence } from './memory-id-sequence';
+import { MemoryIdentityStore } from './memory-identity-store';
+import { MemoryLinkStore } from './memory-link-store';
+
+export interface MemoryStore extends Store {
+  readonly identities: MemoryIdentityStore;
+  readonly links: MemoryLinkStore;
+}
+
+/** The embedded default store: everything in this process, gone when it exits. */
+export function createMemoryStore(): MemoryStore {
+  return {
+    kind: 'memory',
+    identities: new MemoryIdentityStore(),
+    links: new MemoryLinkStore(),
+    ids: new MemoryIdSequence(),
+    ping: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+}

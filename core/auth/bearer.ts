@@ -1,0 +1,19 @@
+import { ShortlinkError } from '../errors/shortlink-error';
+
+// RFC 6750 b64token, after a case-insensitive "Bearer" and one or more spaces.
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** Extracts the token from an Authorization header value, or fails with code 3 or 10. */
+export function parseBearer(header: string | null | undefined): string {
+  if (header === undefined || header === null) {
+    throw new ShortlinkError('TOKEN_MISSING', 'The Authorization header is missing.');
+  }
+  const match = BEARER.exec(header);
+  if (!match?.[1]) {
+    throw new ShortlinkError(
+      'TOKEN_MALFORMED',
+      'The Authorization header must be "Bearer <token>".',
+    );
+  }
+  return match[1];
+}

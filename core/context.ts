@@ -1,0 +1,44 @@
+import type { AliasGenerator } from './ports/alias-generator';
+import type { Clock } from './ports/clock';
+import type { Logger } from './ports/logger';
+import type { RateLimiter, RateLimitState } from './ports/rate-limiter';
+import type { Store } from './ports/store';
+import type { UrlGuard } from './ports/url-guard';
+
+/** Everything the procedures depend on, passed once to createCore. */
+export interface CoreDeps {
+  store: Store;
+  /** Per-token budget (60 per minute by default). */
+  rateLimiter: RateLimiter;
+  /** Per-client-address budget of failed token checks (30 per minute by default). */
+  authFailureLimiter: RateLimiter;
+  urlGuard: UrlGuard;
+  clock: Clock;
+  aliasGenerator: AliasGenerator;
+  /** Lower-case aliases nobody may take (compared case-insensitively). */
+  reservedAliases: ReadonlySet<string>;
+  /** How many generated aliases are tried before giving up (collisions are retried). */
+  maxAliasAttempts: number;
+  logger: Logger;
+}
+
+/** What a transport knows about one request. */
+export interface RequestContext {
+  /** The raw `Authorization` value (`Bearer <token>`), or undefined when absent. */
+  authorization?: string | null | undefined;
+  /** The client's address; failed token checks are limited per address. */
+  clientAddress?: string | undefined;
+  /** Filled in by the core for the transport to render (rate-limit headers or metadata). */
+  response?: ResponseInfo | undefined;
+}
+
+export interface ResponseInfo {
+  rateLimit?: RateLimitState;
+  retryAfterSeconds?: number;
+}
+
+export interface CoreContext {
+  deps: CoreDeps;
+  request: RequestContext;
+  response: ResponseInfo;
+}

@@ -1,0 +1,54 @@
+import { allowAllUrlGuard } from './adapters/allow-all-url-guard';
+import { createMemoryStore } from './adapters/memory/memory-store';
+import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
+import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
+import { systemClock } from './adapters/system-clock';
+import type { CoreContext, CoreDeps, RequestContext } from './context';
+import { reservedAliasSet } from './links/reserved-aliases';
+import { silentLogger } from './ports/logger';
+import { createCaller, type Caller } from './procedure/router';
+import { appRouter, type AppRouter } from './router';
+
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 30;
+export const DEFAULT_MAX_ALIAS_ATTEMPTS = 10;
+
+export interface Core {
+  readonly deps: CoreDeps;
+  readonly router: AppRouter;
+  /** An in-process client bound to one request's context. */
+  createCaller(request?: RequestContext): Caller<AppRouter>;
+  /** Resolves when the store answers (readiness). */
+  ready(): Promise<void>;
+}
+
+/**
+ * Builds the core from its dependencies. Every dependency has an embedded default, so
+ * `createCore()` alone gives a working core on the in-memory store.
+ */
+export function createCore(deps: Partial<CoreDeps> = {}): Core {
+  const full: CoreDeps = {
+    store: deps.store ?? createMemoryStore(),
+    rateLimiter:
+      deps.rateLimiter ??
+      createMemoryRateLimiter({ limit: DEFAULT_RATE_LIMIT_PER_MINUTE, keyPrefix: 'token' }),
+    authFailureLimiter:
+      deps.authFailureLimiter ??
+      createMemoryRateLimiter({ limit: DEFAULT_AUTH_FAILURES_PER_MINUTE, keyPrefix: 'authfail' }),
+    urlGuard: deps.urlGuard ?? allowAllUrlGuard,
+    clock: deps.clock ?? systemClock,
+    aliasGenerator: deps.aliasGenerator ?? createNanoidAliasGenerator(),
+    reservedAliases: deps.reservedAliases ?? reservedAliasSet(),
+    maxAliasAttempts: deps.maxAliasAttempts ?? DEFAULT_MAX_ALIAS_ATTEMPTS,
+    logger: deps.logger ?? silentLogger,
+  };
+  return {
+    deps: full,
+    router: appRouter,
+    createCaller(request: RequestContext = {}) {
+      const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };
+      return createCaller(appRouter, ctx);
+    },
+    ready: () => full.store.ping(),
+  };
+}

@@ -1,0 +1,56 @@
+import { ErrorCode, reasonOf, type ErrorCodeNumber, type ErrorReason } from './error-codes';
+
+/**
+ * The one error type of the core. It carries the spec's numeric code and one human-readable
+ * message per failure found at the failing stage; it never carries a transport status.
+ */
+export class ShortlinkError extends Error {
+  readonly code: ErrorCodeNumber;
+  readonly reason: ErrorReason;
+  readonly messages: readonly string[];
+  /** Seconds after which a retry can succeed (rate limits). */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    reason: ErrorReason,
+    messages: string | readonly string[],
+    options: { retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    const list = typeof messages === 'string' ? [messages] : messages;
+    super(list.join('; '), options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ShortlinkError';
+    this.code = ErrorCode[reason];
+    this.reason = reason;
+    this.messages = list;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  static is(value: unknown): value is ShortlinkError {
+    return value instanceof ShortlinkError;
+  }
+}
+
+/**
+ * Thrown by store and limiter adapters when their backend cannot be reached. The core turns it
+ * into code 23; any other unexpected error becomes code 1.
+ */
+export class BackendUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BackendUnavailableError';
+  }
+}
+
+/** Turns anything thrown inside a procedure into a ShortlinkError without leaking internals. */
+export function toShortlinkError(error: unknown): ShortlinkError {
+  if (error instanceof ShortlinkError) return error;
+  if (error instanceof BackendUnavailableError) {
+    return new ShortlinkError('BACKEND_UNAVAILABLE', 'The service is temporarily unavailable.', {
+      cause: error,
+    });
+  }
+  return new ShortlinkError('INTERNAL', 'An unexpected error occurred.', { cause: error });
+}
+
+export { reasonOf };
+export type { ErrorCodeNumber, ErrorReason };

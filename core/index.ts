@@ -1,0 +1,31 @@
+/** The shortlink core library: embed it with `createCore()` and call `createCaller(...)`. */
+export { createCore, type Core } from './core';
+export type { CoreDeps, RequestContext, ResponseInfo } from './context';
+export { appRouter, type AppRouter } from './router';
+export { ErrorCode, reasonOf, type ErrorCodeNumber, type ErrorReason } from './errors/error-codes';
+export {
+  ShortlinkError,
+  BackendUnavailableError,
+  toShortlinkError,
+} from './errors/shortlink-error';
+export type * from './ports';
+export { silentLogger } from './ports/logger';
+export type { ShortLink } from './links/short-link';
+export type { CreateLinkRequest } from './links/create-link-input';
+export type { ResolveLinkRequest } from './links/resolve-link';
+export { UndecodableBody } from './links/undecodable-body';
+export { reservedAliasSet, BUILT_IN_RESERVED_ALIASES } from './links/reserved-aliases';
+export { createMemoryStore, type MemoryStore } from './adapters/memory/memory-store';
+export {
+  FlexibleRateLimiter,
+  createMemoryRateLimiter,
+} from './adapters/rate-limit/flexible-rate-limiter';
+export { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
+export { allowAllUrlGuard } from './adapters/allow-all-url-guard';
+export { systemClock } from './adapters/system-clock';
+export { hashSecret, generateToken, generateOrganizationKey } from './auth/secrets';
+export { Provisioner, ProvisioningError } from './provisioning/provisioner';
+export { applySeed, loadSeedFile, type Seed } from './provisioning/seed-file';
+export { provisionDemo, demoCurl, type DemoCredentials } from './provisioning/demo';
+export { loadConfig, type Config, ConfigError } from './runtime/config';
+export { createRuntime, type Runtime } from './runtime/create-runtime';

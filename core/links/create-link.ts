@@ -1,0 +1,72 @@
+import { authenticate } from '../auth/authenticate';
+import type { CoreContext } from '../context';
+import { ShortlinkError } from '../errors/shortlink-error';
+import { resolveGroup, type GroupContext } from '../organizations/resolve-group';
+import { resolveOrganization } from '../organizations/resolve-organization';
+import type { LinkRecord, RedirectType } from '../ports/link-store';
+import { ProcedureBuilder } from '../procedure/procedure';
+import { limitPerToken } from '../rate-limit/limit-per-token';
+import { createLinkFieldsSchema, fieldsError, type CreateLinkRequest } from './create-link-input';
+import { requireObjectBody } from './require-object-body';
+import { toShortLink, type ShortLink } from './short-link';
+
+const aliasTaken = () =>
+  new ShortlinkError('ALIAS_TAKEN', 'This alias is already taken on this link domain.');
+
+async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
+  const verdict = await ctx.deps.urlGuard.check(url, { organization: ctx.organization });
+  if (verdict.blocked) {
+    throw new ShortlinkError('URL_BLOCKED', `The URL was refused: ${verdict.reason}`);
+  }
+}
+
+/** Inserts under a generated alias, retrying collisions a bounded number of times. */
+async function insertGenerated(ctx: GroupContext, link: Omit<LinkRecord, 'alias'>) {
+  const { aliasGenerator, reservedAliases, maxAliasAttempts, store } = ctx.deps;
+  for (let attempt = 0; attempt < maxAliasAttempts; attempt += 1) {
+    const alias = aliasGenerator.generate();
+    if (reservedAliases.has(alias.toLowerCase())) continue;
+    const record = { ...link, alias };
+    if ((await store.links.insert(record)) === 'inserted') return record;
+  }
+  ctx.deps.logger.error({ attempts: maxAliasAttempts }, 'no free generated alias found');
+  throw new ShortlinkError('INTERNAL', 'Could not allocate an alias; please retry.');
+}
+
+async function insertChosen(ctx: GroupContext, link: LinkRecord) {
+  if (ctx.deps.reservedAliases.has(link.alias.toLowerCase())) throw aliasTaken();
+  if ((await ctx.deps.store.links.insert(link)) === 'alias_taken') throw aliasTaken();
+  return link;
+}
+
+/**
+ * `links.create`: the contract's stages in order — token, rate limit, body, organization, group,
+ * fields, anti-phishing, alias availability. Nothing is written before the last stage.
+ */
+export const createLink = ProcedureBuilder.create<CoreContext>()
+  .use(authenticate)
+  .use(limitPerToken)
+  .use(requireObjectBody())
+  .use(resolveOrganization)
+  .use(resolveGroup)
+  .input(createLinkFieldsSchema, fieldsError)
+  .accepts<CreateLinkRequest>()
+  .mutation(async ({ ctx, input }): Promise<ShortLink> => {
+    await guardUrl(ctx, input.url.parsed);
+    const { organization, group } = ctx;
+    const link = {
+      id: await ctx.deps.store.ids.next(),
+      domain: organization.domain,
+      url: input.url.text,
+      redirectType: input.redirect_type satisfies RedirectType,
+      scheme: organization.scheme,
+      organizationId: organization.id,
+      groupApiId: group.apiId,
+      userId: ctx.userId,
+      createdAt: ctx.deps.clock.now(),
+    };
+    const stored = input.alias
+      ? await insertChosen(ctx, { ...link, alias: input.alias })
+      : await insertGenerated(ctx, link);
+    return toShortLink(stored);
+  });

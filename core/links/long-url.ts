@@ -1,0 +1,19 @@
+export const MAX_URL_LENGTH = 2048;
+
+// Whitespace (Unicode included) and C0/C1 control characters may not appear inside a URL.
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN_INSIDE = /[\s\u0000-\u001f\u007f-\u009f]/u;
+const HTTP_SCHEME = /^https?:\/\//i;
+
+/**
+ * Parses a long URL by the contract: `http://` or `https://` (any case), WHATWG-parseable, with a
+ * host, no whitespace or control characters inside. Expects the text already trimmed.
+ */
+export function parseLongUrl(text: string): URL | null {
+  if (text.length > MAX_URL_LENGTH || !HTTP_SCHEME.test(text) || FORBIDDEN_INSIDE.test(text)) {
+    return null;
+  }
+  const parsed = URL.parse(text);
+  if (parsed === null || parsed.hostname === '') return null;
+  return parsed;
+}

@@ -1,0 +1,15 @@
+import type { ErrorReason } from '../errors/error-codes';
+
+/**
+ * What a transport passes as the input when it could not decode the request body. The core
+ * decides when this failure is reported (after the token and the rate limit, by precedence).
+ */
+export class UndecodableBody {
+  constructor(
+    readonly reason: Extract<
+      ErrorReason,
+      'BODY_INVALID' | 'BODY_TOO_LARGE' | 'CONTENT_TYPE_UNSUPPORTED'
+    >,
+    readonly message: string,
+  ) {}
+}

@@ -1,0 +1,33 @@
+import { ShortlinkError } from '../errors/shortlink-error';
+import { isAbsent, urlGroupIdSchema } from '../links/create-link-input';
+import type { Middleware } from '../procedure/procedure';
+import type { UrlGroup } from '../ports/identity-store';
+import { ownField } from '../links/require-object-body';
+import type { OrganizationContext } from './resolve-organization';
+
+export interface GroupContext extends OrganizationContext {
+  group: UrlGroup;
+}
+
+/** Stage "group" (5, 14): `url_group_id` must name a group of the resolved organization. */
+export const resolveGroup: Middleware<OrganizationContext, GroupContext> = async ({
+  ctx,
+  rawInput,
+  next,
+}) => {
+  const raw = ownField(rawInput, 'url_group_id');
+  if (isAbsent(raw)) {
+    throw new ShortlinkError('URL_GROUP_ID_MISSING', 'url_group_id is required.');
+  }
+  const parsed = urlGroupIdSchema.safeParse(raw);
+  const group = parsed.success
+    ? await ctx.deps.store.identities.findGroup(ctx.organization.id, parsed.data)
+    : null;
+  if (!group) {
+    throw new ShortlinkError(
+      'URL_GROUP_NOT_FOUND',
+      'No URL group with this url_group_id exists in the organization.',
+    );
+  }
+  return next({ ...ctx, group });
+};

@@ -1,0 +1,43 @@
+import type { AuthenticatedContext } from '../auth/authenticate';
+import { hashSecret } from '../auth/secrets';
+import { ShortlinkError } from '../errors/shortlink-error';
+import { isAbsent, organizationKeySchema } from '../links/create-link-input';
+import { ownField } from '../links/require-object-body';
+import type { Middleware } from '../procedure/procedure';
+import type { Organization } from '../ports/identity-store';
+
+export interface OrganizationContext extends AuthenticatedContext {
+  organization: Organization;
+}
+
+/**
+ * Stages "organization key missing" (4) and "organization" (12, 13, 17): the key must name an
+ * active organization the token's user belongs to.
+ */
+export const resolveOrganization: Middleware<AuthenticatedContext, OrganizationContext> = async ({
+  ctx,
+  rawInput,
+  next,
+}) => {
+  const raw = ownField(rawInput, 'organization_key');
+  if (isAbsent(raw)) {
+    throw new ShortlinkError('ORGANIZATION_KEY_MISSING', 'organization_key is required.');
+  }
+  const parsed = organizationKeySchema.safeParse(raw);
+  const organization = parsed.success
+    ? await ctx.deps.store.identities.findOrganizationByKeyHash(hashSecret(parsed.data))
+    : null;
+  if (!organization) {
+    throw new ShortlinkError('ORGANIZATION_KEY_INVALID', 'The organization key is invalid.');
+  }
+  if (!organization.active) {
+    throw new ShortlinkError('ORGANIZATION_INACTIVE', 'The organization is inactive.');
+  }
+  if (!(await ctx.deps.store.identities.isMember(ctx.userId, organization.id))) {
+    throw new ShortlinkError(
+      'NOT_A_MEMBER',
+      'The access token does not belong to a member of this organization.',
+    );
+  }
+  return next({ ...ctx, organization });
+};

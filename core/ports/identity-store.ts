@@ -1,0 +1,50 @@
+/** Who may call the service and on whose behalf: users, their tokens, organizations, groups. */
+
+export type LinkScheme = 'http' | 'https';
+
+export interface Organization {
+  id: string;
+  name: string;
+  /** The link domain, lower-case `host` or `host:port`. */
+  domain: string;
+  scheme: LinkScheme;
+  active: boolean;
+  /** SHA-256 (hex) of the organization secret key; the key itself is never stored. */
+  keyHash: string;
+}
+
+export interface UrlGroup {
+  organizationId: string;
+  apiId: string;
+  name: string;
+}
+
+export interface User {
+  id: string;
+  name: string;
+}
+
+export interface TokenRecord {
+  /** SHA-256 (hex) of the personal access token. */
+  tokenHash: string;
+  userId: string;
+  createdAt: Date;
+}
+
+export interface IdentityStore {
+  findUserIdByTokenHash(tokenHash: string): Promise<string | null>;
+  findOrganizationByKeyHash(keyHash: string): Promise<Organization | null>;
+  findOrganizationById(id: string): Promise<Organization | null>;
+  isMember(userId: string, organizationId: string): Promise<boolean>;
+  findGroup(organizationId: string, apiId: string): Promise<UrlGroup | null>;
+  /** Every organization's link domain (for loop detection and for following links). */
+  listLinkDomains(): Promise<string[]>;
+
+  /** Provisioning: each call is an idempotent upsert keyed as documented. */
+  saveOrganization(organization: Organization): Promise<void>; // by id
+  saveGroup(group: UrlGroup): Promise<void>; // by (organizationId, apiId)
+  saveUser(user: User): Promise<void>; // by id
+  saveToken(token: TokenRecord): Promise<void>; // by tokenHash
+  saveMembership(userId: string, organizationId: string): Promise<void>;
+  findUserById(id: string): Promise<User | null>;
+}

@@ -1,0 +1,9 @@
+export type * from './identity-store';
+export type * from './link-store';
+export type * from './id-sequence';
+export type * from './rate-limiter';
+export type * from './url-guard';
+export type * from './clock';
+export type * from './alias-generator';
+export type * from './store';
+export type * from './logger';

@@ -1,0 +1,20 @@
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Epoch milliseconds when the current window resets. */
+  resetAt: number;
+}
+
+export interface RateLimitDecision extends RateLimitState {
+  allowed: boolean;
+}
+
+/** Counts requests per key within a fixed window. */
+export interface RateLimiter {
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** Counts one request for `key`. */
+  consume(key: string): Promise<RateLimitDecision>;
+  /** The current state for `key` without counting; null when nothing was counted yet. */
+  peek(key: string): Promise<RateLimitDecision | null>;
+}

@@ -1,0 +1,14 @@
+import type { IdSequence } from './id-sequence';
+import type { IdentityStore } from './identity-store';
+import type { LinkStore } from './link-store';
+
+/** Everything that keeps state, from one backend (the embedded memory store, or MongoDB). */
+export interface Store {
+  readonly kind: string;
+  readonly identities: IdentityStore;
+  readonly links: LinkStore;
+  readonly ids: IdSequence;
+  /** Resolves when the backend answers; rejects (BackendUnavailableError) otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,47 @@
+import type { Provisioner } from './provisioner';
+
+export interface DemoCredentials {
+  organizationKey: string;
+  token: string;
+  urlGroupId: string;
+  domain: string;
+}
+
+/**
+ * The out-of-the-box demo: an organization whose link domain is this server itself
+ * (`localhost:<port>`, scheme http), group "1", and a user with a fresh token.
+ */
+export async function provisionDemo(
+  provisioner: Provisioner,
+  port: number,
+): Promise<DemoCredentials> {
+  const { organization, secretKey } = await provisioner.saveOrganization({
+    id: 'demo',
+    name: 'Demo organization',
+    domain: `localhost:${port}`,
+    scheme: 'http',
+  });
+  await provisioner.saveGroup({ organizationId: organization.id, apiId: '1', name: 'Default' });
+  await provisioner.saveUser({ id: 'demo', name: 'Demo user', organizations: [organization.id] });
+  const { token } = await provisioner.issueToken('demo');
+  return {
+    organizationKey: secretKey as string,
+    token: token as string,
+    urlGroupId: '1',
+    domain: organization.domain,
+  };
+}
+
+export function demoCurl(credentials: DemoCredentials, baseUrl: string): string {
+  const body = JSON.stringify({
+    organization_key: credentials.organizationKey,
+    url_group_id: credentials.urlGroupId,
+    url: 'https://example.com/a/very/long/path',
+  });
+  return [
+    `curl -s -X POST ${baseUrl}/api/create \\`,
+    `  -H 'Authorization: Bearer ${credentials.token}' \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d '${body}'`,
+  ].join('\n');
+}

@@ -1,0 +1,122 @@
+import { generateOrganizationKey, generateToken, hashSecret } from '../auth/secrets';
+import type { Clock } from '../ports/clock';
+import type {
+  IdentityStore,
+  LinkScheme,
+  Organization,
+  UrlGroup,
+  User,
+} from '../ports/identity-store';
+import { normalizeLinkDomain } from './link-domain';
+
+export class ProvisioningError extends Error {
+  override readonly name = 'ProvisioningError';
+}
+
+export interface NewOrganization {
+  id: string;
+  name?: string;
+  domain: string;
+  scheme?: LinkScheme;
+  active?: boolean;
+  /** The secret key to use; one is generated (and returned once) when omitted. */
+  secretKey?: string;
+  /** Alternatively the SHA-256 of a key issued earlier (seed files written by the CLI). */
+  secretKeyHash?: string;
+}
+
+/**
+ * Creates organizations, groups, users and tokens through the identity port. Every write is an
+ * upsert, so applying the same definitions twice changes nothing. Secrets are hashed here and
+ * returned to the caller exactly once.
+ */
+export class Provisioner {
+  constructor(
+    private readonly identities: IdentityStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async saveOrganization(
+    input: NewOrganization,
+  ): Promise<{ organization: Organization; secretKey?: string }> {
+    const domain = normalizeLinkDomain(input.domain);
+    if (!domain) throw new ProvisioningError(`invalid link domain "${input.domain}"`);
+    const generated =
+      (input.secretKey ?? input.secretKeyHash) ? undefined : generateOrganizationKey();
+    const keyHash = input.secretKeyHash ?? hashSecret((input.secretKey ?? generated) as string);
+    const organization: Organization = {
+      id: requireId(input.id, 'organization'),
+      name: input.name ?? input.id,
+      domain,
+      scheme: input.scheme ?? 'https',
+      active: input.active ?? true,
+      keyHash,
+    };
+    await this.identities.saveOrganization(organization);
+    return generated === undefined ? { organization } : { organization, secretKey: generated };
+  }
+
+  async setOrganizationActive(id: string, active: boolean): Promise<Organization> {
+    const organization = await this.identities.findOrganizationById(id);
+    if (!organization) throw new ProvisioningError(`no organization "${id}"`);
+    const updated = { ...organization, active };
+    await this.identities.saveOrganization(updated);
+    return updated;
+  }
+
+  async saveGroup(input: {
+    organizationId: string;
+    apiId: string;
+    name?: string;
+  }): Promise<UrlGroup> {
+    if (!(await this.identities.findOrganizationById(input.organizationId))) {
+      throw new ProvisioningError(`no organization "${input.organizationId}"`);
+    }
+    const group: UrlGroup = {
+      organizationId: input.organizationId,
+      apiId: requireId(input.apiId, 'group api id'),
+      name: input.name ?? input.apiId,
+    };
+    await this.identities.saveGroup(group);
+    return group;
+  }
+
+  async saveUser(input: { id: string; name?: string; organizations?: string[] }): Promise<User> {
+    const user: User = { id: requireId(input.id, 'user'), name: input.name ?? input.id };
+    await this.identities.saveUser(user);
+    for (const organizationId of input.organizations ?? []) {
+      await this.addMember(user.id, organizationId);
+    }
+    return user;
+  }
+
+  async addMember(userId: string, organizationId: string): Promise<void> {
+    if (!(await this.identities.findUserById(userId))) {
+      throw new ProvisioningError(`no user "${userId}"`);
+    }
+    if (!(await this.identities.findOrganizationById(organizationId))) {
+      throw new ProvisioningError(`no organization "${organizationId}"`);
+    }
+    await this.identities.saveMembership(userId, organizationId);
+  }
+
+  /** Issues a token for `userId`: a new one (returned once) or a given one / its hash. */
+  async issueToken(
+    userId: string,
+    given: { token?: string; tokenHash?: string } = {},
+  ): Promise<{ token?: string; tokenHash: string }> {
+    if (!(await this.identities.findUserById(userId))) {
+      throw new ProvisioningError(`no user "${userId}"`);
+    }
+    const token = given.token ?? (given.tokenHash ? undefined : generateToken());
+    const tokenHash = given.tokenHash ?? hashSecret(token as string);
+    await this.identities.saveToken({ tokenHash, userId, createdAt: this.clock.now() });
+    return token === undefined || given.token ? { tokenHash } : { token, tokenHash };
+  }
+}
+
+function requireId(value: string, what: string): string {
+  const id = value.trim();
+  if (id === '') throw new ProvisioningError(`${what} id must not be empty`);
+  return id;
+}

@@ -1,0 +1,115 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { ProvisioningError, type Provisioner } from './provisioner';
+
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * The seed file of CONTRACT.md §5. Besides plain `secret_key` and `tokens`, it accepts their
+ * SHA-256 hashes (`secret_key_sha256`, `token_sha256s`): what the admin CLI writes, so a seed file
+ * need not hold secrets.
+ */
+export const seedSchema = z.object({
+  organizations: z
+    .array(
+      z
+        .object({
+          id: z.string().min(1),
+          name: z.string().optional(),
+          secret_key: z.string().min(1).optional(),
+          secret_key_sha256: sha256Hex.optional(),
+          domain: z.string().min(1),
+          scheme: z.enum(['http', 'https']).optional(),
+          active: z.boolean().optional(),
+          groups: z
+            .array(
+              z.object({
+                api_id: z.union([z.string().min(1), z.number().int().nonnegative()]),
+                name: z.string().optional(),
+              }),
+            )
+            .default([]),
+        })
+        .refine((o) => (o.secret_key === undefined) !== (o.secret_key_sha256 === undefined), {
+          message: 'give exactly one of secret_key and secret_key_sha256',
+        }),
+    )
+    .default([]),
+  users: z
+    .array(
+      z.object({
+        id: z.string().min(1),
+        name: z.string().optional(),
+        tokens: z.array(z.string().min(1)).default([]),
+        token_sha256s: z.array(sha256Hex).default([]),
+        organizations: z.array(z.string().min(1)).default([]),
+      }),
+    )
+    .default([]),
+});
+
+export type Seed = z.input<typeof seedSchema>;
+
+export function parseSeed(value: unknown, source = 'seed'): z.output<typeof seedSchema> {
+  const parsed = seedSchema.safeParse(value);
+  if (!parsed.success) {
+    const where = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
+    throw new ProvisioningError(`${source} is invalid: ${where}`);
+  }
+  return parsed.data;
+}
+
+/** Applies a seed idempotently: organizations and groups first, then users, tokens, members. */
+export async function applySeed(provisioner: Provisioner, value: unknown, source?: string) {
+  const seed = parseSeed(value, source);
+  for (const org of seed.organizations) {
+    await provisioner.saveOrganization({
+      id: org.id,
+      ...(org.name !== undefined && { name: org.name }),
+      domain: org.domain,
+      ...(org.scheme !== undefined && { scheme: org.scheme }),
+      ...(org.active !== undefined && { active: org.active }),
+      ...(org.secret_key !== undefined && { secretKey: org.secret_key }),
+      ...(org.secret_key_sha256 !== undefined && { secretKeyHash: org.secret_key_sha256 }),
+    });
+    for (const group of org.groups) {
+      await provisioner.saveGroup({
+        organizationId: org.id,
+        apiId: String(group.api_id),
+        ...(group.name !== undefined && { name: group.name }),
+      });
+    }
+  }
+  for (const user of seed.users) {
+    await provisioner.saveUser({
+      id: user.id,
+      ...(user.name !== undefined && { name: user.name }),
+      organizations: user.organizations,
+    });
+    for (const token of user.tokens) await provisioner.issueToken(user.id, { token });
+    for (const tokenHash of user.token_sha256s)
+      await provisioner.issueToken(user.id, { tokenHash });
+  }
+  return {
+    organizations: seed.organizations.length,
+    users: seed.users.length,
+  };
+}
+
+export async function loadSeedFile(provisioner: Provisioner, path: string) {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ProvisioningError(`cannot read seed file ${path}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ProvisioningError(`seed file ${path} is not JSON: ${(error as Error).message}`);
+  }
+  return applySeed(provisioner, value, `seed file ${path}`);
+}

@@ -1,0 +1,27 @@
+import type { AuthenticatedContext } from '../auth/authenticate';
+import { ShortlinkError } from '../errors/shortlink-error';
+import type { Middleware } from '../procedure/procedure';
+import { retryAfterSeconds } from './retry-after';
+
+/**
+ * Stage "rate limit" (code 19): every request that passed the token check counts, whatever its
+ * outcome. The key is the token's hash, so no secret reaches the limiter's store.
+ */
+export const limitPerToken: Middleware<AuthenticatedContext, AuthenticatedContext> = async ({
+  ctx,
+  next,
+}) => {
+  const decision = await ctx.deps.rateLimiter.consume(ctx.tokenHash);
+  const { limit, remaining, resetAt } = decision;
+  ctx.response.rateLimit = { limit, remaining, resetAt };
+  if (!decision.allowed) {
+    const seconds = retryAfterSeconds(resetAt);
+    ctx.response.retryAfterSeconds = seconds;
+    throw new ShortlinkError(
+      'RATE_LIMITED',
+      `Rate limit of ${limit} requests per minute exceeded; retry in ${seconds} s.`,
+      { retryAfterSeconds: seconds },
+    );
+  }
+  return next(ctx);
+};

@@ -1,0 +1,55 @@
+import express, { type ErrorRequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { Core } from '../core';
+import { decodeJsonBody } from './body-decoding';
+import { createLinkHandler } from './create-route';
+import { sendReason } from './envelope';
+import { followLinkHandler } from './follow-route';
+import { healthRoutes, type Readiness } from './health-routes';
+import { requestLogging } from './request-logging';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  /** max-age of Cache-Control on 301/308 redirects. */
+  redirectCacheMaxAge?: number;
+  /** express's `trust proxy` setting, for the client address behind a load balancer. */
+  trustProxy?: string | undefined;
+  readiness?: Readiness;
+}
+
+/** The REST gateway: parses HTTP, calls the core's procedures, renders the contract's answers. */
+export function createHttpApp(core: Core, options: HttpAppOptions) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  app.use(requestLogging(options.logger));
+
+  app.use(healthRoutes(core, options.readiness ?? { accepting: true }));
+
+  app.post('/api/create', decodeJsonBody, createLinkHandler(core));
+  app.all('/api/create', (_req, res) => {
+    res.setHeader('Allow', 'POST');
+    sendReason(res, 'METHOD_NOT_ALLOWED', 'Method not allowed; use POST.');
+  });
+  app.all(['/api', '/api/*rest'], (_req, res) => {
+    sendReason(res, 'NOT_FOUND', 'No such endpoint.');
+  });
+
+  const follow = followLinkHandler(core, options.redirectCacheMaxAge ?? 90);
+  app.get('/:alias', follow); // express answers HEAD with the GET route, without a body
+
+  app.use((_req, res) => {
+    sendReason(res, 'NOT_FOUND', 'Not found.');
+  });
+  const lastResort: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    req.log.error({ err: error }, 'unhandled error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendReason(res, 'INTERNAL', 'An unexpected error occurred.');
+  };
+  app.use(lastResort);
+  return app;
+}

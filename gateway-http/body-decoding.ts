@@ -1,0 +1,50 @@
+import express, { type RequestHandler } from 'express';
+import { UndecodableBody } from '../core';
+
+export const MAX_BODY_BYTES = 16 * 1024;
+
+interface BodyParserError {
+  type?: string;
+}
+
+function undecodable(error: BodyParserError): UndecodableBody {
+  switch (error.type) {
+    case 'entity.too.large':
+      return new UndecodableBody('BODY_TOO_LARGE', 'The request body is larger than 16 KiB.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new UndecodableBody(
+        'CONTENT_TYPE_UNSUPPORTED',
+        'The request body must be JSON in UTF-8.',
+      );
+    default:
+      return new UndecodableBody('BODY_INVALID', 'The request body is not valid JSON.');
+  }
+}
+
+function isJsonMediaType(contentType: string): boolean {
+  const mediaType = contentType.split(';', 1)[0] ?? '';
+  return mediaType.trim().toLowerCase() === 'application/json';
+}
+
+const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
+
+/**
+ * Decodes the body into `req.body`, or, when it cannot, puts an UndecodableBody there: the core
+ * reports it at its place in the precedence (after the token and the rate limit).
+ */
+export const decodeJsonBody: RequestHandler = (req, res, next) => {
+  const contentType = req.headers['content-type'];
+  if (contentType !== undefined && !isJsonMediaType(contentType)) {
+    req.body = new UndecodableBody(
+      'CONTENT_TYPE_UNSUPPORTED',
+      'Content-Type must be application/json.',
+    );
+    next();
+    return;
+  }
+  parseJson(req, res, (error?: unknown) => {
+    if (error) req.body = undecodable(error);
+    next();
+  });
+};

@@ -1,0 +1,29 @@
+import type { RequestHandler } from 'express';
+import { toShortlinkError, type Core, type ResponseInfo } from '../core';
+import { sendError, sendSuccess } from './envelope';
+import { setRateLimitHeaders } from './rate-limit-headers';
+
+/** POST /api/create: hands the request to `links.create` and renders the outcome. */
+export function createLinkHandler(core: Core): RequestHandler {
+  const windowSeconds = core.deps.rateLimiter.windowSeconds;
+  return async (req, res) => {
+    const response: ResponseInfo = {};
+    const caller = core.createCaller({
+      authorization: req.headers.authorization,
+      clientAddress: req.ip,
+      response,
+    });
+    try {
+      const link = await caller.links.create(req.body as never);
+      setRateLimitHeaders(res, response, windowSeconds);
+      sendSuccess(res, link);
+    } catch (error) {
+      const failure = toShortlinkError(error);
+      if (failure.reason === 'INTERNAL' || failure.reason === 'BACKEND_UNAVAILABLE') {
+        req.log.error({ err: failure.cause ?? failure }, 'create failed');
+      }
+      setRateLimitHeaders(res, response, windowSeconds);
+      sendError(res, failure);
+    }
+  };
+}

@@ -1,0 +1,28 @@
+import type { RequestHandler } from 'express';
+import { toShortlinkError, type Core } from '../core';
+import { sendError } from './envelope';
+
+/** Cache-Control of a redirect: permanent ones may be cached briefly, temporary ones never. */
+export function redirectCacheControl(status: number, maxAgeSeconds: number): string {
+  return status === 301 || status === 308 ? `private, max-age=${maxAgeSeconds}` : 'no-store';
+}
+
+/** GET|HEAD /<alias> on a link domain: answers with the link's redirect. */
+export function followLinkHandler(core: Core, maxAgeSeconds: number): RequestHandler {
+  return async (req, res) => {
+    try {
+      const link = await core
+        .createCaller({ clientAddress: req.ip })
+        .links.resolve({ domain: req.host, alias: String(req.params.alias) });
+      // The WHATWG serialisation is ASCII (punycode host, percent-encoded path): header-safe.
+      const location = new URL(link.url).href;
+      res
+        .status(link.redirect_type)
+        .set('Location', location)
+        .set('Cache-Control', redirectCacheControl(link.redirect_type, maxAgeSeconds))
+        .end();
+    } catch (error) {
+      sendError(res, toShortlinkError(error));
+    }
+  };
+}
