@@ -1,0 +1,49 @@
+import type { Logger } from 'pino';
+import { createRuntime, type Config, type Runtime } from '../core';
+import { createHttpApp } from './app';
+import { listenHttp, type RunningHttpServer } from './http-server';
+
+export interface RunningService {
+  runtime: Runtime;
+  http: RunningHttpServer;
+  /** Stops taking new work, lets in-flight requests finish, then releases the backends. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Builds the runtime from `config` and serves every gateway from it (REST now; gRPC joins
+ * here). Used by main.ts and by tests that need the whole service in-process.
+ */
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const runtime = await createRuntime(config, logger);
+  const readiness = { accepting: true };
+  let http: RunningHttpServer;
+  try {
+    http = await listenHttp(
+      createHttpApp(runtime.core, {
+        logger,
+        redirectCacheMaxAge: config.REDIRECT_CACHE_MAX_AGE,
+        trustProxy: config.TRUST_PROXY,
+        readiness,
+      }),
+      { port: config.PORT, host: config.HOST },
+    );
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+  logger.info(
+    { port: http.port, host: config.HOST, store: runtime.core.deps.store.kind },
+    'REST gateway listening',
+  );
+  let stopping: Promise<void> | undefined;
+  const shutdown = () => {
+    stopping ??= (async () => {
+      readiness.accepting = false;
+      await http.close();
+      await runtime.close();
+    })();
+    return stopping;
+  };
+  return { runtime, http, shutdown };
+}
