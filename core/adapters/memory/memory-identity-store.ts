@@ -6,7 +6,7 @@ import type {
   User,
 } from '../../ports/identity-store';
 
-const groupKey = (organizationId: string, apiId: string) => `${organizationId}\u0000${apiId}`;
+const pairKey = (organizationId: string, apiId: string) => `${organizationId}\u0000${apiId}`;
 
 /** The embedded identity store: process-local maps, keyed as the port documents. */
 export class MemoryIdentityStore implements IdentityStore {
@@ -30,11 +30,11 @@ export class MemoryIdentityStore implements IdentityStore {
   }
 
   isMember(userId: string, organizationId: string): Promise<boolean> {
-    return Promise.resolve(this.memberships.has(groupKey(userId, organizationId)));
+    return Promise.resolve(this.memberships.has(pairKey(userId, organizationId)));
   }
 
   findGroup(organizationId: string, apiId: string): Promise<UrlGroup | null> {
-    return Promise.resolve(this.groups.get(groupKey(organizationId, apiId)) ?? null);
+    return Promise.resolve(this.groups.get(pairKey(organizationId, apiId)) ?? null);
   }
 
   listLinkDomains(): Promise<string[]> {
@@ -55,7 +55,7 @@ export class MemoryIdentityStore implements IdentityStore {
   }
 
   saveGroup(group: UrlGroup): Promise<void> {
-    this.groups.set(groupKey(group.organizationId, group.apiId), { ...group });
+    this.groups.set(pairKey(group.organizationId, group.apiId), { ...group });
     return Promise.resolve();
   }
 
@@ -70,7 +70,29 @@ export class MemoryIdentityStore implements IdentityStore {
   }
 
   saveMembership(userId: string, organizationId: string): Promise<void> {
-    this.memberships.add(groupKey(userId, organizationId));
+    this.memberships.add(pairKey(userId, organizationId));
     return Promise.resolve();
   }
+
+  /** Everything held, as copies (the admin CLI writes it back to a seed file, hashes only). */
+  snapshot(): MemoryIdentitySnapshot {
+    return {
+      organizations: [...this.organizations.values()].map((o) => ({ ...o })),
+      groups: [...this.groups.values()].map((g) => ({ ...g })),
+      users: [...this.users.values()].map((u) => ({ ...u })),
+      tokens: [...this.tokens.values()].map((t) => ({ ...t })),
+      memberships: [...this.memberships].map((key) => {
+        const [userId = '', organizationId = ''] = key.split('\u0000');
+        return { userId, organizationId };
+      }),
+    };
+  }
+}
+
+export interface MemoryIdentitySnapshot {
+  organizations: Organization[];
+  groups: UrlGroup[];
+  users: User[];
+  tokens: TokenRecord[];
+  memberships: Array<{ userId: string; organizationId: string }>;
 }

@@ -1,0 +1,164 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { createMemoryStore } from '../adapters/memory/memory-store';
+import { systemClock } from '../adapters/system-clock';
+import { silentLogger } from '../ports/logger';
+import type { Store } from '../ports/store';
+import { Provisioner, ProvisioningError } from '../provisioning/provisioner';
+import { seedFromSnapshot } from '../provisioning/seed-export';
+import { loadSeedFile } from '../provisioning/seed-file';
+import { loadConfig } from '../runtime/config';
+import { createStoreFromConfig } from '../runtime/store-from-config';
+
+const USAGE = `usage: npm run admin -- <command> [options]
+
+  org create    --id ID --domain HOST[:PORT] [--name NAME] [--scheme https|http]
+  org activate  --id ID
+  org deactivate --id ID
+  group create  --org ORG_ID --api-id API_ID [--name NAME]
+  user create   --id ID [--name NAME] [--org ORG_ID ...]
+  member add    --user USER_ID --org ORG_ID
+  token create  --user USER_ID
+
+Works on the configured store: MongoDB when MONGODB_URI is set; otherwise the seed file named by
+SHORTLINK_SEED_FILE (or --seed-file), which is created or rewritten with secrets as SHA-256 hashes
+only. Each new secret is printed once; it cannot be shown again.`;
+
+type Options = Record<string, string | string[] | boolean | undefined>;
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ProvisioningError(`--${name} is required`);
+  }
+  return value;
+}
+
+function optional(options: Options, name: string): string | undefined {
+  const value = options[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Runs one admin command and returns the lines to print. */
+export async function runAdminCommand(
+  provisioner: Provisioner,
+  command: string,
+  options: Options,
+): Promise<string[]> {
+  switch (command) {
+    case 'org create': {
+      const scheme = optional(options, 'scheme') ?? 'https';
+      if (scheme !== 'https' && scheme !== 'http') {
+        throw new ProvisioningError('--scheme must be https or http');
+      }
+      const name = optional(options, 'name');
+      const { organization, secretKey } = await provisioner.saveOrganization({
+        id: required(options, 'id'),
+        domain: required(options, 'domain'),
+        scheme,
+        ...(name !== undefined && { name }),
+      });
+      return [
+        `organization ${organization.id} (link domain ${organization.scheme}://${organization.domain})`,
+        `organization secret key (shown once): ${secretKey ?? ''}`,
+      ];
+    }
+    case 'org activate':
+    case 'org deactivate': {
+      const active = command === 'org activate';
+      const organization = await provisioner.setOrganizationActive(required(options, 'id'), active);
+      return [`organization ${organization.id} is ${active ? 'active' : 'inactive'}`];
+    }
+    case 'group create': {
+      const name = optional(options, 'name');
+      const group = await provisioner.saveGroup({
+        organizationId: required(options, 'org'),
+        apiId: required(options, 'api-id'),
+        ...(name !== undefined && { name }),
+      });
+      return [`group ${group.apiId} in organization ${group.organizationId}`];
+    }
+    case 'user create': {
+      const name = optional(options, 'name');
+      const orgs = options.org;
+      const user = await provisioner.saveUser({
+        id: required(options, 'id'),
+        ...(name !== undefined && { name }),
+        organizations: Array.isArray(orgs) ? orgs : [],
+      });
+      return [`user ${user.id}`];
+    }
+    case 'member add': {
+      const userId = required(options, 'user');
+      const organizationId = required(options, 'org');
+      await provisioner.addMember(userId, organizationId);
+      return [`user ${userId} is a member of ${organizationId}`];
+    }
+    case 'token create': {
+      const userId = required(options, 'user');
+      const { token } = await provisioner.issueToken(userId);
+      return [`personal access token for ${userId} (shown once): ${token ?? ''}`];
+    }
+    default:
+      throw new ProvisioningError(`unknown command "${command}"\n\n${USAGE}`);
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      domain: { type: 'string' },
+      scheme: { type: 'string' },
+      org: { type: 'string', multiple: true },
+      'api-id': { type: 'string' },
+      user: { type: 'string' },
+      'seed-file': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help || positionals.length < 2) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  // --org is repeatable for "user create" and single elsewhere.
+  const options: Options = { ...values };
+  const orgs = values.org ?? [];
+  if (positionals.join(' ') !== 'user create') options.org = orgs[orgs.length - 1];
+
+  const config = loadConfig();
+  const seedFile = values['seed-file'] ?? config.SHORTLINK_SEED_FILE;
+  if (!config.MONGODB_URI && !seedFile) {
+    throw new ProvisioningError(
+      'no store configured: set MONGODB_URI, or SHORTLINK_SEED_FILE (or --seed-file) for the embedded store',
+    );
+  }
+  // Without MongoDB the seed file is the persistent form of the embedded store.
+  const seedStore = config.MONGODB_URI ? undefined : createMemoryStore();
+  const store: Store = seedStore ?? (await createStoreFromConfig(config, silentLogger));
+  try {
+    const provisioner = new Provisioner(store.identities, systemClock);
+    if (seedStore && seedFile && existsSync(seedFile)) await loadSeedFile(provisioner, seedFile);
+    const lines = await runAdminCommand(provisioner, positionals.slice(0, 2).join(' '), options);
+    if (seedStore && seedFile) {
+      const seed = seedFromSnapshot(seedStore.identities.snapshot());
+      await writeFile(seedFile, JSON.stringify(seed, null, 2) + '\n', { mode: 0o600 });
+      lines.push(`seed file ${seedFile} updated (secrets stored as SHA-256 hashes only)`);
+    }
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await store.close();
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`admin: ${message}\n`);
+    process.exit(error instanceof ProvisioningError ? 2 : 1);
+  });
+}

@@ -1,0 +1,93 @@
+import { runAdminCommand } from '../../core/cli/admin';
+import { createCore, createMemoryStore, hashSecret, Provisioner, systemClock } from '../../core';
+import { applySeed } from '../../core/provisioning/seed-file';
+import { seedFromSnapshot } from '../../core/provisioning/seed-export';
+
+const secretOf = (lines: string[]) => {
+  const line = lines.find((l) => l.includes('(shown once): '));
+  return line?.split('(shown once): ')[1] ?? '';
+};
+
+async function provisionThroughCli() {
+  const store = createMemoryStore();
+  const provisioner = new Provisioner(store.identities, systemClock);
+  const orgLines = await runAdminCommand(provisioner, 'org create', {
+    id: 'acme',
+    domain: 'Acme.Link',
+    name: 'Acme',
+  });
+  await runAdminCommand(provisioner, 'group create', { org: 'acme', 'api-id': '7' });
+  await runAdminCommand(provisioner, 'user create', { id: 'alice', org: ['acme'] });
+  const tokenLines = await runAdminCommand(provisioner, 'token create', { user: 'alice' });
+  return { store, orgKey: secretOf(orgLines), token: secretOf(tokenLines) };
+}
+
+describe('admin CLI commands', () => {
+  it('prints each new secret once, with the scanner-friendly prefixes', async () => {
+    const { orgKey, token } = await provisionThroughCli();
+    expect(orgKey).toMatch(/^slorg_[0-9A-Za-z]{40}$/);
+    expect(token).toMatch(/^slpat_[0-9A-Za-z]{40}$/);
+  });
+
+  it('provisions credentials that the core accepts', async () => {
+    const { store, orgKey, token } = await provisionThroughCli();
+    const link = await createCore({ store })
+      .createCaller({ authorization: `Bearer ${token}` })
+      .links.create({ organization_key: orgKey, url_group_id: 7, url: 'https://example.com/x' });
+    expect(link.short_url).toBe(`https://acme.link/${link.alias}`);
+  });
+
+  it('stores only hashes, and a seed written from the store carries no secret', async () => {
+    const { store, orgKey, token } = await provisionThroughCli();
+    const seedText = JSON.stringify(seedFromSnapshot(store.identities.snapshot()));
+    expect(seedText).not.toContain(orgKey);
+    expect(seedText).not.toContain(token);
+    expect(seedText).toContain(hashSecret(orgKey));
+    expect(seedText).toContain(hashSecret(token));
+  });
+
+  it('round-trips through a hash-only seed file into a fresh store', async () => {
+    const { store, orgKey, token } = await provisionThroughCli();
+    const fresh = createMemoryStore();
+    await applySeed(
+      new Provisioner(fresh.identities, systemClock),
+      seedFromSnapshot(store.identities.snapshot()),
+    );
+    const link = await createCore({ store: fresh })
+      .createCaller({ authorization: `Bearer ${token}` })
+      .links.create({ organization_key: orgKey, url_group_id: '7', url: 'https://example.com/y' });
+    expect(link.domain).toBe('acme.link');
+  });
+
+  it('deactivates an organization so the core refuses it with code 13', async () => {
+    const { store, orgKey, token } = await provisionThroughCli();
+    await runAdminCommand(new Provisioner(store.identities, systemClock), 'org deactivate', {
+      id: 'acme',
+    });
+    await expect(
+      createCore({ store })
+        .createCaller({ authorization: `Bearer ${token}` })
+        .links.create({
+          organization_key: orgKey,
+          url_group_id: '7',
+          url: 'https://example.com/z',
+        }),
+    ).rejects.toMatchObject({ code: 13 });
+  });
+
+  it('refuses unknown commands, missing options and unknown references clearly', async () => {
+    const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
+    await expect(runAdminCommand(provisioner, 'org explode', {})).rejects.toThrow(
+      /unknown command/,
+    );
+    await expect(runAdminCommand(provisioner, 'org create', { id: 'x' })).rejects.toThrow(
+      /--domain is required/,
+    );
+    await expect(
+      runAdminCommand(provisioner, 'org create', { id: 'x', domain: 'http://x.y/path' }),
+    ).rejects.toThrow(/invalid link domain/);
+    await expect(runAdminCommand(provisioner, 'token create', { user: 'nobody' })).rejects.toThrow(
+      /no user "nobody"/,
+    );
+  });
+});
