@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     await service.shutdown();
   });
 
-  const { demo } = service.runtime;
+  const { demo } = service;
   // Printed to stdout, not logged: the demo secrets are shown once, as the contract asks.
   if (demo) process.stdout.write(demoBanner(demo, service.http.port) + '\n');
 }

@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
-import { createRuntime, type Config, type Runtime } from '../core';
+import { createRuntime, type Config, type DemoCredentials, type Runtime } from '../core';
 import { createHttpApp } from './app';
 import { listenHttp, type RunningHttpServer } from './http-server';
 
 export interface RunningService {
   runtime: Runtime;
   http: RunningHttpServer;
+  /** The demo credentials, when the service started on the embedded store with no seed file. */
+  demo: DemoCredentials | undefined;
   /** Stops taking new work, lets in-flight requests finish, then releases the backends. */
   shutdown(): Promise<void>;
 }
@@ -36,6 +38,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     { port: http.port, host: config.HOST, store: runtime.core.deps.store.kind },
     'REST gateway listening',
   );
+  // The demo's link domain is this server itself, so it is made once the port is known.
+  const demo = runtime.wantsDemo ? await runtime.provisionDemo(http.port) : undefined;
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
     stopping ??= (async () => {
@@ -45,5 +49,5 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     })();
     return stopping;
   };
-  return { runtime, http, shutdown };
+  return { runtime, http, demo, shutdown };
 }

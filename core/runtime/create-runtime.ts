@@ -14,8 +14,10 @@ import { createUrlGuardFromConfig } from './url-guard-from-config';
 export interface Runtime {
   readonly core: Core;
   readonly config: Config;
-  /** Set when the demo organization and token were created at start-up. */
-  readonly demo: DemoCredentials | undefined;
+  /** True when no seed file and no persistent store are configured: start-up shows a demo. */
+  readonly wantsDemo: boolean;
+  /** Creates the demo organization (link domain `localhost:<port>`), group "1" and a token. */
+  provisionDemo(port: number): Promise<DemoCredentials>;
   close(): Promise<void>;
 }
 
@@ -48,14 +50,17 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     });
 
     const provisioner = new Provisioner(store.identities, systemClock);
-    let demo: DemoCredentials | undefined;
     if (config.SHORTLINK_SEED_FILE) {
       const counts = await loadSeedFile(provisioner, config.SHORTLINK_SEED_FILE);
       logger.info({ ...counts, file: config.SHORTLINK_SEED_FILE }, 'seed file applied');
-    } else if (store.kind === 'memory') {
-      demo = await provisionDemo(provisioner, config.PORT);
     }
-    return { core, config, demo, close: closeAll };
+    return {
+      core,
+      config,
+      wantsDemo: !config.SHORTLINK_SEED_FILE && store.kind === 'memory',
+      provisionDemo: (port) => provisionDemo(provisioner, port),
+      close: closeAll,
+    };
   } catch (error) {
     await closeAll().catch(() => undefined);
     throw error;
