@@ -1,0 +1,115 @@
+import { createMemoryRateLimiter } from '../../core';
+import { createTestCore, TEST_CLIENT_ADDRESS } from '../support/core-fixture';
+import { failureOf } from '../support/failures';
+
+describe('links.create: the token stage (codes 3, 10, 11)', () => {
+  it('refuses a missing Authorization header with code 3', async () => {
+    const f = await createTestCore();
+    for (const authorization of [undefined, null]) {
+      const error = await failureOf(f.caller({ authorization }).links.create(f.body() as never));
+      expect(error.code).toBe(3);
+      expect(error.reason).toBe('TOKEN_MISSING');
+      expect(error.messages).toEqual(['The Authorization header is missing.']);
+    }
+  });
+
+  it.each([
+    ['a Basic credential', 'Basic x'],
+    ['"Bearer" with an empty token', 'Bearer '],
+    ['"Bearer" alone', 'Bearer'],
+    ['an empty header', ''],
+    ['a token without the scheme', 'slpat_abc'],
+    ['a token with inner spaces', 'Bearer abc def'],
+    ['another scheme', 'Token abc'],
+  ])('refuses %s with code 10', async (_label, authorization) => {
+    const f = await createTestCore();
+    const error = await failureOf(f.caller({ authorization }).links.create(f.body() as never));
+    expect(error.code).toBe(10);
+    expect(error.messages).toEqual(['The Authorization header must be "Bearer <token>".']);
+  });
+
+  it('refuses an unknown token with code 11', async () => {
+    const f = await createTestCore();
+    const error = await failureOf(
+      f.caller({ authorization: 'Bearer slpat_unknown' }).links.create(f.body() as never),
+    );
+    expect(error.code).toBe(11);
+    expect(error.messages).toEqual(['The access token is unknown or revoked.']);
+  });
+
+  it('accepts the scheme in any case and the right token', async () => {
+    const f = await createTestCore();
+    const link = await f
+      .caller({ authorization: `bearer ${f.token}` })
+      .links.create(f.body() as never);
+    expect(link.id).toBe(1);
+  });
+
+  it('never puts the token or the header into an error message', async () => {
+    const f = await createTestCore();
+    const secret = 'slpat_secretvalue123';
+    for (const authorization of [`Bearer ${secret}`, `Basic ${secret}`]) {
+      const error = await failureOf(f.caller({ authorization }).links.create(f.body() as never));
+      expect(JSON.stringify(error.messages)).not.toContain(secret);
+      expect(error.message).not.toContain(secret);
+    }
+  });
+});
+
+describe('links.create: failed token checks are limited per client address', () => {
+  it('answers 19 after 30 failures, refuses even a valid token then, and spares other addresses', async () => {
+    const f = await createTestCore();
+    const guesser = f.caller({ authorization: 'Bearer wrong', clientAddress: '198.51.100.1' });
+    for (let attempt = 1; attempt <= 30; attempt += 1) {
+      expect((await failureOf(guesser.links.create(f.body() as never))).code).toBe(11);
+    }
+    const blocked = await failureOf(guesser.links.create(f.body() as never));
+    expect(blocked.code).toBe(19);
+    expect(blocked.reason).toBe('RATE_LIMITED');
+    expect(blocked.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(blocked.retryAfterSeconds).toBeLessThanOrEqual(60);
+
+    // The same address with the right token: still refused, before the token is looked at.
+    const response = {};
+    const withValidToken = f.core.createCaller({
+      authorization: `Bearer ${f.token}`,
+      clientAddress: '198.51.100.1',
+      response,
+    });
+    expect((await failureOf(withValidToken.links.create(f.body() as never))).code).toBe(19);
+    expect(response).toMatchObject({ retryAfterSeconds: expect.any(Number) });
+    expect(f.linkCount()).toBe(0);
+
+    // Malformed and missing headers count as failures too, and another address is unaffected.
+    const other = f.caller({ clientAddress: '198.51.100.2' });
+    expect((await other.links.create(f.body() as never)).id).toBe(1);
+    expect(
+      (
+        await failureOf(
+          f.caller({ clientAddress: '198.51.100.2', authorization: 'x' }).links.create({} as never),
+        )
+      ).code,
+    ).toBe(10);
+  });
+
+  it('counts missing and malformed headers as failures', async () => {
+    const f = await createTestCore({
+      authFailureLimiter: createMemoryRateLimiter({ limit: 2, keyPrefix: 'authfail-test' }),
+    });
+    const from = (authorization: string | undefined) =>
+      f.caller({ authorization, clientAddress: '198.51.100.3' });
+    expect((await failureOf(from(undefined).links.create(f.body() as never))).code).toBe(3);
+    expect((await failureOf(from('Basic x').links.create(f.body() as never))).code).toBe(10);
+    expect((await failureOf(from(undefined).links.create(f.body() as never))).code).toBe(19);
+  });
+
+  it('does not count successful token checks', async () => {
+    const f = await createTestCore({
+      authFailureLimiter: createMemoryRateLimiter({ limit: 1, keyPrefix: 'authfail-test' }),
+    });
+    for (let i = 0; i < 3; i += 1) {
+      await f.caller({ clientAddress: TEST_CLIENT_ADDRESS }).links.create(f.body() as never);
+    }
+    expect(f.linkCount()).toBe(3);
+  });
+});
