@@ -3,7 +3,8 @@ export const MAX_URL_LENGTH = 2048;
 // Whitespace (Unicode included) and C0/C1 control characters may not appear inside a URL.
 // eslint-disable-next-line no-control-regex
 const FORBIDDEN_INSIDE = /[\s\u0000-\u001f\u007f-\u009f]/u;
-const HTTP_SCHEME = /^https?:\/\//i;
+// The host must follow the two slashes: WHATWG would read `http:///x` as host "x".
+const HTTP_SCHEME = /^https?:\/\/(?![/\\])/i;
 
 /**
  * Parses a long URL by the contract: `http://` or `https://` (any case), WHATWG-parseable, with a
