@@ -1,0 +1,172 @@
+import { UndecodableBody } from '../../core';
+import { createTestCore } from '../support/core-fixture';
+import { failureOf } from '../support/failures';
+
+describe('links.create: the body stage (codes 20, 21, 22)', () => {
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['an array', [{ url: 'https://example.com' }]],
+    ['a string', '{"url":"https://example.com"}'],
+    ['a number', 42],
+    ['a boolean', true],
+  ])('refuses %s as the body with code 20', async (_label, body) => {
+    const f = await createTestCore();
+    const error = await failureOf(f.caller().links.create(body as never));
+    expect(error.code).toBe(20);
+    expect(error.messages).toEqual(['The request body must be a JSON object.']);
+  });
+
+  it.each([
+    ['BODY_INVALID', 20],
+    ['CONTENT_TYPE_UNSUPPORTED', 21],
+    ['BODY_TOO_LARGE', 22],
+  ] as const)('reports an UndecodableBody %s as code %i with its message', async (reason, code) => {
+    const f = await createTestCore();
+    const error = await failureOf(
+      f.caller().links.create(new UndecodableBody(reason, 'what the transport saw') as never),
+    );
+    expect(error.code).toBe(code);
+    expect(error.reason).toBe(reason);
+    expect(error.messages).toEqual(['what the transport saw']);
+  });
+});
+
+describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
+  it.each([
+    ['missing', undefined],
+    ['null', null],
+    ['empty', ''],
+  ])('refuses an organization_key that is %s with code 4', async (_label, key) => {
+    const f = await createTestCore();
+    const body = f.body({ organization_key: key });
+    if (key === undefined) delete body.organization_key;
+    const error = await failureOf(f.caller().links.create(body as never));
+    expect(error.code).toBe(4);
+    expect(error.messages).toEqual(['organization_key is required.']);
+  });
+
+  it.each([
+    ['a number', 12345],
+    ['a boolean', true],
+    ['an object', { key: 'x' }],
+    ['an array', ['x']],
+    ['an unknown key', 'slorg_doesnotexist'],
+    ['a key with surrounding spaces', ' slorg_x '],
+  ])('refuses an organization_key that is %s with code 12', async (_label, key) => {
+    const f = await createTestCore();
+    const error = await failureOf(
+      f.caller().links.create(f.body({ organization_key: key }) as never),
+    );
+    expect(error.code).toBe(12);
+    expect(error.messages).toEqual(['The organization key is invalid.']);
+  });
+
+  it('refuses a key that differs from a real one only in case with code 12', async () => {
+    const f = await createTestCore();
+    const key = f.organizationKey.toUpperCase();
+    const error = await failureOf(
+      f.caller().links.create(f.body({ organization_key: key }) as never),
+    );
+    expect(error.code).toBe(12);
+  });
+
+  it('refuses an inactive organization with code 13', async () => {
+    const f = await createTestCore();
+    const error = await failureOf(
+      f.caller().links.create(f.body({ organization_key: f.inactiveOrganizationKey }) as never),
+    );
+    expect(error.code).toBe(13);
+    expect(error.messages).toEqual(['The organization is inactive.']);
+  });
+
+  it('refuses a user who is not a member with code 17', async () => {
+    const f = await createTestCore();
+    const error = await failureOf(
+      f.caller({ authorization: `Bearer ${f.outsiderToken}` }).links.create(f.body() as never),
+    );
+    expect(error.code).toBe(17);
+    expect(error.messages).toEqual([
+      'The access token does not belong to a member of this organization.',
+    ]);
+  });
+
+  it('accepts the organization again once it is reactivated', async () => {
+    const f = await createTestCore();
+    const body = f.body({ organization_key: f.inactiveOrganizationKey });
+    expect((await failureOf(f.caller().links.create(body as never))).code).toBe(13);
+    await f.provisioner.setOrganizationActive('sleepy', true);
+    expect((await f.caller().links.create(body as never)).domain).toBe('sleepy.link');
+  });
+
+  it('never echoes the organization key in a message', async () => {
+    const f = await createTestCore();
+    const key = 'slorg_thisisasecret';
+    const error = await failureOf(
+      f.caller().links.create(f.body({ organization_key: key }) as never),
+    );
+    expect(error.message).not.toContain(key);
+  });
+});
+
+describe('links.create: the group stage (codes 5, 14)', () => {
+  it.each([
+    ['missing', undefined],
+    ['null', null],
+    ['empty', ''],
+  ])('refuses a url_group_id that is %s with code 5', async (_label, id) => {
+    const f = await createTestCore();
+    const body = f.body({ url_group_id: id });
+    if (id === undefined) delete body.url_group_id;
+    const error = await failureOf(f.caller().links.create(body as never));
+    expect(error.code).toBe(5);
+    expect(error.messages).toEqual(['url_group_id is required.']);
+  });
+
+  it.each([
+    ['an unknown id', '2'],
+    ['an unknown integer', 7],
+    ['a negative integer', -1],
+    ['a float', 1.5],
+    ['a float near an id', 42.0001],
+    ['a boolean', true],
+    ['an object', { id: '1' }],
+    ['an array', ['1']],
+    ['an id with spaces', ' 1'],
+    ['an id of another organization only', '42x'],
+    ['NaN-like text', 'NaN'],
+    ['an unsafe integer', 2 ** 60],
+  ])('refuses a url_group_id that is %s with code 14', async (_label, id) => {
+    const f = await createTestCore();
+    const error = await failureOf(f.caller().links.create(f.body({ url_group_id: id }) as never));
+    expect(error.code).toBe(14);
+    expect(error.messages).toEqual([
+      'No URL group with this url_group_id exists in the organization.',
+    ]);
+  });
+
+  it('takes a non-negative integer as its decimal string', async () => {
+    const f = await createTestCore();
+    expect((await f.caller().links.create(f.body({ url_group_id: 1 }) as never)).id).toBe(1);
+    expect((await f.caller().links.create(f.body({ url_group_id: 42 }) as never)).id).toBe(2);
+    expect((await f.caller().links.create(f.body({ url_group_id: '42' }) as never)).id).toBe(3);
+    const stored = await f.store.links.findByAlias(
+      f.domain,
+      (await f.caller().links.create(f.body({ url_group_id: 42, alias: 'g42' }) as never)).alias,
+    );
+    expect(stored?.groupApiId).toBe('42');
+  });
+
+  it('looks the group up in the organization of the key only', async () => {
+    const f = await createTestCore();
+    // beta has no group "42"; acme has.
+    const error = await failureOf(
+      f
+        .caller()
+        .links.create(
+          f.body({ organization_key: f.otherOrganizationKey, url_group_id: '42' }) as never,
+        ),
+    );
+    expect(error.code).toBe(14);
+  });
+});
