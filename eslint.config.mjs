@@ -5,6 +5,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'dist-bench/**',
       'coverage/**',
       'node_modules/**',
       'gateway-grpc/generated/**',

@@ -1,0 +1,39 @@
+import autocannon from 'autocannon';
+import type { Round } from '../support/measurement';
+
+export interface HttpLoad {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  /** One request per entry, each connection cycling through them. */
+  requests: Array<{ path: string; body?: string }>;
+  /** The status class every answer must have: 2 (2xx) or 3 (3xx). */
+  expectedClass: 2 | 3;
+}
+
+export const CONNECTIONS = 32;
+
+/** One autocannon run (in this process) against 127.0.0.1:`port`. */
+export async function httpRound(port: number, load: HttpLoad, seconds: number): Promise<Round> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: load.method,
+    headers: load.headers,
+    requests: load.requests.map((request) => ({
+      method: load.method,
+      path: request.path,
+      ...(request.body !== undefined && { body: request.body }),
+    })),
+  });
+  const expected = load.expectedClass === 2 ? result['2xx'] : result['3xx'];
+  const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: answered,
+    unexpectedStatus: answered - expected,
+    errors: result.errors, // timeouts are counted among the errors
+  };
+}

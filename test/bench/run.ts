@@ -1,0 +1,153 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runChild } from './support/child';
+import { writeBenchSeed } from './support/credentials';
+import { formatTable, row, type Row } from './support/report';
+import { loadSettings } from './support/settings';
+import { runHttpScenarios } from './scenarios/http-scenarios';
+import { runGrpcScenario } from './scenarios/grpc-scenario';
+
+interface CoreCeiling {
+  callsPerSecond: number;
+  rounds: number[];
+}
+
+interface MemoryResult {
+  sample: number;
+  rssBytes: number;
+  heapBytes: number;
+}
+
+const MB = 1024 * 1024;
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function machine() {
+  const cpu = cpus();
+  return {
+    cores: cpu.length,
+    cpuModel: cpu[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+/**
+ * `npm run bench`: every path measured against its bare baseline in the same run, each server in
+ * its own process and the load generator in this one. Writes bench-results/latest.json and prints
+ * the table.
+ */
+async function main(): Promise<void> {
+  const settings = loadSettings();
+  const startedAt = new Date();
+  mkdirSync(settings.resultsDir, { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'shortlink-bench-'));
+  try {
+    const seedFile = writeBenchSeed(work);
+    log(`bench: ${settings.rounds} rounds of ${settings.seconds} s per target, 32 connections`);
+
+    const http = await runHttpScenarios(seedFile, settings, log);
+    const grpc = await runGrpcScenario(seedFile, settings, log);
+
+    log('core: in-process links.create');
+    const core = await runChild<CoreCeiling>('in-process/core-ceiling', [
+      seedFile,
+      String(settings.seconds),
+      String(settings.rounds),
+    ]);
+    log('memory: 100,000 links; 100,000 limiter tokens');
+    const memoryOptions = { execArgv: ['--expose-gc'] };
+    const links = await runChild<MemoryResult>(
+      'in-process/memory',
+      ['links', seedFile],
+      memoryOptions,
+    );
+    const tokens = await runChild<MemoryResult>('in-process/memory', ['limiter'], memoryOptions);
+
+    const rows: Row[] = [
+      row(
+        'REST create req/s',
+        http.create.subject.requestsPerSecond,
+        http.create.baseline.requestsPerSecond,
+        { minRatio: 0.6 },
+      ),
+      row('REST create p50 ms', http.create.subject.p50Ms, http.create.baseline.p50Ms),
+      row('REST create p99 ms', http.create.subject.p99Ms, http.create.baseline.p99Ms),
+      row(
+        'REST create req/s, LOG_LEVEL=warn',
+        http.create.subjectWarn.requestsPerSecond,
+        http.create.baseline.requestsPerSecond,
+      ),
+      row(
+        'follow link req/s',
+        http.follow.subject.requestsPerSecond,
+        http.follow.baseline.requestsPerSecond,
+        { minRatio: 0.8 },
+      ),
+      row('follow link p50 ms', http.follow.subject.p50Ms, http.follow.baseline.p50Ms),
+      row('follow link p99 ms', http.follow.subject.p99Ms, http.follow.baseline.p99Ms),
+      row(
+        'follow link req/s, LOG_LEVEL=warn',
+        http.follow.subjectWarn.requestsPerSecond,
+        http.follow.baseline.requestsPerSecond,
+      ),
+    ];
+    if (grpc) {
+      rows.push(
+        row('gRPC create req/s', grpc.subject.requestsPerSecond, grpc.baseline.requestsPerSecond, {
+          minRatio: 0.6,
+        }),
+        row('gRPC create p50 ms', grpc.subject.p50Ms, grpc.baseline.p50Ms),
+        row('gRPC create p99 ms', grpc.subject.p99Ms, grpc.baseline.p99Ms),
+      );
+    } else {
+      log('gRPC: the gRPC gateway is not available in this build; its rows are missing');
+    }
+    rows.push(
+      row('core links.create calls/s (in-process)', core.callsPerSecond, null),
+      row('memory: RSS MB per 100k links', links.rssBytes / MB, null),
+      row('memory: heap MB per 100k links', links.heapBytes / MB, null),
+      row('memory: RSS MB per 100k limiter tokens', tokens.rssBytes / MB, null),
+      row('memory: heap MB per 100k limiter tokens', tokens.heapBytes / MB, null),
+    );
+    const summaries = [
+      ...Object.values(http.create),
+      ...Object.values(http.follow),
+      ...(grpc ? [grpc.baseline, grpc.subject] : []),
+    ];
+    const failures = summaries.reduce((t, s) => t + s.errors + s.unexpectedStatus, 0);
+    rows.push(row('errors + unexpected statuses, all runs', failures, null, { max: 0 }));
+
+    const results = {
+      date: startedAt.toISOString(),
+      machine: machine(),
+      settings: { seconds: settings.seconds, rounds: settings.rounds, connections: 32 },
+      table: rows,
+      http,
+      grpc,
+      core,
+      memory: { links, limiterTokens: tokens },
+    };
+    writeFileSync(
+      join(settings.resultsDir, 'latest.json'),
+      JSON.stringify(results, null, 2) + '\n',
+    );
+    const { cores, cpuModel, node } = results.machine;
+    process.stdout.write(
+      `\nshortlink bench, ${results.date}, ${cores} cores (${cpuModel}), node ${node}\n\n${formatTable(rows)}\n\nwritten to bench-results/latest.json\n`,
+    );
+    if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,150 @@
+import { startChild, type BenchChild } from '../support/child';
+import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
+import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
+import { alternate, type Round, type Summary } from '../support/measurement';
+import type { BenchSettings } from '../support/settings';
+import { httpRound, type HttpLoad } from '../load/http-load';
+
+interface ServerReady {
+  httpPort: number;
+  grpcPort: number | null;
+}
+
+export interface HttpResults {
+  create: Record<'baseline' | 'subject' | 'subjectWarn', Summary>;
+  follow: Record<'baseline' | 'subject' | 'subjectWarn', Summary>;
+  sampleAnswerBytes: { subject: number; baseline: number };
+}
+
+const FOLLOWED_LINKS = 100;
+
+interface CreatedLink {
+  id: number;
+  alias: string;
+  url: string;
+  [field: string]: unknown;
+}
+
+async function createOnce(port: number): Promise<{ link: CreatedLink; bytes: number }> {
+  const answer = await fetch(`http://127.0.0.1:${port}/api/create`, {
+    method: 'POST',
+    headers: CREATE_HEADERS,
+    body: JSON.stringify(CREATE_BODY),
+  });
+  const text = await answer.text();
+  if (answer.status !== 200) throw new Error(`create answered ${answer.status}: ${text}`);
+  return { link: (JSON.parse(text) as { data: CreatedLink }).data, bytes: text.length };
+}
+
+/** Starts the service as `npm start` composes it, with only the rate limit raised. */
+export function startSubject(
+  seedFile: string,
+  settings: BenchSettings,
+  logLevel: string,
+): Promise<BenchChild<ServerReady>> {
+  const profile = settings.cpuProfileDir
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${settings.cpuProfileDir}`,
+        `--cpu-prof-name=subject-${logLevel}-${Date.now()}.cpuprofile`,
+      ]
+    : [];
+  return startChild<ServerReady>('servers/shortlink-server', [], {
+    env: {
+      PORT: '0',
+      GRPC_PORT: '0',
+      HOST: '127.0.0.1',
+      SHORTLINK_SEED_FILE: seedFile,
+      RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
+      LOG_LEVEL: logLevel,
+    },
+    execArgv: profile,
+  });
+}
+
+const createLoad: HttpLoad = {
+  method: 'POST',
+  headers: CREATE_HEADERS,
+  requests: [{ path: '/api/create', body: JSON.stringify(CREATE_BODY) }],
+  expectedClass: 2,
+};
+
+function followLoad(aliases: readonly string[]): HttpLoad {
+  return {
+    method: 'GET',
+    headers: { host: BENCH_DOMAIN },
+    requests: aliases.map((alias) => ({ path: `/${alias}` })),
+    expectedClass: 3,
+  };
+}
+
+async function createLinks(port: number, count: number): Promise<string[]> {
+  const aliases: string[] = [];
+  for (let i = 0; i < count; i += 1) aliases.push((await createOnce(port)).link.alias);
+  return aliases;
+}
+
+/**
+ * REST create and link following: the service at the default log level, the service at
+ * LOG_LEVEL=warn, and the bare express baseline, in alternating rounds.
+ */
+export async function runHttpScenarios(
+  seedFile: string,
+  settings: BenchSettings,
+  log: (line: string) => void,
+): Promise<HttpResults> {
+  const started: Array<BenchChild<unknown>> = [];
+  try {
+    const subject = await startSubject(seedFile, settings, 'info');
+    started.push(subject);
+    const subjectWarn = await startSubject(seedFile, settings, 'warn');
+    started.push(subjectWarn);
+    const sample = await createOnce(subject.ready.httpPort);
+    const baseline = await startChild<ServerReady>('servers/bare-express', [], {
+      env: { BENCH_SAMPLE_LINK: JSON.stringify(sample.link) },
+    });
+    started.push(baseline);
+    const baselineBytes = (await createOnce(baseline.ready.httpPort)).bytes;
+
+    const options = {
+      rounds: settings.rounds,
+      seconds: settings.seconds,
+      warmupSeconds: settings.warmupSeconds,
+    };
+    const report = (scenario: string) => (name: string, index: number, round: Round) =>
+      log(
+        `${scenario} round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} req/s, p50 ${round.p50Ms} ms, p99 ${round.p99Ms} ms, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
+      );
+    const on = (server: BenchChild<ServerReady>, load: HttpLoad) => (seconds: number) =>
+      httpRound(server.ready.httpPort, load, seconds);
+
+    const create = await alternate(
+      [
+        { name: 'baseline', run: on(baseline, createLoad) },
+        { name: 'subject', run: on(subject, createLoad) },
+        { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
+      ],
+      options,
+      report('create'),
+    );
+
+    const subjectAliases = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
+    const warnAliases = await createLinks(subjectWarn.ready.httpPort, FOLLOWED_LINKS);
+    const follow = await alternate(
+      [
+        { name: 'baseline', run: on(baseline, followLoad(subjectAliases)) },
+        { name: 'subject', run: on(subject, followLoad(subjectAliases)) },
+        { name: 'subjectWarn', run: on(subjectWarn, followLoad(warnAliases)) },
+      ],
+      options,
+      report('follow'),
+    );
+    return {
+      create,
+      follow,
+      sampleAnswerBytes: { subject: sample.bytes, baseline: baselineBytes },
+    };
+  } finally {
+    for (const child of started.reverse()) await child.stop();
+  }
+}

@@ -1,0 +1,18 @@
+import pino from 'pino';
+import { createRuntime, loadConfig, type Runtime } from '../../../core';
+
+/** A rate limit no benchmark reaches, set through configuration like any deployment would. */
+export const BENCH_RATE_LIMIT_PER_MINUTE = 1_000_000_000;
+
+/**
+ * The production composition root (createRuntime on the environment's configuration) seeded
+ * with the bench credentials: what the in-process measurements run on.
+ */
+export function createBenchRuntime(seedFile: string): Promise<Runtime> {
+  const config = loadConfig({
+    ...process.env,
+    SHORTLINK_SEED_FILE: seedFile,
+    RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
+  });
+  return createRuntime(config, pino({ level: 'silent' }));
+}

@@ -1,0 +1,31 @@
+import { join } from 'node:path';
+
+/** Durations from the environment; the defaults keep `npm run bench` within about 5 minutes. */
+export interface BenchSettings {
+  seconds: number;
+  rounds: number;
+  warmupSeconds: number;
+  /** BENCH_CPU_PROF=1: the subject servers write V8 CPU profiles here. */
+  cpuProfileDir: string | undefined;
+  resultsDir: string;
+}
+
+function positive(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text.trim() === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+export function loadSettings(): BenchSettings {
+  const seconds = positive('BENCH_SECONDS', 5);
+  const resultsDir = join(process.cwd(), 'bench-results');
+  return {
+    seconds,
+    rounds: Math.round(positive('BENCH_ROUNDS', 3)),
+    warmupSeconds: Math.min(2, seconds),
+    cpuProfileDir: process.env.BENCH_CPU_PROF === '1' ? join(resultsDir, 'profiles') : undefined,
+    resultsDir,
+  };
+}
