@@ -1,0 +1,101 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../ports/logger';
+import type { RateLimiter } from '../../ports/rate-limiter';
+import { FallbackMonitor } from './fallback-monitor';
+import {
+  closeRedisClient,
+  createRedisClient,
+  describeRedisUrl,
+  waitUntilReady,
+  type RedisConnectionOptions,
+} from './redis-connection';
+import { createRedisRateLimiter } from './redis-rate-limiter';
+
+export interface RedisLimitersOptions extends RedisConnectionOptions {
+  url: string;
+  perTokenLimit: number;
+  authFailureLimit: number;
+  /** The window of both limits, in whole seconds (60 for "per minute"). */
+  windowSeconds?: number;
+  /**
+   * Start of every key, default `shortlink`: keys are `<prefix>:ratelimit:token:<token sha-256>`
+   * and `<prefix>:ratelimit:authfail:<client address>`. Deployments (or tests) sharing one Redis
+   * keep apart by giving each its own prefix.
+   */
+  keyPrefix?: string;
+  /** How long start-up waits for the first connection before it goes on without (ms). */
+  startupTimeoutMs?: number;
+  logger: Logger;
+}
+
+export interface RedisLimiters {
+  perToken: RateLimiter;
+  authFailures: RateLimiter;
+  /** The connection both limiters share (tests read keys and TTLs through it). */
+  client: Redis;
+  monitor: FallbackMonitor;
+  /** Quits the Redis connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * The per-token and per-address limiters on one shared Redis connection, so every process on
+ * that Redis counts against the same budgets.
+ *
+ * Redis is not the store of record, so it is not required to start or to serve: when it is
+ * unreachable at start-up the process starts anyway, with a warning, on the insurance limiters
+ * (each process counts on its own), and switches to Redis as soon as the connection is ready; the
+ * same happens when it goes away and comes back mid-run. Each switch is logged once.
+ */
+export async function createRedisLimiters(options: RedisLimitersOptions): Promise<RedisLimiters> {
+  const backend = describeRedisUrl(options.url);
+  const prefix = `${options.keyPrefix ?? 'shortlink'}:ratelimit`;
+  const windowSeconds = options.windowSeconds ?? 60;
+  const client = createRedisClient(options.url, options);
+  let closing = false;
+
+  // Without an error listener ioredis prints every failed reconnection attempt to the console.
+  client.on('error', (error: unknown) => {
+    options.logger.debug({ redis: backend, err: error }, 'Redis connection error');
+  });
+  const connected = await waitUntilReady(client, options.startupTimeoutMs ?? 5000);
+  const monitor = new FallbackMonitor(options.logger, backend, connected ? 'shared' : 'insurance');
+  if (connected) {
+    options.logger.info({ redis: backend }, 'rate limits are shared through Redis');
+  } else {
+    options.logger.warn(
+      { redis: backend },
+      'Redis unreachable at start-up: rate limits are counted per process by the in-memory insurance limiter until it answers',
+    );
+  }
+  // Registered after the start-up wait so that start-up's outcome is logged only by the lines
+  // above; from here on the monitor logs each switch once.
+  client.on('ready', () => monitor.connectionReady());
+  client.on('close', () => {
+    if (!closing) monitor.connectionLost();
+  });
+
+  return {
+    perToken: createRedisRateLimiter({
+      client,
+      monitor,
+      limit: options.perTokenLimit,
+      windowSeconds,
+      keyPrefix: `${prefix}:token`,
+    }),
+    authFailures: createRedisRateLimiter({
+      client,
+      monitor,
+      limit: options.authFailureLimit,
+      windowSeconds,
+      keyPrefix: `${prefix}:authfail`,
+    }),
+    client,
+    monitor,
+    close: async () => {
+      closing = true;
+      monitor.silence();
+      await closeRedisClient(client);
+    },
+  };
+}

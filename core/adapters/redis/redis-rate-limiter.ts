@@ -1,0 +1,138 @@
+import type { Redis } from 'ioredis';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type IRateLimiterOptions,
+} from 'rate-limiter-flexible';
+import { FlexibleRateLimiter } from '../rate-limit/flexible-rate-limiter';
+import type { FallbackMonitor } from './fallback-monitor';
+
+/** The answers the insurance limiter gave, so a caller can tell them from Redis's. */
+type InsuranceAnswers = WeakSet<object>;
+
+/**
+ * The process-local stand-in rate-limiter-flexible calls when Redis fails; it marks its answers so
+ * the monitor learns that a call fell back.
+ */
+class InsuranceLimiter extends RateLimiterMemory {
+  constructor(
+    options: IRateLimiterOptions,
+    private readonly answers: InsuranceAnswers,
+  ) {
+    super(options);
+  }
+
+  override consume(
+    key: string | number,
+    points?: number,
+    options?: Record<string, unknown>,
+  ): Promise<RateLimiterRes> {
+    return this.marked(super.consume(key, points, options));
+  }
+
+  override get(
+    key: string | number,
+    options?: Record<string, unknown>,
+  ): Promise<RateLimiterRes | null> {
+    return this.marked(super.get(key, options));
+  }
+
+  private marked<T>(answer: Promise<T>): Promise<T> {
+    const mark = (value: unknown) => {
+      if (typeof value === 'object' && value !== null) this.answers.add(value);
+    };
+    return answer.then(
+      (value) => {
+        mark(value);
+        return value;
+      },
+      (rejection: unknown) => {
+        mark(rejection);
+        throw rejection;
+      },
+    );
+  }
+}
+
+/** RateLimiterRedis that reports to the monitor who answered each call. */
+class MonitoredRedisLimiter extends RateLimiterRedis {
+  constructor(
+    options: ConstructorParameters<typeof RateLimiterRedis>[0],
+    private readonly monitor: FallbackMonitor,
+    private readonly insuranceAnswers: InsuranceAnswers,
+  ) {
+    super(options);
+  }
+
+  override consume(
+    key: string | number,
+    points?: number,
+    options?: Record<string, unknown>,
+  ): Promise<RateLimiterRes> {
+    return this.reported(() => super.consume(key, points, options));
+  }
+
+  override get(
+    key: string | number,
+    options?: Record<string, unknown>,
+  ): Promise<RateLimiterRes | null> {
+    return this.reported(() => super.get(key, options));
+  }
+
+  private async reported<T>(call: () => Promise<T>): Promise<T> {
+    const ticket = this.monitor.begin();
+    try {
+      const answer = await call();
+      this.note(ticket, answer);
+      return answer;
+    } catch (rejection) {
+      // A RateLimiterRes rejection is a refusal ("over the limit"), which is still an answer.
+      if (rejection instanceof RateLimiterRes) this.note(ticket, rejection);
+      throw rejection;
+    }
+  }
+
+  private note(ticket: number, answer: unknown): void {
+    // get() answers null for an unknown key, from Redis or from the insurance limiter alike: it
+    // says nothing about who answered.
+    if (answer === null) return;
+    if (this.insuranceAnswers.has(answer as object)) this.monitor.fellBack(ticket);
+    else this.monitor.served(ticket);
+  }
+}
+
+export interface RedisRateLimiterOptions {
+  client: Redis;
+  monitor: FallbackMonitor;
+  limit: number;
+  windowSeconds: number;
+  /** Every key is `<keyPrefix>:<key>`. */
+  keyPrefix: string;
+}
+
+/**
+ * A limiter counting in Redis (atomic INCR with expiry, shared by every process on that Redis),
+ * insured by a process-local memory limiter of the same size for while Redis is unreachable.
+ */
+export function createRedisRateLimiter(options: RedisRateLimiterOptions): FlexibleRateLimiter {
+  const answers: InsuranceAnswers = new WeakSet();
+  const shape = { points: options.limit, duration: options.windowSeconds };
+  const insurance = new InsuranceLimiter(
+    { ...shape, keyPrefix: `${options.keyPrefix}:insurance` },
+    answers,
+  );
+  const limiter = new MonitoredRedisLimiter(
+    {
+      ...shape,
+      keyPrefix: options.keyPrefix,
+      storeClient: options.client,
+      // Fail over at once when the connection is down rather than wait for it.
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: insurance,
+    },
+    options.monitor,
+    answers,
+  );
+  return new FlexibleRateLimiter(limiter);
+}

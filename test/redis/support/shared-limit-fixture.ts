@@ -1,0 +1,85 @@
+import { Redis } from 'ioredis';
+import { createCore, hashSecret, silentLogger, type Core, type Logger } from '../../../core';
+import {
+  createRedisLimiters,
+  type RedisLimiters,
+} from '../../../core/adapters/redis/redis-limiters';
+import { createTestCore, TEST_CLIENT_ADDRESS, type CoreFixture } from '../../support/core-fixture';
+
+export interface SharedLimitOptions {
+  url: string;
+  keyPrefix: string;
+  perTokenLimit?: number;
+  authFailureLimit?: number;
+  windowSeconds?: number;
+  /** One logger per instance (index 0 and 1); silent when absent. */
+  loggers?: [Logger, Logger];
+}
+
+/**
+ * Two cores as two processes would run them: each with its own limiters and its own Redis
+ * connection, sharing one Redis for counting and one provisioned store (as processes on one
+ * database would).
+ */
+export interface TwoCores {
+  fixture: CoreFixture;
+  cores: [Core, Core];
+  limiters: [RedisLimiters, RedisLimiters];
+  /** A separate connection for the test to look at keys with. */
+  inspector: Redis;
+  tokenKey(): string;
+  authFailureKey(address?: string): string;
+  close(): Promise<void>;
+}
+
+export async function createTwoCores(options: SharedLimitOptions): Promise<TwoCores> {
+  const limitersFor = (logger: Logger) =>
+    createRedisLimiters({
+      url: options.url,
+      keyPrefix: options.keyPrefix,
+      perTokenLimit: options.perTokenLimit ?? 60,
+      authFailureLimit: options.authFailureLimit ?? 30,
+      windowSeconds: options.windowSeconds ?? 60,
+      logger,
+      // The tests kill Redis on purpose: come back quickly once it is there again.
+      maxReconnectDelayMs: 200,
+      startupTimeoutMs: 10_000,
+    });
+  const first = await limitersFor(options.loggers?.[0] ?? silentLogger);
+  const second = await limitersFor(options.loggers?.[1] ?? silentLogger);
+  const fixture = await createTestCore({
+    rateLimiter: first.perToken,
+    authFailureLimiter: first.authFailures,
+  });
+  const other = createCore({
+    store: fixture.store,
+    rateLimiter: second.perToken,
+    authFailureLimiter: second.authFailures,
+  });
+  const inspector = new Redis(options.url, { maxRetriesPerRequest: 1 });
+  inspector.on('error', () => undefined);
+  return {
+    fixture,
+    cores: [fixture.core, other],
+    limiters: [first, second],
+    inspector,
+    tokenKey: () => `${options.keyPrefix}:ratelimit:token:${hashSecret(fixture.token)}`,
+    authFailureKey: (address = TEST_CLIENT_ADDRESS) =>
+      `${options.keyPrefix}:ratelimit:authfail:${address}`,
+    close: async () => {
+      await Promise.all([first.close(), second.close()]);
+      await deleteKeys(inspector, options.keyPrefix).catch(() => undefined);
+      inspector.disconnect();
+    },
+  };
+}
+
+/** Removes every key under `prefix` (tests clean up after themselves on the shared Redis). */
+export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 100);
+    if (keys.length > 0) await client.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
