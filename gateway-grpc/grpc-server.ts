@@ -1,0 +1,88 @@
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Core, Logger } from '../core';
+import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
+import { createReflectionService } from './reflection';
+import { createShortLinkService } from './shortlink-service';
+
+export const SHORTLINK_SERVICE_NAME = 'shortlink.v1.ShortLinkService';
+/** The health entries: the whole server ("") and the service. */
+const HEALTH_SERVICES = ['', SHORTLINK_SERVICE_NAME] as const;
+
+export interface GrpcServerOptions {
+  port: number;
+  host: string;
+  logger: Logger;
+  /** How long a graceful shutdown may wait for in-flight calls before cutting them. */
+  shutdownTimeoutMs?: number;
+  /** Largest request accepted; a create request is a few hundred bytes (REST accepts 16 KiB). */
+  maxReceiveMessageBytes?: number;
+}
+
+export interface RunningGrpcServer {
+  server: Server;
+  port: number;
+  health: HealthImplementation;
+  /** NOT_SERVING, stop taking calls, let in-flight ones finish (bounded), then stop. */
+  close(): Promise<void>;
+}
+
+function bindAddress(host: string, port: number): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function bind(server: Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    );
+  });
+}
+
+/**
+ * The gRPC gateway: shortlink.v1.ShortLinkService on `core`, grpc.health.v1.Health and server
+ * reflection, listening on `host:port` (port 0: any free port) without TLS.
+ */
+export async function listenGrpc(
+  core: Core,
+  options: GrpcServerOptions,
+): Promise<RunningGrpcServer> {
+  const { logger } = options;
+  const server = new Server({
+    'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 64 * 1024,
+  });
+  server.addService(ShortLinkServiceService, createShortLinkService(core, logger));
+  const health = new HealthImplementation(
+    Object.fromEntries(HEALTH_SERVICES.map((service) => [service, 'NOT_SERVING'])),
+  );
+  health.addToServer(server);
+  createReflectionService().addToServer(server);
+
+  const port = await bind(server, bindAddress(options.host, options.port));
+  try {
+    await core.ready();
+    for (const service of HEALTH_SERVICES) health.setStatus(service, 'SERVING');
+  } catch (error) {
+    // The server still runs (the store may come back); health says it is not ready.
+    logger.warn({ err: error }, 'the store did not answer; gRPC health is NOT_SERVING');
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= new Promise<void>((resolve) => {
+      for (const service of HEALTH_SERVICES) health.setStatus(service, 'NOT_SERVING');
+      // Health Watch streams and slow calls would hold tryShutdown forever: bound it.
+      const fallback = setTimeout(() => {
+        logger.warn('gRPC calls still running at the shutdown deadline; cutting them');
+        server.forceShutdown();
+      }, options.shutdownTimeoutMs ?? 5000);
+      server.tryShutdown((error) => {
+        clearTimeout(fallback);
+        if (error) logger.warn({ err: error }, 'gRPC graceful shutdown failed');
+        resolve();
+      });
+    });
+    return closing;
+  };
+  return { server, port, health, close };
+}

@@ -1,0 +1,52 @@
+import type { ServerUnaryCall } from '@grpc/grpc-js';
+import type { Core, Logger, ResponseInfo } from '../core';
+import { authorizationOf, clientAddressOf } from './call-context';
+import type { ShortLinkServiceServer } from './generated/shortlink/v1/shortlink';
+import { toCreateBody, toShortLinkMessage } from './messages';
+import { setRateLimitMetadata } from './rate-limit-metadata';
+import { unary } from './unary';
+
+function requestContext<TRequest, TResponse>(
+  call: ServerUnaryCall<TRequest, TResponse>,
+  response: ResponseInfo,
+) {
+  return {
+    authorization: authorizationOf(call.metadata),
+    clientAddress: clientAddressOf(call.getPeer()),
+    response,
+  };
+}
+
+/** shortlink.v1.ShortLinkService on the core's procedures: no rule lives here. */
+export function createShortLinkService(core: Core, logger: Logger): ShortLinkServiceServer {
+  const windowSeconds = core.deps.rateLimiter.windowSeconds;
+  return {
+    createShortLink: unary(
+      'CreateShortLink',
+      async (call, trailers) => {
+        const response: ResponseInfo = {};
+        try {
+          const caller = core.createCaller(requestContext(call, response));
+          // Untrusted input, typed as the transport received it: the core validates it.
+          const link = await caller.links.create(toCreateBody(call.request) as never);
+          return { shortLink: toShortLinkMessage(link) };
+        } finally {
+          setRateLimitMetadata(trailers, response, windowSeconds);
+        }
+      },
+      logger,
+    ),
+    resolveShortLink: unary(
+      'ResolveShortLink',
+      async (call) => {
+        // Public, like following a link over HTTP: no token is asked for.
+        const { domain, alias } = call.request;
+        const link = await core
+          .createCaller({ clientAddress: clientAddressOf(call.getPeer()) })
+          .links.resolve({ domain, alias });
+        return { shortLink: toShortLinkMessage(link) };
+      },
+      logger,
+    ),
+  };
+}

@@ -1,0 +1,65 @@
+import {
+  Metadata,
+  type handleUnaryCall,
+  type sendUnaryData,
+  type ServerUnaryCall,
+} from '@grpc/grpc-js';
+import { toShortlinkError, type Logger } from '../core';
+import { toGrpcStatus } from './error-status';
+
+/**
+ * A unary handler as the gateway writes it: resolve with the response or throw anything. The
+ * handler may add trailing metadata (rate-limit figures) to `trailers`; it is sent either way.
+ */
+export type UnaryHandler<TRequest, TResponse> = (
+  call: ServerUnaryCall<TRequest, TResponse>,
+  trailers: Metadata,
+) => Promise<TResponse>;
+
+/**
+ * The one wrapper every RPC goes through, so each call is answered exactly once: a resolved
+ * handler answers OK, a rejected or throwing one answers with its mapped status (unexpected
+ * errors become INTERNAL without leaking internals). A call that ended already (deadline
+ * exceeded, client cancelled) is not answered: grpc-js has closed it with its own status.
+ */
+export function unary<TRequest, TResponse>(
+  method: string,
+  handler: UnaryHandler<TRequest, TResponse>,
+  logger: Logger,
+): handleUnaryCall<TRequest, TResponse> {
+  return (call, callback) => {
+    let answered = false;
+    const answer: sendUnaryData<TResponse> = (error, value, trailers) => {
+      if (answered) return;
+      answered = true;
+      if (call.cancelled) {
+        logger.debug({ method }, 'call ended before its answer (deadline exceeded or cancelled)');
+        return;
+      }
+      callback(error, value, trailers);
+    };
+    if (call.cancelled) {
+      logger.debug({ method }, 'call ended before it was handled (deadline exceeded or cancelled)');
+      return;
+    }
+    const trailers = new Metadata();
+    let outcome: Promise<TResponse>;
+    try {
+      outcome = handler(call, trailers);
+    } catch (error) {
+      outcome = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    outcome
+      .then(
+        (value) => answer(null, value, trailers),
+        (error: unknown) => {
+          const failure = toShortlinkError(error);
+          if (failure.reason === 'INTERNAL' || failure.reason === 'BACKEND_UNAVAILABLE') {
+            logger.error({ err: failure.cause ?? failure, method }, 'call failed');
+          }
+          answer(toGrpcStatus(failure, trailers));
+        },
+      )
+      .catch((error: unknown) => logger.error({ err: error, method }, 'answering a call failed'));
+  };
+}
