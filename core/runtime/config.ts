@@ -31,6 +31,29 @@ export const configSchema = z.object({
   REDIRECT_CACHE_MAX_AGE: z.coerce.number().int().nonnegative().default(90),
   TRUST_PROXY: optionalText,
   SHUTDOWN_TIMEOUT_MS: positive.default(10000),
+
+  // Anti-phishing check (code 18); see core/url-guard/.
+  BLOCKED_SHORTENER_DOMAINS: list,
+  URL_BLOCKLIST_FILE: optionalText,
+  URL_BLOCKLIST_POLL_MS: positive.default(2000),
+  LINK_DOMAINS_REFRESH_SECONDS: positive.default(10),
+  SAFE_BROWSING_URL: optionalText.refine(
+    (value) => value === undefined || (/^https?:\/\//i.test(value) && URL.canParse(value)),
+    'must be an http(s) URL',
+  ),
+  SAFE_BROWSING_KEY: optionalText,
+  SAFE_BROWSING_FAIL: z.enum(['open', 'closed']).default('open'),
+  SAFE_BROWSING_PER_MINUTE: positive.default(600),
+  SAFE_BROWSING_CONCURRENCY: positive.default(4),
+  SAFE_BROWSING_TIMEOUT_MS: positive.default(2000),
+  SAFE_BROWSING_MAX_WAIT_MS: z.coerce.number().int().nonnegative().default(1000),
+  SAFE_BROWSING_CLEAN_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
+  SAFE_BROWSING_CACHE_ENTRIES: positive.default(10000),
+  SAFE_BROWSING_THREAT_TYPES: list.transform((types) =>
+    types.length > 0
+      ? types
+      : ['MALWARE', 'SOCIAL_ENGINEERING', 'UNWANTED_SOFTWARE', 'POTENTIALLY_HARMFUL_APPLICATION'],
+  ),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -1,19 +1,98 @@
-import { allowAllUrlGuard } from '../adapters/allow-all-url-guard';
 import type { Logger } from '../ports/logger';
 import type { Store } from '../ports/store';
 import type { UrlGuard } from '../ports/url-guard';
-import type { Config } from './config';
+import { BlocklistFile } from '../url-guard/blocklist-file';
+import { createBlocklistRule } from '../url-guard/blocklist-rule';
+import { credentialsRule } from '../url-guard/credentials-rule';
+import { normalizeDomainEntry } from '../url-guard/host';
+import { createLinkDomainRule } from '../url-guard/link-domain-rule';
+import { LinkDomainSource } from '../url-guard/link-domain-source';
+import { mixedScriptRule } from '../url-guard/mixed-script-rule';
+import { createReputationRule } from '../url-guard/reputation-rule';
+import type { UrlRule } from '../url-guard/rule';
+import { SafeBrowsingClient } from '../url-guard/safe-browsing/safe-browsing-client';
+import { createShortenerRule } from '../url-guard/shortener-rule';
+import { createUrlGuardChain } from '../url-guard/url-guard-chain';
+import { ConfigError, type Config } from './config';
 
 export interface ConfiguredUrlGuard {
   guard: UrlGuard;
+  /** Makes the next check reload the link domains (call after provisioning in this process). */
+  linkDomainsChanged(): void;
   close(): Promise<void>;
 }
 
-/** The URL guard chain the configuration asks for (pass-through for now). */
-export function createUrlGuardFromConfig(
-  _config: Config,
-  _logger: Logger,
-  _store: Store,
+/**
+ * The anti-phishing chain: credentials, own link domains, other shorteners, the blocklist file,
+ * mixed scripts, then (when SAFE_BROWSING_URL is set) the reputation lookup. Local rules run
+ * first so a refused URL never costs a call to the service.
+ */
+export async function createUrlGuardFromConfig(
+  config: Config,
+  logger: Logger,
+  store: Store,
 ): Promise<ConfiguredUrlGuard> {
-  return Promise.resolve({ guard: allowAllUrlGuard, close: () => Promise.resolve() });
+  const closers: Array<() => Promise<void> | void> = [];
+  const linkDomains = new LinkDomainSource(store.identities, {
+    refreshMs: config.LINK_DOMAINS_REFRESH_SECONDS * 1000,
+    logger,
+  });
+  const rules: UrlRule[] = [credentialsRule, createLinkDomainRule(linkDomains)];
+
+  if (config.BLOCKED_SHORTENER_DOMAINS.length > 0) {
+    const invalid = config.BLOCKED_SHORTENER_DOMAINS.filter((d) => !normalizeDomainEntry(d));
+    if (invalid.length > 0) {
+      throw new ConfigError(`BLOCKED_SHORTENER_DOMAINS: not a domain: ${invalid.join(', ')}`);
+    }
+    rules.push(createShortenerRule(config.BLOCKED_SHORTENER_DOMAINS));
+  }
+
+  if (config.URL_BLOCKLIST_FILE) {
+    let file: BlocklistFile;
+    try {
+      file = await BlocklistFile.open(config.URL_BLOCKLIST_FILE, {
+        pollMs: config.URL_BLOCKLIST_POLL_MS,
+        logger,
+      });
+    } catch (error) {
+      throw new ConfigError(`URL_BLOCKLIST_FILE: ${(error as Error).message}`);
+    }
+    closers.push(() => file.close());
+    rules.push(createBlocklistRule(file));
+  }
+
+  rules.push(mixedScriptRule);
+
+  if (config.SAFE_BROWSING_KEY && !config.SAFE_BROWSING_URL) {
+    // The key is only ever sent to a URL the operator wrote down; there is no default.
+    throw new ConfigError('SAFE_BROWSING_KEY is set but SAFE_BROWSING_URL is not');
+  }
+  if (config.SAFE_BROWSING_URL) {
+    const client = new SafeBrowsingClient({
+      baseUrl: config.SAFE_BROWSING_URL,
+      apiKey: config.SAFE_BROWSING_KEY,
+      threatTypes: config.SAFE_BROWSING_THREAT_TYPES,
+      perMinute: config.SAFE_BROWSING_PER_MINUTE,
+      maxConcurrent: config.SAFE_BROWSING_CONCURRENCY,
+      timeoutMs: config.SAFE_BROWSING_TIMEOUT_MS,
+      maxWaitMs: config.SAFE_BROWSING_MAX_WAIT_MS,
+      cleanCacheMs: config.SAFE_BROWSING_CLEAN_CACHE_SECONDS * 1000,
+      cacheEntries: config.SAFE_BROWSING_CACHE_ENTRIES,
+      logger,
+    });
+    closers.push(() => client.close());
+    rules.push(createReputationRule(client, config.SAFE_BROWSING_FAIL));
+    logger.info(
+      { service: new URL(config.SAFE_BROWSING_URL).origin, failMode: config.SAFE_BROWSING_FAIL },
+      'reputation lookup enabled',
+    );
+  }
+
+  return {
+    guard: createUrlGuardChain(rules, logger),
+    linkDomainsChanged: () => linkDomains.invalidate(),
+    close: async () => {
+      for (const close of closers.reverse()) await close();
+    },
+  };
 }

@@ -1,0 +1,64 @@
+import type { IdentityStore } from '../ports/identity-store';
+import type { Logger } from '../ports/logger';
+import { LinkDomains } from './link-domains';
+
+export interface LinkDomainSourceOptions {
+  /** How long a loaded list is trusted before the next check reloads it. */
+  refreshMs: number;
+  logger: Logger;
+  /** Milliseconds since the epoch (tests pass their own). */
+  now?: () => number;
+}
+
+/**
+ * The link domains of every organization, cached so the hot path does not query the store on
+ * each request. A check after `refreshMs` reloads the list first (one query shared by concurrent
+ * checks), so an organization provisioned elsewhere is seen within `refreshMs`; `invalidate()`
+ * makes the next check reload at once (call it after provisioning in this process).
+ */
+export class LinkDomainSource {
+  private domains: LinkDomains | null = null;
+  private loadedAt = 0;
+  private loading: Promise<LinkDomains> | null = null;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly identities: Pick<IdentityStore, 'listLinkDomains'>,
+    private readonly options: LinkDomainSourceOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  invalidate(): void {
+    this.loadedAt = Number.NEGATIVE_INFINITY;
+  }
+
+  current(): Promise<LinkDomains> {
+    if (this.domains && this.now() - this.loadedAt < this.options.refreshMs) {
+      return Promise.resolve(this.domains);
+    }
+    this.loading ??= this.reload().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  private async reload(): Promise<LinkDomains> {
+    try {
+      const domains = new LinkDomains(await this.identities.listLinkDomains());
+      this.domains = domains;
+      this.loadedAt = this.now();
+      return domains;
+    } catch (error) {
+      // With no list yet the store is down for the whole request anyway: let it report that.
+      if (!this.domains) throw error;
+      // Keep the last list and retry after another period, so an outage logs once per period.
+      this.loadedAt = this.now();
+      this.options.logger.warn(
+        { err: error },
+        'could not reload the link domains; keeping the last known list',
+      );
+      return this.domains;
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { bareHostname, effectivePort } from './host';
+
+interface LinkDomain {
+  hostname: string;
+  /** null: the domain names no port, so it is served on the default ports (80 and 443). */
+  port: string | null;
+}
+
+const DEFAULT_PORTS = new Set(['80', '443']);
+
+/**
+ * The service's own link domains (`host` or `host:port`), matched against a URL's host name and
+ * the port it reaches: `acme.link` covers `http://acme.link/` and `https://acme.link:443/`,
+ * `localhost:8080` covers only port 8080 of localhost.
+ */
+export class LinkDomains {
+  private readonly byHostname = new Map<string, LinkDomain[]>();
+
+  constructor(domains: Iterable<string>) {
+    for (const domain of domains) {
+      const parsed = parseLinkDomain(domain);
+      if (!parsed) continue;
+      const list = this.byHostname.get(parsed.hostname) ?? [];
+      list.push(parsed);
+      this.byHostname.set(parsed.hostname, list);
+    }
+  }
+
+  get size(): number {
+    return this.byHostname.size;
+  }
+
+  includes(url: URL): boolean {
+    const candidates = this.byHostname.get(bareHostname(url));
+    if (!candidates) return false;
+    const port = effectivePort(url);
+    return candidates.some((domain) =>
+      domain.port === null ? DEFAULT_PORTS.has(port) : domain.port === port,
+    );
+  }
+}
+
+function parseLinkDomain(domain: string): LinkDomain | null {
+  const text = domain.trim().toLowerCase();
+  const parsed = URL.parse(`http://${text}/`);
+  if (!parsed || parsed.hostname === '') return null;
+  const hostname = parsed.hostname.endsWith('.') ? parsed.hostname.slice(0, -1) : parsed.hostname;
+  // The URL parser drops ":80" for http; a link domain written with it still names port 80.
+  const explicitPort = parsed.port !== '' ? parsed.port : /:80$/.test(text) ? '80' : null;
+  return { hostname, port: explicitPort };
+}
