@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import { createRuntime, type Config, type DemoCredentials, type Runtime } from '../core';
+import { listenGrpc, type RunningGrpcServer } from '../gateway-grpc';
 import { createHttpApp } from './app';
 import { listenHttp, type RunningHttpServer } from './http-server';
 
 export interface RunningService {
   runtime: Runtime;
   http: RunningHttpServer;
+  /** The gRPC gateway on the same core (`grpc.port` is the bound port, useful with GRPC_PORT=0). */
+  grpc: RunningGrpcServer;
   /** The demo credentials, when the service started on the embedded store with no seed file. */
   demo: DemoCredentials | undefined;
   /** Stops taking new work, lets in-flight requests finish, then releases the backends. */
@@ -13,8 +16,9 @@ export interface RunningService {
 }
 
 /**
- * Builds the runtime from `config` and serves every gateway from it (REST now; gRPC joins
- * here). Used by main.ts and by tests that need the whole service in-process.
+ * Builds the runtime from `config` and serves every gateway from it: REST and gRPC share one
+ * core, so one token's rate limit is counted across both. Used by main.ts and by tests that need
+ * the whole service in-process.
  */
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   const runtime = await createRuntime(config, logger);
@@ -38,16 +42,31 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     { port: http.port, host: config.HOST, store: runtime.core.deps.store.kind },
     'REST gateway listening',
   );
+  let grpc: RunningGrpcServer;
+  try {
+    grpc = await listenGrpc(runtime.core, {
+      port: config.GRPC_PORT,
+      host: config.HOST,
+      logger,
+      // Leaves time, within the process's own shutdown deadline, to release the backends.
+      shutdownTimeoutMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2),
+    });
+  } catch (error) {
+    await http.close();
+    await runtime.close();
+    throw error;
+  }
+  logger.info({ port: grpc.port, host: config.HOST }, 'gRPC gateway listening');
   // The demo's link domain is this server itself, so it is made once the port is known.
   const demo = runtime.wantsDemo ? await runtime.provisionDemo(http.port) : undefined;
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
     stopping ??= (async () => {
       readiness.accepting = false;
-      await http.close();
+      await Promise.all([http.close(), grpc.close()]);
       await runtime.close();
     })();
     return stopping;
   };
-  return { runtime, http, demo, shutdown };
+  return { runtime, http, grpc, demo, shutdown };
 }
