@@ -27,7 +27,15 @@ function isJsonMediaType(contentType: string): boolean {
   return mediaType.trim().toLowerCase() === 'application/json';
 }
 
-const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
+const parseJson = express.json({
+  limit: MAX_BODY_BYTES,
+  strict: false,
+  type: () => true,
+  // body-parser reads an empty body as {}; an empty body is not JSON (code 20, not 4).
+  verify: (_req, _res, raw) => {
+    if (raw.length === 0) throw Object.assign(new Error('empty body'), { type: 'entity.empty' });
+  },
+});
 
 /**
  * Decodes the body into `req.body`, or, when it cannot, puts an UndecodableBody there: the core
