@@ -1,0 +1,360 @@
+import { BackendUnavailableError, createCore, type UrlGuard } from '../../core';
+import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import { failingStore } from '../support/failures';
+import {
+  expectError,
+  expectNoRateLimitHeaders,
+  expectRateLimitHeaders,
+} from '../support/http-assertions';
+import { startHttp, type HttpFixture } from '../support/http-fixture';
+
+/** Every row of CONTRACT.md §1's error table that HTTP can reach, with exact answers. */
+
+const URL_INVALID =
+  'url must be an absolute http:// or https:// URL with a host and no spaces or control characters.';
+const ALIAS_INVALID = 'alias may contain only letters, digits, "_" and "-".';
+const REDIRECT_INVALID = 'redirect_type must be one of 301, 302, 303, 307, 308.';
+
+let f: CoreFixture;
+let http: HttpFixture;
+
+beforeEach(async () => {
+  f = await createTestCore();
+  http = await startHttp(f.core);
+});
+afterEach(() => http.close());
+
+const post = (headers: Record<string, string>, body?: string) =>
+  http.request({
+    method: 'POST',
+    path: '/api/create',
+    headers,
+    ...(body !== undefined && { body }),
+  });
+
+describe('405, code 2: other methods on /api/create', () => {
+  it.each(['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])(
+    '%s answers 405 with Allow: POST, before any token check',
+    async (method) => {
+      const answer = await http.request({ method, path: '/api/create' });
+      expectError(answer, 405, 2, ['Method not allowed; use POST.']);
+      expect(answer.headers.allow).toBe('POST');
+      expectNoRateLimitHeaders(answer.headers);
+    },
+  );
+
+  it('HEAD answers 405 with Allow: POST and no body', async () => {
+    const answer = await http.request({ method: 'HEAD', path: '/api/create' });
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('POST');
+    expect(answer.text).toBe('');
+  });
+
+  it('answers 405 even with a valid token and body, and stores nothing', async () => {
+    const answer = await http.request({
+      method: 'PUT',
+      path: '/api/create',
+      headers: { authorization: `Bearer ${f.token}` },
+      json: f.body(),
+    });
+    expect(answer.status).toBe(405);
+    expect(f.linkCount()).toBe(0);
+  });
+});
+
+describe('401: the token (3, 10, 11)', () => {
+  it('code 3 without an Authorization header, and no rate-limit headers', async () => {
+    const answer = await http.create(f.body());
+    expectError(answer, 401, 3, ['The Authorization header is missing.']);
+    expectNoRateLimitHeaders(answer.headers);
+  });
+
+  it.each([['Basic x'], ['Bearer '], ['Bearer'], ['bearer a b'], ['slpat_x']])(
+    'code 10 for Authorization: %j',
+    async (authorization) => {
+      const answer = await http.create(f.body(), undefined, { authorization });
+      expectError(answer, 401, 10, ['The Authorization header must be "Bearer <token>".']);
+      expectNoRateLimitHeaders(answer.headers);
+    },
+  );
+
+  it('code 11 for an unknown token', async () => {
+    const answer = await http.create(f.body(), 'slpat_unknown');
+    expectError(answer, 401, 11, ['The access token is unknown or revoked.']);
+    expectNoRateLimitHeaders(answer.headers);
+  });
+});
+
+describe('401: the organization (12, 13, 17)', () => {
+  it('code 12 for an unknown organization key, with rate-limit headers', async () => {
+    const answer = await http.create(f.body({ organization_key: 'slorg_nope' }), f.token);
+    expectError(answer, 401, 12, ['The organization key is invalid.']);
+    expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
+  });
+
+  it('code 12 for an organization key of another type', async () => {
+    expectError(await http.create(f.body({ organization_key: 7 }), f.token), 401, 12, [
+      'The organization key is invalid.',
+    ]);
+  });
+
+  it('code 13 for an inactive organization', async () => {
+    const answer = await http.create(
+      f.body({ organization_key: f.inactiveOrganizationKey }),
+      f.token,
+    );
+    expectError(answer, 401, 13, ['The organization is inactive.']);
+  });
+
+  it('code 17 when the token user is not a member', async () => {
+    const answer = await http.create(f.body(), f.outsiderToken);
+    expectError(answer, 401, 17, [
+      'The access token does not belong to a member of this organization.',
+    ]);
+    expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
+  });
+});
+
+describe('422: the body fields (4, 5, 6, 7, 8, 9, 14, 15, 16, 18)', () => {
+  it('code 4 without organization_key', async () => {
+    const answer = await http.create({ url_group_id: '1', url: 'https://e.com' }, f.token);
+    expectError(answer, 422, 4, ['organization_key is required.']);
+    expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
+  });
+
+  it('code 5 with url_group_id null', async () => {
+    expectError(await http.create(f.body({ url_group_id: null }), f.token), 422, 5, [
+      'url_group_id is required.',
+    ]);
+  });
+
+  it('code 6 with a blank url', async () => {
+    expectError(await http.create(f.body({ url: '  ' }), f.token), 422, 6, ['url is required.']);
+  });
+
+  it('code 7 with an ftp url', async () => {
+    expectError(await http.create(f.body({ url: 'ftp://e.com/' }), f.token), 422, 7, [URL_INVALID]);
+  });
+
+  it('code 8 with an alias holding a space', async () => {
+    expectError(await http.create(f.body({ alias: 'a b' }), f.token), 422, 8, [ALIAS_INVALID]);
+  });
+
+  it('code 9 with a 65-character alias', async () => {
+    expectError(await http.create(f.body({ alias: 'a'.repeat(65) }), f.token), 422, 9, [
+      'alias must be at most 64 characters.',
+    ]);
+  });
+
+  it('code 14 with an unknown group', async () => {
+    expectError(await http.create(f.body({ url_group_id: 99 }), f.token), 422, 14, [
+      'No URL group with this url_group_id exists in the organization.',
+    ]);
+  });
+
+  it('code 15 with a taken alias, and with a reserved one', async () => {
+    expect((await http.create(f.body({ alias: 'mine' }), f.token)).status).toBe(200);
+    const taken = 'This alias is already taken on this link domain.';
+    expectError(await http.create(f.body({ alias: 'mine' }), f.token), 422, 15, [taken]);
+    expectError(await http.create(f.body({ alias: 'Healthz' }), f.token), 422, 15, [taken]);
+  });
+
+  it('code 16 with redirect_type "302"', async () => {
+    expectError(await http.create(f.body({ redirect_type: '302' }), f.token), 422, 16, [
+      REDIRECT_INVALID,
+    ]);
+  });
+
+  it('code 7 with every failing field reported in field order', async () => {
+    const answer = await http.create(
+      f.body({ redirect_type: 300, alias: 'no!', url: 'example.com' }),
+      f.token,
+    );
+    expectError(answer, 422, 7, [URL_INVALID, ALIAS_INVALID, REDIRECT_INVALID]);
+  });
+
+  it('code 18 when the URL guard blocks the URL', async () => {
+    const guard: UrlGuard = {
+      check: () => Promise.resolve({ blocked: true, reason: 'listed as phishing' }),
+    };
+    const guarded = await createTestCore({ urlGuard: guard });
+    const server = await startHttp(guarded.core);
+    try {
+      const answer = await server.create(guarded.body(), guarded.token);
+      expectError(answer, 422, 18, ['The URL was refused: listed as phishing']);
+      expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
+      expect(guarded.linkCount()).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('429, code 19: the rate limit', () => {
+  it('refuses the 61st request with Retry-After and the rate-limit headers', async () => {
+    for (let i = 1; i <= 60; i += 1) {
+      const answer = await http.create(f.body(), f.token);
+      expect(answer.status).toBe(200);
+      expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 60 - i });
+    }
+    const answer = await http.create(f.body(), f.token);
+    expect(answer.status).toBe(429);
+    const body = answer.json() as { data: null; code: number; errors: string[] };
+    expect(answer.text).toBe(JSON.stringify({ data: null, code: 19, errors: body.errors }));
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0]).toMatch(
+      /^Rate limit of 60 requests per minute exceeded; retry in \d+ s\.$/,
+    );
+    const retryAfter = Number(answer.headers['retry-after']);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 0 });
+    expect(f.linkCount()).toBe(60);
+  });
+
+  it('refuses an address after 30 failed token checks with 429, Retry-After and no rate-limit headers', async () => {
+    for (let i = 0; i < 30; i += 1) {
+      expect((await http.create(f.body(), 'slpat_guess')).status).toBe(401);
+    }
+    const message = ['Too many failed authentication attempts; slow down.'];
+    const blocked = await http.create(f.body(), 'slpat_guess');
+    expectError(blocked, 429, 19, message);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expectNoRateLimitHeaders(blocked.headers);
+    // Past the budget even the right token is refused from this address.
+    const withToken = await http.create(f.body(), f.token);
+    expectError(withToken, 429, 19, message);
+    expect(f.linkCount()).toBe(0);
+  });
+});
+
+describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
+  const auth = () => ({ authorization: `Bearer ${f.token}` });
+  const json = { 'content-type': 'application/json' };
+  const NOT_JSON = 'The request body is not valid JSON.';
+  const NOT_OBJECT = 'The request body must be a JSON object.';
+
+  it.each([
+    ['broken JSON', '{"url": ', NOT_JSON],
+    ['a trailing comma', '{"a":1,}', NOT_JSON],
+    ['a JSON array', '[]', NOT_OBJECT],
+    ['a JSON string', '"https://example.com"', NOT_OBJECT],
+    ['a JSON number', '42', NOT_OBJECT],
+    ['JSON null', 'null', NOT_OBJECT],
+    ['an empty body', '', NOT_JSON],
+    ['a blank body', '  \n', NOT_JSON],
+  ])('code 20 for %s', async (_label, body, message) => {
+    const answer = await post({ ...auth(), ...json }, body);
+    expectError(answer, 400, 20, [message]);
+    expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
+    expect(f.linkCount()).toBe(0);
+  });
+
+  it('code 20 for a POST that sends no body at all', async () => {
+    const answer = await post({ ...auth(), 'content-length': '0' });
+    expectError(answer, 400, 20, [NOT_JSON]);
+  });
+
+  it.each([
+    ['text/plain', JSON.stringify({ url: 'https://e.com' })],
+    ['application/x-www-form-urlencoded', 'url=https%3A%2F%2Fe.com'],
+    ['multipart/form-data; boundary=x', '--x--'],
+    ['application/jsonp', '{}'],
+    ['application/json-seq', '{}'],
+  ])('code 21 for Content-Type %s', async (contentType, body) => {
+    const answer = await post({ ...auth(), 'content-type': contentType }, body);
+    expectError(answer, 415, 21, ['Content-Type must be application/json.']);
+    expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
+  });
+
+  it('code 21 for a JSON body in a charset other than UTF-8', async () => {
+    const answer = await post(
+      { ...auth(), 'content-type': 'application/json; charset=latin1' },
+      '{}',
+    );
+    expectError(answer, 415, 21, ['The request body must be JSON in UTF-8.']);
+  });
+
+  it('code 22 for a body over 16 KiB, and accepts one just under it', async () => {
+    const big = JSON.stringify(f.body({ padding: 'x'.repeat(16 * 1024) }));
+    expect(Buffer.byteLength(big)).toBeGreaterThan(16 * 1024);
+    const answer = await post({ ...auth(), ...json }, big);
+    expectError(answer, 413, 22, ['The request body is larger than 16 KiB.']);
+    expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
+
+    const base = JSON.stringify(f.body({ padding: '' }));
+    const fits = JSON.stringify(
+      f.body({ padding: 'x'.repeat(16 * 1024 - Buffer.byteLength(base)) }),
+    );
+    expect(Buffer.byteLength(fits)).toBe(16 * 1024);
+    expect((await post({ ...auth(), ...json }, fits)).status).toBe(200);
+  });
+
+  it('orders the body checks 21, 22, 20', async () => {
+    const bigBroken = '{' + 'x'.repeat(20 * 1024);
+    expect((await post({ ...auth(), 'content-type': 'text/plain' }, bigBroken)).status).toBe(415);
+    expect((await post({ ...auth(), ...json }, bigBroken)).status).toBe(413);
+  });
+
+  it('checks the token before the body: no token and a broken body is 401, code 3', async () => {
+    const answer = await post({ 'content-type': 'text/plain' }, '{');
+    expectError(answer, 401, 3, ['The Authorization header is missing.']);
+  });
+
+  it('accepts Content-Type with a charset, in any case, and no Content-Type at all', async () => {
+    const body = JSON.stringify(f.body());
+    for (const headers of [
+      { 'content-type': 'application/json; charset=utf-8' },
+      { 'content-type': 'Application/JSON;charset=UTF-8' },
+      {},
+    ]) {
+      const answer = await post({ ...auth(), ...headers }, body);
+      expect(answer.status).toBe(200);
+    }
+    expect(f.linkCount()).toBe(3);
+  });
+});
+
+describe('404, code 24: unknown paths under /api', () => {
+  it.each([
+    ['GET', '/api'],
+    ['GET', '/api/'],
+    ['POST', '/api/links'],
+    ['GET', '/api/create/extra'],
+    ['DELETE', '/api/v2/create'],
+  ])('%s %s answers 404 code 24', async (method, path) => {
+    const answer = await http.request({ method, path });
+    expectError(answer, 404, 24, ['No such endpoint.']);
+  });
+});
+
+describe('500 and 503: store failures (1, 23)', () => {
+  it('code 1 when the store fails unexpectedly, without leaking the error', async () => {
+    const store = failingStore(f.store, () => new Error('disk on fire at /var/lib/x'), {
+      parts: ['links'],
+    });
+    const server = await startHttp(createCore({ ...f.core.deps, store }));
+    try {
+      const answer = await server.create(f.body(), f.token);
+      expectError(answer, 500, 1, ['An unexpected error occurred.']);
+      expect(answer.text).not.toContain('disk on fire');
+      expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('code 23 when the store backend is unavailable', async () => {
+    const store = failingStore(f.store, () => new BackendUnavailableError('connection refused'), {
+      parts: ['identities', 'links', 'ids'],
+    });
+    const server = await startHttp(createCore({ ...f.core.deps, store }));
+    try {
+      const answer = await server.create(f.body(), f.token);
+      expectError(answer, 503, 23, ['The service is temporarily unavailable.']);
+    } finally {
+      await server.close();
+    }
+  });
+});
