@@ -1,0 +1,65 @@
+import {
+  MongoClientClosedError,
+  MongoError,
+  MongoErrorLabel,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+} from 'mongodb';
+import { BackendUnavailableError } from '../../errors/shortlink-error';
+
+/** Driver errors that mean "no usable server right now", as opposed to a bug or a bad request. */
+const UNAVAILABLE_CLASSES = [
+  MongoNetworkError, // includes MongoNetworkTimeoutError (socketTimeoutMS)
+  MongoServerSelectionError, // serverSelectionTimeoutMS elapsed
+  MongoTopologyClosedError,
+  MongoNotConnectedError,
+  MongoClientClosedError,
+  MongoServerClosedError,
+  MongoOperationTimeoutError,
+];
+
+/**
+ * Server codes of a replica set in transition (no primary, stepping down, shutting down): the
+ * driver retries these once; when they still surface, the database is unavailable for now.
+ */
+const TRANSIENT_SERVER_CODES = new Set([
+  6, 7, 89, 91, 134, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436,
+]);
+
+export function isBackendUnavailable(error: unknown): boolean {
+  if (UNAVAILABLE_CLASSES.some((kind) => error instanceof kind)) return true;
+  if (error instanceof MongoServerError && TRANSIENT_SERVER_CODES.has(Number(error.code))) {
+    return true;
+  }
+  return error instanceof MongoError && error.hasErrorLabel(MongoErrorLabel.ResetPool);
+}
+
+/** BackendUnavailableError for an unavailable database; anything else unchanged (a real bug). */
+export function asBackendError(error: unknown, operation: string): unknown {
+  if (!isBackendUnavailable(error)) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new BackendUnavailableError(`MongoDB unavailable during ${operation}: ${reason}`, {
+    cause: error,
+  });
+}
+
+/** Runs one database operation, reporting an unavailable database as BackendUnavailableError. */
+export async function onMongo<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw asBackendError(error, operation);
+  }
+}
+
+/** True for a duplicate-key error raised by the unique index called `indexName`. */
+export function isDuplicateKeyOn(error: unknown, indexName: string): boolean {
+  if (!(error instanceof MongoServerError) || error.code !== 11000) return false;
+  // The server names the index in the message ("E11000 duplicate key error ... index: <name>").
+  return error.message.includes(`index: ${indexName} `);
+}

@@ -1,0 +1,140 @@
+import type { Collection, Db } from 'mongodb';
+import type {
+  IdentityStore,
+  Organization,
+  TokenRecord,
+  UrlGroup,
+  User,
+} from '../../ports/identity-store';
+import { isDuplicateKeyOn, onMongo } from './backend-errors';
+import {
+  COLLECTIONS,
+  type GroupDocument,
+  type MembershipDocument,
+  type OrganizationDocument,
+  type TokenDocument,
+  type UserDocument,
+} from './documents';
+import { INDEXES } from './indexes';
+
+function toOrganization(document: OrganizationDocument): Organization {
+  return {
+    id: document._id,
+    name: document.name,
+    domain: document.domain,
+    scheme: document.scheme,
+    active: document.active,
+    keyHash: document.keyHash,
+  };
+}
+
+/** Users, tokens (hashes), organizations (key hashes), groups and memberships on MongoDB. */
+export class MongoIdentityStore implements IdentityStore {
+  private readonly organizations: Collection<OrganizationDocument>;
+  private readonly groups: Collection<GroupDocument>;
+  private readonly users: Collection<UserDocument>;
+  private readonly tokens: Collection<TokenDocument>;
+  private readonly memberships: Collection<MembershipDocument>;
+
+  constructor(db: Db) {
+    this.organizations = db.collection(COLLECTIONS.organizations);
+    this.groups = db.collection(COLLECTIONS.groups);
+    this.users = db.collection(COLLECTIONS.users);
+    this.tokens = db.collection(COLLECTIONS.tokens);
+    this.memberships = db.collection(COLLECTIONS.memberships);
+  }
+
+  async findUserIdByTokenHash(tokenHash: string): Promise<string | null> {
+    const token = await onMongo('token lookup', () => this.tokens.findOne({ tokenHash }));
+    return token?.userId ?? null;
+  }
+
+  async findOrganizationByKeyHash(keyHash: string): Promise<Organization | null> {
+    const document = await onMongo('organization lookup', () =>
+      this.organizations.findOne({ keyHash }),
+    );
+    return document ? toOrganization(document) : null;
+  }
+
+  async findOrganizationById(id: string): Promise<Organization | null> {
+    const document = await onMongo('organization lookup', () =>
+      this.organizations.findOne({ _id: id }),
+    );
+    return document ? toOrganization(document) : null;
+  }
+
+  async isMember(userId: string, organizationId: string): Promise<boolean> {
+    const found = await onMongo('membership lookup', () =>
+      this.memberships.findOne({ userId, organizationId }, { projection: { _id: 1 } }),
+    );
+    return found !== null;
+  }
+
+  async findGroup(organizationId: string, apiId: string): Promise<UrlGroup | null> {
+    const document = await onMongo('group lookup', () =>
+      this.groups.findOne({ organizationId, apiId }),
+    );
+    return document
+      ? { organizationId: document.organizationId, apiId: document.apiId, name: document.name }
+      : null;
+  }
+
+  async listLinkDomains(): Promise<string[]> {
+    return onMongo('link domain listing', () => this.organizations.distinct('domain'));
+  }
+
+  async findUserById(id: string): Promise<User | null> {
+    const document = await onMongo('user lookup', () => this.users.findOne({ _id: id }));
+    return document ? { id: document._id, name: document.name } : null;
+  }
+
+  async saveOrganization(organization: Organization): Promise<void> {
+    const { id, ...fields } = organization;
+    try {
+      await onMongo('organization save', () =>
+        this.organizations.replaceOne({ _id: id }, fields, { upsert: true }),
+      );
+    } catch (error) {
+      if (isDuplicateKeyOn(error, INDEXES.organizationKeyHash.name)) {
+        throw new Error(`organization "${id}": its key is already used by another organization`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async saveGroup(group: UrlGroup): Promise<void> {
+    const { organizationId, apiId, name } = group;
+    await onMongo('group save', () =>
+      this.groups.updateOne({ organizationId, apiId }, { $set: { name } }, { upsert: true }),
+    );
+  }
+
+  async saveUser(user: User): Promise<void> {
+    await onMongo('user save', () =>
+      this.users.replaceOne({ _id: user.id }, { name: user.name }, { upsert: true }),
+    );
+  }
+
+  /** A token hash, once saved, keeps its user: saving it again changes nothing. */
+  async saveToken(token: TokenRecord): Promise<void> {
+    await onMongo('token save', () =>
+      this.tokens.updateOne(
+        { tokenHash: token.tokenHash },
+        { $setOnInsert: { userId: token.userId, createdAt: token.createdAt } },
+        { upsert: true },
+      ),
+    );
+  }
+
+  async saveMembership(userId: string, organizationId: string): Promise<void> {
+    await onMongo('membership save', () =>
+      this.memberships.updateOne(
+        { userId, organizationId },
+        { $setOnInsert: { userId, organizationId } },
+        { upsert: true },
+      ),
+    );
+  }
+}

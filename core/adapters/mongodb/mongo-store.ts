@@ -1,0 +1,110 @@
+import { MongoClient, type Db } from 'mongodb';
+import { BackendUnavailableError } from '../../errors/shortlink-error';
+import { silentLogger, type Logger } from '../../ports/logger';
+import type { Store } from '../../ports/store';
+import { isBackendUnavailable, onMongo } from './backend-errors';
+import { databaseNameFromUri, mongoClientOptions } from './connection-options';
+import { COLLECTIONS } from './documents';
+import { ensureIndexes } from './indexes';
+import { MongoIdSequence } from './mongo-id-sequence';
+import { MongoIdentityStore } from './mongo-identity-store';
+import { MongoLinkStore } from './mongo-link-store';
+
+export const MONGO_STORE_KIND = 'mongodb';
+
+/** The MongoDB store; its client and database are exposed for adapters that share them. */
+export interface MongoStore extends Store {
+  readonly kind: typeof MONGO_STORE_KIND;
+  readonly identities: MongoIdentityStore;
+  readonly links: MongoLinkStore;
+  readonly ids: MongoIdSequence;
+  readonly client: MongoClient;
+  readonly db: Db;
+}
+
+export interface MongoStoreOptions {
+  /** A MongoDB connection string (`mongodb://` or `mongodb+srv://`). */
+  uri: string;
+  /** Overrides the database named in the URI (default `shortlink`). */
+  dbName?: string;
+  logger?: Logger;
+}
+
+export function isMongoStore(store: Store): store is MongoStore {
+  return store.kind === MONGO_STORE_KIND && 'client' in store;
+}
+
+/** Host list for messages: never the credentials that may sit in the URI. */
+export function describeHosts(client: MongoClient): string {
+  return client.options.hosts.map(String).join(',');
+}
+
+/**
+ * The store on an existing client and database, without any I/O. `closeClient` says whether
+ * closing the store closes the client (it does when the store opened it).
+ */
+export function mongoStoreOn(client: MongoClient, db: Db, closeClient: boolean): MongoStore {
+  return {
+    kind: MONGO_STORE_KIND,
+    client,
+    db,
+    identities: new MongoIdentityStore(db),
+    links: new MongoLinkStore(db.collection(COLLECTIONS.links)),
+    ids: new MongoIdSequence(db.collection(COLLECTIONS.counters)),
+    ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
+    close: () => (closeClient ? client.close() : Promise.resolve()),
+  };
+}
+
+/** A MongoClient with the store's defaults (majority writes, short timeouts), connected. */
+export async function connectMongoClient(uri: string): Promise<MongoClient> {
+  let client: MongoClient;
+  try {
+    client = new MongoClient(uri, mongoClientOptions(uri));
+  } catch (error) {
+    // The driver's parse errors name the problem but never echo the credentials.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`MONGODB_URI is not a usable MongoDB connection string: ${reason}`, {
+      cause: error,
+    });
+  }
+  try {
+    await client.connect();
+    return client;
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw startupError(error, client);
+  }
+}
+
+function startupError(error: unknown, client: MongoClient): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  const where = `MongoDB at ${describeHosts(client)}`;
+  if (isBackendUnavailable(error)) {
+    return new BackendUnavailableError(
+      `${where} is unreachable (${reason}); check MONGODB_URI and that the server is running`,
+      { cause: error },
+    );
+  }
+  return new Error(`${where} refused to start the store: ${reason}`, { cause: error });
+}
+
+/**
+ * Connects, checks the server answers and creates the collections and indexes (idempotent).
+ * An unreachable server fails here within the server-selection timeout (5 s by default) with a
+ * BackendUnavailableError that names the hosts, so the process does not start half-working.
+ */
+export async function createMongoStore(options: MongoStoreOptions): Promise<MongoStore> {
+  const logger = options.logger ?? silentLogger;
+  const client = await connectMongoClient(options.uri);
+  const db = client.db(options.dbName ?? databaseNameFromUri(options.uri));
+  try {
+    await db.command({ ping: 1 });
+    await ensureIndexes(db);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw startupError(error, client);
+  }
+  logger.info({ hosts: describeHosts(client), database: db.databaseName }, 'MongoDB store ready');
+  return mongoStoreOn(client, db, true);
+}
