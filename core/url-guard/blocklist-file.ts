@@ -11,13 +11,14 @@ export interface BlocklistFileOptions {
 
 /**
  * The blocklist file, kept current by polling its metadata (inode, size, times) and re-reading
- * it when they change. Polling, not fs.watch: it sees edits in place, atomic renames, bind
+ * it when they change (after they held still for one poll). Polling, not fs.watch: it sees edits in place, atomic renames, bind
  * mounts and ConfigMap updates alike, and behaves the same on every file system. A file that
  * cannot be read or parsed leaves the last good list in force and is logged once per change.
  */
 export class BlocklistFile {
   private list: DomainSet;
   private signature: string;
+  private pending: string | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private polls = 0;
@@ -72,13 +73,24 @@ export class BlocklistFile {
 
   private async poll(): Promise<void> {
     let signature: string;
+    let failure: string | null = null;
     try {
       signature = await signatureOf(this.path);
     } catch (error) {
-      this.refuse(`error:${codeOf(error)}`, `cannot be read (${codeOf(error)})`);
-      return;
+      signature = `error:${codeOf(error)}`;
+      failure = `cannot be read (${codeOf(error)})`;
     }
     if (signature === this.signature) return;
+    // A change is applied once two polls in a row see it: a file being written in place (first
+    // truncated, then filled) is never taken for an empty list.
+    if (signature !== this.pending) {
+      this.pending = signature;
+      return;
+    }
+    if (failure !== null) {
+      this.refuse(signature, failure);
+      return;
+    }
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
