@@ -304,11 +304,12 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
 
   it('accepts Content-Type with a charset, in any case, and no Content-Type at all', async () => {
     const body = JSON.stringify(f.body());
-    for (const headers of [
+    const variants: Array<Record<string, string>> = [
       { 'content-type': 'application/json; charset=utf-8' },
       { 'content-type': 'Application/JSON;charset=UTF-8' },
       {},
-    ]) {
+    ];
+    for (const headers of variants) {
       const answer = await post({ ...auth(), ...headers }, body);
       expect(answer.status).toBe(200);
     }
