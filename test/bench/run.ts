@@ -102,6 +102,11 @@ async function main(): Promise<void> {
         }),
         row('gRPC create p50 ms', grpc.subject.p50Ms, grpc.baseline.p50Ms),
         row('gRPC create p99 ms', grpc.subject.p99Ms, grpc.baseline.p99Ms),
+        row(
+          'gRPC create server CPU ms/req',
+          grpc.subject.serverCpuMsPerRequest,
+          grpc.baseline.serverCpuMsPerRequest,
+        ),
       );
     } else {
       log('gRPC: the gRPC gateway is not available in this build; its rows are missing');

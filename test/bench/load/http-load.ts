@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import type { Round } from '../support/measurement';
+import { withServerCpu } from '../support/process-cpu';
 
 export interface HttpLoad {
   method: 'GET' | 'POST';
@@ -12,8 +13,20 @@ export interface HttpLoad {
 
 export const CONNECTIONS = 32;
 
-/** One autocannon run (in this process) against 127.0.0.1:`port`. */
-export async function httpRound(port: number, load: HttpLoad, seconds: number): Promise<Round> {
+/** One autocannon run (in this process) against 127.0.0.1:`port`, served by process `pid`. */
+export function httpRound(
+  server: { port: number; pid: number | undefined },
+  load: HttpLoad,
+  seconds: number,
+): Promise<Round> {
+  return withServerCpu(server.pid, () => autocannonRound(server.port, load, seconds));
+}
+
+async function autocannonRound(
+  port: number,
+  load: HttpLoad,
+  seconds: number,
+): Promise<Omit<Round, 'serverCpuMsPerRequest'>> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,

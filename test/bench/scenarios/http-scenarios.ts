@@ -113,10 +113,10 @@ export async function runHttpScenarios(
     };
     const report = (scenario: string) => (name: string, index: number, round: Round) =>
       log(
-        `${scenario} round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} req/s, p50 ${round.p50Ms} ms, p99 ${round.p99Ms} ms, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
+        `${scenario} round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} req/s, p50 ${round.p50Ms} ms, p99 ${round.p99Ms} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
       );
     const on = (server: BenchChild<ServerReady>, load: HttpLoad) => (seconds: number) =>
-      httpRound(server.ready.httpPort, load, seconds);
+      httpRound({ port: server.ready.httpPort, pid: server.process.pid }, load, seconds);
 
     const create = await alternate(
       [

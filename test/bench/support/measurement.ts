@@ -8,6 +8,8 @@ export interface Round {
   unexpectedStatus: number;
   /** Connection errors, timeouts and failed calls. */
   errors: number;
+  /** CPU time the server process spent per answered request (null without /proc). */
+  serverCpuMsPerRequest: number | null;
 }
 
 /** The medians over a target's rounds, plus every round and the failure totals. */
@@ -18,6 +20,7 @@ export interface Summary {
   requests: number;
   unexpectedStatus: number;
   errors: number;
+  serverCpuMsPerRequest: number | null;
   rounds: Round[];
 }
 
@@ -46,6 +49,9 @@ export function summarize(rounds: readonly Round[]): Summary {
     requests: sum((r) => r.requests),
     unexpectedStatus: sum((r) => r.unexpectedStatus),
     errors: sum((r) => r.errors),
+    serverCpuMsPerRequest: rounds.every((r) => r.serverCpuMsPerRequest !== null)
+      ? median(rounds.map((r) => r.serverCpuMsPerRequest as number))
+      : null,
     rounds: [...rounds],
   };
 }
