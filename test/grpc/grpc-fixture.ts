@@ -27,10 +27,10 @@ export interface GrpcFixture {
   running: RunningGrpcServer;
   address: string;
   client: ShortLinkServiceClient;
-  /** CreateShortLink with `authorization: Bearer <token>` when a token is given. */
+  /** CreateShortLink with `authorization: Bearer <token>` for a token, or the metadata given. */
   create(
     request: Partial<CreateShortLinkRequest>,
-    token?: string,
+    auth?: string | Metadata,
     options?: Partial<CallOptions>,
   ): Promise<CallOutcome<CreateShortLinkResponse>>;
   resolve(request: ResolveShortLinkRequest): Promise<CallOutcome<ResolveShortLinkResponse>>;
@@ -77,11 +77,11 @@ export async function startGrpc(
     running,
     address,
     client,
-    create: (request, token, callOptions = {}) =>
+    create: (request, auth, callOptions = {}) =>
       outcomeOf<CreateShortLinkResponse>((callback) =>
         client.createShortLink(
           CreateShortLinkRequest.fromPartial(request),
-          token === undefined ? new Metadata() : bearer(token),
+          typeof auth === 'string' ? bearer(auth) : (auth ?? new Metadata()),
           callOptions,
           callback,
         ),

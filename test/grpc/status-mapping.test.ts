@@ -1,0 +1,238 @@
+import { Metadata, status } from '@grpc/grpc-js';
+import {
+  BackendUnavailableError,
+  createCore,
+  createMemoryStore,
+  ErrorCode,
+  reasonOf,
+  type ErrorCodeNumber,
+  type ErrorReason,
+  type UrlGuard,
+} from '../../core';
+import { GRPC_STATUS_BY_REASON } from '../../gateway-grpc';
+import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import { failingStore } from '../support/failures';
+import { decodeStatusDetails } from './error-details';
+import { metadataText, startGrpc, type CallOutcome, type GrpcFixture } from './grpc-fixture';
+
+/** CONTRACT.md §4, as printed there. */
+const CONTRACT_TABLE: Array<[codes: number[], grpcStatus: status]> = [
+  [[3, 10, 11, 12, 13], status.UNAUTHENTICATED],
+  [[17], status.PERMISSION_DENIED],
+  [[4, 5, 6, 7, 8, 9, 16], status.INVALID_ARGUMENT],
+  [[14], status.NOT_FOUND],
+  [[15], status.ALREADY_EXISTS],
+  [[18], status.FAILED_PRECONDITION],
+  [[19], status.RESOURCE_EXHAUSTED],
+  [[1], status.INTERNAL],
+  [[23], status.UNAVAILABLE],
+];
+/** Codes the contract's table leaves to the gateway (REST-only failures and the unknown path). */
+const GATEWAY_DECISIONS: Array<[codes: number[], grpcStatus: status]> = [
+  [[2], status.UNIMPLEMENTED],
+  [[20, 21, 22], status.INVALID_ARGUMENT],
+  [[24], status.NOT_FOUND],
+];
+
+describe('gRPC status mapping table', () => {
+  it('matches the contract table for every code it lists, and covers every other code', () => {
+    const expected = new Map<number, status>();
+    for (const [codes, grpcStatus] of [...CONTRACT_TABLE, ...GATEWAY_DECISIONS]) {
+      for (const code of codes) expected.set(code, grpcStatus);
+    }
+    const reasons = Object.keys(ErrorCode) as ErrorReason[];
+    expect(reasons).toHaveLength(expected.size);
+    for (const reason of reasons) {
+      expect([reason, GRPC_STATUS_BY_REASON[reason]]).toEqual([
+        reason,
+        expected.get(ErrorCode[reason]),
+      ]);
+    }
+    expect(Object.keys(GRPC_STATUS_BY_REASON).sort()).toEqual([...reasons].sort());
+  });
+});
+
+/** Asserts the whole error answer: status, details, numeric code, google.rpc.Status/ErrorInfo. */
+function expectFailure(
+  outcome: CallOutcome<unknown>,
+  code: ErrorCodeNumber,
+  grpcStatus: status,
+  messageCount = 1,
+): string[] {
+  const { error, response, status: callStatus } = outcome;
+  expect(response).toBeUndefined();
+  expect({
+    code: error?.code,
+    shortlinkCode: metadataText(callStatus.metadata, 'shortlink-error-code'),
+  }).toEqual({
+    code: grpcStatus,
+    shortlinkCode: String(code),
+  });
+  const messages = error!.details.split('; ');
+  expect(messages).toHaveLength(messageCount);
+  for (const message of messages) expect(message.length).toBeGreaterThan(0);
+  const decoded = decodeStatusDetails(callStatus.metadata);
+  expect(decoded).toEqual({
+    code: grpcStatus,
+    message: error!.details,
+    typeUrls: ['type.googleapis.com/google.rpc.ErrorInfo'],
+    errorInfo: { reason: reasonOf(code), domain: 'shortlink', metadata: { code: String(code) } },
+  });
+  return messages;
+}
+
+describe('gRPC errors through a real server', () => {
+  let f: CoreFixture;
+  let grpc: GrpcFixture;
+  const blockingGuard: UrlGuard = {
+    check: (url) =>
+      Promise.resolve(
+        url.hostname === 'evil.example'
+          ? { blocked: true, reason: 'the host is on the blocklist' }
+          : { blocked: false },
+      ),
+  };
+
+  beforeAll(async () => {
+    f = await createTestCore({ urlGuard: blockingGuard });
+    grpc = await startGrpc(f.core);
+  });
+  afterAll(() => grpc.close());
+
+  const request = (overrides: Record<string, unknown> = {}) => ({
+    organizationKey: f.organizationKey,
+    urlGroupId: '1',
+    url: 'https://example.com/page',
+    ...overrides,
+  });
+  const withAuthorization = (value: string) => {
+    const metadata = new Metadata();
+    metadata.set('authorization', value);
+    return metadata;
+  };
+
+  it.each([
+    ['3: no authorization metadata', undefined, 3],
+    ['10: not a Bearer token', withAuthorization('Basic dXNlcjpwYXNz'), 10],
+    // (HTTP/2 drops a value with surrounding spaces, so "Bearer " arrives as no metadata.)
+    ['10: "Bearer" with no token', withAuthorization('Bearer'), 10],
+    ['10: an empty value', withAuthorization(''), 10],
+    ['11: an unknown token', 'not-a-real-token', 11],
+  ] as const)('UNAUTHENTICATED for the token stage, code %s', async (_name, auth, code) => {
+    const before = f.linkCount();
+    const outcome = await grpc.create(request(), auth);
+    expectFailure(outcome, code, status.UNAUTHENTICATED);
+    // No rate-limit figures before the token check passed.
+    expect(metadataText(outcome.status.metadata, 'x-ratelimit-limit')).toBeUndefined();
+    expect(f.linkCount()).toBe(before);
+  });
+
+  it.each([
+    [
+      '12: an unknown organization key',
+      { organizationKey: 'no-such-key' },
+      12,
+      status.UNAUTHENTICATED,
+    ],
+    ['4: an empty organization key', { organizationKey: '' }, 4, status.INVALID_ARGUMENT],
+    ['5: an empty url_group_id', { urlGroupId: '' }, 5, status.INVALID_ARGUMENT],
+    ['14: an unknown url group', { urlGroupId: '999' }, 14, status.NOT_FOUND],
+    ['6: an empty url', { url: '' }, 6, status.INVALID_ARGUMENT],
+    ['6: a url of spaces', { url: '   ' }, 6, status.INVALID_ARGUMENT],
+    ['7: not an http(s) url', { url: 'ftp://example.com/file' }, 7, status.INVALID_ARGUMENT],
+    ['8: an alias with other characters', { alias: 'no spaces!' }, 8, status.INVALID_ARGUMENT],
+    ['9: an alias of 65 characters', { alias: 'a'.repeat(65) }, 9, status.INVALID_ARGUMENT],
+    ['16: a redirect type that is not allowed', { redirectType: 200 }, 16, status.INVALID_ARGUMENT],
+    ['16: a negative redirect type', { redirectType: -301 }, 16, status.INVALID_ARGUMENT],
+    ['15: a reserved alias', { alias: 'API' }, 15, status.ALREADY_EXISTS],
+    ['18: a blocked URL', { url: 'https://evil.example/login' }, 18, status.FAILED_PRECONDITION],
+  ] as const)('code %s', async (_name, overrides, code, grpcStatus) => {
+    const before = f.linkCount();
+    const outcome = await grpc.create(request(overrides), f.token);
+    expectFailure(outcome, code, grpcStatus);
+    // Past the token check, every answer carries the rate-limit figures.
+    expect(metadataText(outcome.status.metadata, 'x-ratelimit-limit')).toBe('60');
+    expect(f.linkCount()).toBe(before);
+  });
+
+  it('code 13: UNAUTHENTICATED for an inactive organization', async () => {
+    const outcome = await grpc.create(
+      request({ organizationKey: f.inactiveOrganizationKey }),
+      f.token,
+    );
+    expectFailure(outcome, 13, status.UNAUTHENTICATED);
+  });
+
+  it('code 17: PERMISSION_DENIED for a token whose user is not a member', async () => {
+    const outcome = await grpc.create(request(), f.outsiderToken);
+    expectFailure(outcome, 17, status.PERMISSION_DENIED);
+  });
+
+  it('code 15: ALREADY_EXISTS for an alias taken on this link domain', async () => {
+    const first = await grpc.create(request({ alias: 'taken-once' }), f.token);
+    expect(first.error).toBeUndefined();
+    const before = f.linkCount();
+    const second = await grpc.create(
+      request({ alias: 'taken-once', url: 'https://other.example/' }),
+      f.token,
+    );
+    expectFailure(second, 15, status.ALREADY_EXISTS);
+    expect(f.linkCount()).toBe(before);
+  });
+
+  it('reports every failing field, with the code of the first (7), in details and Status.message', async () => {
+    const outcome = await grpc.create(
+      request({ url: 'not a url', alias: 'bad alias', redirectType: 999 }),
+      f.token,
+    );
+    const messages = expectFailure(outcome, 7, status.INVALID_ARGUMENT, 3);
+    expect(messages[0]).toMatch(/url/);
+    expect(messages[1]).toMatch(/alias/);
+    expect(messages[2]).toMatch(/redirect_type/);
+  });
+
+  it('reads proto3 defaults as absent: empty alias generates one, redirect_type 0 is 301', async () => {
+    const { response, error } = await grpc.create(request({ alias: '', redirectType: 0 }), f.token);
+    expect(error).toBeUndefined();
+    expect(response!.shortLink!.alias).toMatch(/^[0-9A-Za-z]{7}$/);
+    expect(response!.shortLink!.redirectType).toBe(301);
+  });
+
+  it('code 24: NOT_FOUND when resolving an unknown alias', async () => {
+    expectFailure(await grpc.resolve({ domain: f.domain, alias: 'missing' }), 24, status.NOT_FOUND);
+  });
+});
+
+describe('gRPC errors from failing backends', () => {
+  it.each([
+    [
+      '1: INTERNAL for an unexpected store error, without leaking it',
+      () => new Error('disk on fire at /var/db'),
+      1,
+      status.INTERNAL,
+    ],
+    [
+      '23: UNAVAILABLE when the store is unreachable',
+      () => new BackendUnavailableError('connection refused to db:27017'),
+      23,
+      status.UNAVAILABLE,
+    ],
+  ] as const)('code %s', async (_name, makeError, code, grpcStatus) => {
+    const base = createMemoryStore();
+    const f = await createTestCore({ store: base });
+    // Identities work (the token and organization checks pass); the id sequence fails.
+    const store = failingStore(base, makeError, { parts: ['ids'] });
+    const core = createCore({ ...f.core.deps, store });
+    const grpc = await startGrpc(core);
+    try {
+      const outcome = await grpc.create(
+        { organizationKey: f.organizationKey, urlGroupId: '1', url: 'https://example.com/' },
+        f.token,
+      );
+      const [message] = expectFailure(outcome, code, grpcStatus);
+      expect(message).not.toMatch(/disk|var|27017|refused/);
+    } finally {
+      await grpc.close();
+    }
+  });
+});
