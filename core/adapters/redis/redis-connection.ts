@@ -19,6 +19,8 @@ export interface RedisConnectionOptions {
 export function createRedisClient(url: string, options: RedisConnectionOptions = {}): Redis {
   const maxDelay = options.maxReconnectDelayMs ?? 2000;
   return new Redis(url, {
+    // Shown by CLIENT LIST, so an operator can tell these connections apart.
+    connectionName: 'shortlink-ratelimit',
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
@@ -39,34 +41,54 @@ export function describeRedisUrl(url: string): string {
   }
 }
 
-/** Resolves true once the client is ready, false on its first error or after `timeoutMs`. */
-export function waitUntilReady(client: Redis, timeoutMs: number): Promise<boolean> {
-  if (client.status === 'ready') return Promise.resolve(true);
+export type StartupOutcome = { ready: true } | { ready: false; error?: unknown };
+
+/** Resolves once the client is ready, or on its first error, or after `timeoutMs`. */
+export function waitUntilReady(client: Redis, timeoutMs: number): Promise<StartupOutcome> {
+  if (client.status === 'ready') return Promise.resolve({ ready: true });
   return new Promise((resolve) => {
-    const settle = (ready: boolean) => {
+    const settle = (outcome: StartupOutcome) => {
       clearTimeout(timer);
       client.off('ready', onReady);
       client.off('error', onError);
-      resolve(ready);
+      resolve(outcome);
     };
-    const onReady = () => settle(true);
-    const onError = () => settle(false);
-    const timer = setTimeout(() => settle(false), timeoutMs);
+    const onReady = () => settle({ ready: true });
+    const onError = (error: unknown) => settle({ ready: false, error });
+    const timer = setTimeout(
+      () => settle({ ready: false, error: new Error(`no connection within ${timeoutMs} ms`) }),
+      timeoutMs,
+    );
     client.once('ready', onReady);
     client.once('error', onError);
   });
 }
 
-/** Ends the connection: QUIT when it is up (pending replies arrive first), else just stop. */
-export async function closeRedisClient(client: Redis): Promise<void> {
+/**
+ * Ends the connection and resolves once it is closed: QUIT when it is up (the replies still due
+ * arrive first), else just stop reconnecting.
+ */
+export async function closeRedisClient(client: Redis, timeoutMs = 5000): Promise<void> {
   if (client.status === 'end') return;
-  if (client.status === 'ready') {
-    try {
-      await client.quit();
-      return;
-    } catch {
-      // The server went away while quitting: nothing left to say goodbye to.
+  const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    if (client.status === 'ready') {
+      // A server that went away meanwhile rejects the QUIT: then nothing is left to close politely.
+      const quit = client.quit().then(() => ended);
+      if ((await Promise.race([quit, timedOut])) !== 'timeout') return;
     }
+    client.disconnect();
+    // Between two reconnection attempts there is no socket to close: disconnect() only cancels
+    // the next attempt, and ioredis emits no 'end'. Nothing is left running then.
+    if (client.status === 'reconnecting') return;
+    await Promise.race([ended, timedOut]);
+  } catch {
+    client.disconnect();
+  } finally {
+    clearTimeout(timer);
   }
-  client.disconnect();
 }

@@ -52,19 +52,23 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
   const prefix = `${options.keyPrefix ?? 'shortlink'}:ratelimit`;
   const windowSeconds = options.windowSeconds ?? 60;
   const client = createRedisClient(options.url, options);
-  let closing = false;
+  let closed: Promise<void> | undefined;
 
   // Without an error listener ioredis prints every failed reconnection attempt to the console.
   client.on('error', (error: unknown) => {
     options.logger.debug({ redis: backend, err: error }, 'Redis connection error');
   });
-  const connected = await waitUntilReady(client, options.startupTimeoutMs ?? 5000);
-  const monitor = new FallbackMonitor(options.logger, backend, connected ? 'shared' : 'insurance');
-  if (connected) {
+  const startup = await waitUntilReady(client, options.startupTimeoutMs ?? 5000);
+  const monitor = new FallbackMonitor(
+    options.logger,
+    backend,
+    startup.ready ? 'shared' : 'insurance',
+  );
+  if (startup.ready) {
     options.logger.info({ redis: backend }, 'rate limits are shared through Redis');
   } else {
     options.logger.warn(
-      { redis: backend },
+      { redis: backend, err: startup.error },
       'Redis unreachable at start-up: rate limits are counted per process by the in-memory insurance limiter until it answers',
     );
   }
@@ -72,7 +76,7 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
   // above; from here on the monitor logs each switch once.
   client.on('ready', () => monitor.connectionReady());
   client.on('close', () => {
-    if (!closing) monitor.connectionLost();
+    if (!closed) monitor.connectionLost();
   });
 
   return {
@@ -92,10 +96,12 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
     }),
     client,
     monitor,
-    close: async () => {
-      closing = true;
-      monitor.silence();
-      await closeRedisClient(client);
+    close: () => {
+      if (!closed) {
+        monitor.silence();
+        closed = closeRedisClient(client);
+      }
+      return closed;
     },
   };
 }
