@@ -60,21 +60,12 @@ export function outcomeOf<TResponse>(
   });
 }
 
-/** A real gRPC server on 127.0.0.1, port 0, serving `core`, and a generated client for it. */
-export async function startGrpc(
-  core: Core,
-  options: { logger?: Logger; shutdownTimeoutMs?: number } = {},
-): Promise<GrpcFixture> {
-  const running = await listenGrpc(core, {
-    port: 0,
-    host: '127.0.0.1',
-    logger: options.logger ?? silentLogger,
-    shutdownTimeoutMs: options.shutdownTimeoutMs ?? 2000,
-  });
-  const address = `127.0.0.1:${running.port}`;
+export type GrpcClientFixture = Omit<GrpcFixture, 'running'>;
+
+/** A generated ShortLinkService client of the server at `address` (`host:port`). */
+export function connectGrpc(address: string): GrpcClientFixture {
   const client = new ShortLinkServiceClient(address, credentials.createInsecure());
   return {
-    running,
     address,
     client,
     create: (request, auth, callOptions = {}) =>
@@ -90,8 +81,30 @@ export async function startGrpc(
       outcomeOf<ResolveShortLinkResponse>((callback) =>
         client.resolveShortLink(request, new Metadata(), callback),
       ),
-    close: async () => {
+    close: () => {
       client.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+/** A real gRPC server on 127.0.0.1, port 0, serving `core`, and a generated client for it. */
+export async function startGrpc(
+  core: Core,
+  options: { logger?: Logger; shutdownTimeoutMs?: number } = {},
+): Promise<GrpcFixture> {
+  const running = await listenGrpc(core, {
+    port: 0,
+    host: '127.0.0.1',
+    logger: options.logger ?? silentLogger,
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? 2000,
+  });
+  const connection = connectGrpc(`127.0.0.1:${running.port}`);
+  return {
+    ...connection,
+    running,
+    close: async () => {
+      await connection.close();
       await running.close();
     },
   };
