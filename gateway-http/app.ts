@@ -43,6 +43,11 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
     sendReason(res, 'NOT_FOUND', 'Not found.');
   });
   const lastResort: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    // A path whose percent-encoding does not decode (express's URIError) names nothing.
+    if (error instanceof URIError && !res.headersSent) {
+      sendReason(res, 'NOT_FOUND', 'Not found.');
+      return;
+    }
     req.log.error({ err: error }, 'unhandled error');
     if (res.headersSent) {
       res.destroy();

@@ -1,0 +1,48 @@
+import pino from 'pino';
+import { loadConfig, type DemoCredentials, type MemoryStore } from '../../../core';
+import { startService, type RunningService } from '../../../gateway-http/service';
+
+export interface TestService {
+  service: RunningService;
+  demo: DemoCredentials;
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+  port: number;
+  /** The embedded store, read directly to count what was written. */
+  store: MemoryStore;
+  /** A valid create body for the demo organization, with `fields` merged over it. */
+  validBody(fields?: Record<string, unknown>): Record<string, unknown>;
+  authorization: string;
+}
+
+/** The whole service in-process on the embedded store (PORT=0, GRPC_PORT=0, silent logs). */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const service = await startService(
+    loadConfig({ PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent', ...env }),
+    pino({ level: 'silent' }),
+  );
+  const demo = service.demo;
+  if (!demo) throw new Error('the embedded default should provision a demo organization');
+  const store = service.runtime.core.deps.store;
+  if (store.kind !== 'memory') throw new Error('these tests count links in the memory store');
+  return {
+    service,
+    demo,
+    port: service.http.port,
+    base: `http://127.0.0.1:${service.http.port}`,
+    store: store as MemoryStore,
+    authorization: `Bearer ${demo.token}`,
+    validBody: (fields = {}) => ({
+      organization_key: demo.organizationKey,
+      url_group_id: demo.urlGroupId,
+      url: 'https://example.com/some/long/path',
+      ...fields,
+    }),
+  };
+}
+
+/** Budgets high enough that fuzzing and races are never cut short by the rate limits. */
+export const UNLIMITED = {
+  RATE_LIMIT_PER_MINUTE: '100000000',
+  AUTH_FAILURES_PER_MINUTE: '100000000',
+};
