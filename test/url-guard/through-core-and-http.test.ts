@@ -1,0 +1,188 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import {
+  createCore,
+  createMemoryStore,
+  loadConfig,
+  Provisioner,
+  ShortlinkError,
+  systemClock,
+  type Core,
+  type MemoryStore,
+} from '../../core';
+import {
+  createUrlGuardFromConfig,
+  type ConfiguredUrlGuard,
+} from '../../core/runtime/url-guard-from-config';
+import { createHttpApp } from '../../gateway-http/app';
+import { listenHttp, type RunningHttpServer } from '../../gateway-http/http-server';
+import { startFakeSafeBrowsing, type FakeSafeBrowsing } from './fake-safe-browsing';
+import { recordingLogger } from './fixtures';
+
+const TOKEN = 'url-guard-test-token';
+const ORG_KEY = 'url-guard-test-org-key';
+const SB_KEY = 'sb-key-through-core';
+
+/** The configured chain inside a real core (memory store) and the REST gateway on port 0. */
+describe('anti-phishing check through the core and the REST gateway', () => {
+  let dir: string;
+  let fake: FakeSafeBrowsing;
+  let store: MemoryStore;
+  let guard: ConfiguredUrlGuard;
+  let core: Core;
+  let http: RunningHttpServer;
+  let provisioner: Provisioner;
+  const logger = recordingLogger();
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'url-guard-'));
+    const blocklist = join(dir, 'blocklist.txt');
+    await writeFile(blocklist, '# known phishing\nphish.example\n');
+    fake = await startFakeSafeBrowsing();
+    fake.threats.set('https://reported.example/login', { threatType: 'SOCIAL_ENGINEERING' });
+
+    store = createMemoryStore();
+    provisioner = new Provisioner(store.identities, systemClock);
+    await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link', secretKey: ORG_KEY });
+    await provisioner.saveGroup({ organizationId: 'acme', apiId: '1' });
+    await provisioner.saveUser({ id: 'alice', organizations: ['acme'] });
+    await provisioner.issueToken('alice', { token: TOKEN });
+
+    const config = loadConfig({
+      BLOCKED_SHORTENER_DOMAINS: 'bit.ly, tinyurl.com',
+      URL_BLOCKLIST_FILE: blocklist,
+      URL_BLOCKLIST_POLL_MS: '50',
+      SAFE_BROWSING_URL: fake.url,
+      SAFE_BROWSING_KEY: SB_KEY,
+      SAFE_BROWSING_FAIL: 'closed',
+    });
+    guard = await createUrlGuardFromConfig(config, logger, store);
+    core = createCore({ store, urlGuard: guard.guard });
+    http = await listenHttp(createHttpApp(core, { logger: pino({ level: 'silent' }) }), {
+      port: 0,
+      host: '127.0.0.1',
+    });
+  });
+
+  afterAll(async () => {
+    await http?.close();
+    await guard?.close();
+    await fake?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const create = (url: string, extra: Record<string, unknown> = {}) =>
+    core
+      .createCaller({ authorization: `Bearer ${TOKEN}` })
+      .links.create({ organization_key: ORG_KEY, url_group_id: '1', url, ...extra });
+
+  const refusal = async (url: string, extra: Record<string, unknown> = {}) => {
+    const error: unknown = await create(url, extra).then(
+      () => null,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ShortlinkError);
+    const { code, messages } = error as ShortlinkError;
+    return { code, messages };
+  };
+
+  it.each([
+    [
+      'http://paypal.com@evil.example/',
+      'credentials before the host disguise the real destination',
+    ],
+    [
+      'https://acme.link/abc123',
+      "the host is one of this service's own link domains (a link to a link)",
+    ],
+    [
+      'https://bit.ly/xyz',
+      'the host is another link shortener, which would hide the real destination',
+    ],
+    ['https://login.phish.example/', 'the host is on the blocklist'],
+    ['https://p\u0430ypal.com/', 'the host mixes Latin and Cyrillic letters'],
+    ['https://reported.example/login', 'reported by the reputation service as SOCIAL_ENGINEERING'],
+  ])('refuses %s with code 18 and says why', async (url, reason) => {
+    expect(await refusal(url)).toEqual({ code: 18, messages: [`The URL was refused: ${reason}`] });
+  });
+
+  it('creates a link for a URL every rule lets through, after asking the reputation service', async () => {
+    const before = fake.requests.length;
+    const link = await create('https://www.example.com/fine');
+    expect(link.url).toBe('https://www.example.com/fine');
+    expect(fake.requests.length).toBe(before + 1);
+    expect(fake.requests.at(-1)?.key).toBe(SB_KEY);
+  });
+
+  it('does not ask the reputation service about a URL a local rule refused', async () => {
+    const before = fake.requests.length;
+    await refusal('https://tinyurl.com/other');
+    expect(fake.requests.length).toBe(before);
+  });
+
+  it('reports invalid fields before the anti-phishing check', async () => {
+    expect(await refusal('https://bit.ly/xyz', { alias: 'not valid!' })).toMatchObject({ code: 8 });
+  });
+
+  it('sees an organization provisioned in this process once told, and refuses loops to it', async () => {
+    await provisioner.saveOrganization({ id: 'beta', domain: 'beta.link:8443' });
+    guard.linkDomainsChanged();
+    expect((await refusal('https://beta.link:8443/x')).code).toBe(18);
+    await expect(create('https://beta.link/x')).resolves.toMatchObject({
+      url: 'https://beta.link/x',
+    });
+  });
+
+  it('stores nothing when a URL is refused', async () => {
+    const before = store.links.size;
+    await refusal('https://phish.example/a', { alias: 'phish-attempt' });
+    await refusal('https://reported.example/login', { alias: 'reported-attempt' });
+    expect(store.links.size).toBe(before);
+    expect(await store.links.findByAlias('acme.link', 'phish-attempt')).toBeNull();
+  });
+
+  it('answers 422 with code 18 and the reason over REST, and stores nothing', async () => {
+    const before = store.links.size;
+    const response = await fetch(`http://127.0.0.1:${http.port}/api/create`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        organization_key: ORG_KEY,
+        url_group_id: '1',
+        url: 'https://user:pw@bank.example.evil.example/',
+        alias: 'rest-attempt',
+      }),
+    });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toEqual({
+      data: null,
+      code: 18,
+      errors: ['The URL was refused: credentials before the host disguise the real destination'],
+    });
+    expect(store.links.size).toBe(before);
+  });
+
+  it('answers 422 with code 18 over REST for a reported URL too', async () => {
+    const response = await fetch(`http://127.0.0.1:${http.port}/api/create`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        organization_key: ORG_KEY,
+        url_group_id: 1,
+        url: 'https://reported.example/login',
+      }),
+    });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toEqual({
+      data: null,
+      code: 18,
+      errors: ['The URL was refused: reported by the reputation service as SOCIAL_ENGINEERING'],
+    });
+  });
+
+  it('never logs the reputation key', () => {
+    expect(JSON.stringify(logger.entries)).not.toContain(SB_KEY);
+  });
+});

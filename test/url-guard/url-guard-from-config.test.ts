@@ -1,0 +1,85 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, createMemoryStore, loadConfig, Provisioner, systemClock } from '../../core';
+import { createUrlGuardFromConfig } from '../../core/runtime/url-guard-from-config';
+import { organization, recordingLogger } from './fixtures';
+
+describe('the URL guard from the configuration', () => {
+  it('has defaults: fail open, quotas, no blocklist, no reputation lookup', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      BLOCKED_SHORTENER_DOMAINS: [],
+      SAFE_BROWSING_FAIL: 'open',
+      SAFE_BROWSING_PER_MINUTE: 600,
+      SAFE_BROWSING_TIMEOUT_MS: 2000,
+      LINK_DOMAINS_REFRESH_SECONDS: 10,
+    });
+    expect(config.SAFE_BROWSING_THREAT_TYPES).toContain('SOCIAL_ENGINEERING');
+    expect(config.URL_BLOCKLIST_FILE).toBeUndefined();
+    expect(config.SAFE_BROWSING_URL).toBeUndefined();
+  });
+
+  it('refuses an invalid fail mode or reputation URL', () => {
+    expect(() => loadConfig({ SAFE_BROWSING_FAIL: 'maybe' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SAFE_BROWSING_URL: 'ftp://sb.example' })).toThrow(ConfigError);
+  });
+
+  it('always runs the built-in rules, even with nothing configured', async () => {
+    const store = createMemoryStore();
+    await new Provisioner(store.identities, systemClock).saveOrganization({
+      id: 'acme',
+      domain: 'acme.link',
+    });
+    const { guard, close } = await createUrlGuardFromConfig(
+      loadConfig({}),
+      recordingLogger(),
+      store,
+    );
+    try {
+      const check = (url: string) => guard.check(new URL(url), { organization });
+      expect((await check('https://a@b.example/')).blocked).toBe(true);
+      expect((await check('https://acme.link/x')).blocked).toBe(true);
+      expect((await check('https://\u0440aypal.com/')).blocked).toBe(true);
+      expect(await check('https://bit.ly/x')).toEqual({ blocked: false });
+      expect(await check('https://example.com/')).toEqual({ blocked: false });
+    } finally {
+      await close();
+    }
+  });
+
+  it('refuses a key without a URL (the key goes only where the operator said)', async () => {
+    await expect(
+      createUrlGuardFromConfig(
+        loadConfig({ SAFE_BROWSING_KEY: 'k' }),
+        recordingLogger(),
+        createMemoryStore(),
+      ),
+    ).rejects.toThrow(ConfigError);
+  });
+
+  it('refuses a shortener entry that is not a domain, and a broken blocklist at start', async () => {
+    await expect(
+      createUrlGuardFromConfig(
+        loadConfig({ BLOCKED_SHORTENER_DOMAINS: 'bit.ly,https://t.co/' }),
+        recordingLogger(),
+        createMemoryStore(),
+      ),
+    ).rejects.toThrow(/BLOCKED_SHORTENER_DOMAINS.*https:\/\/t\.co\//);
+
+    const dir = await mkdtemp(join(tmpdir(), 'url-guard-config-'));
+    try {
+      const path = join(dir, 'list.txt');
+      await writeFile(path, 'ok.example\nnot ok\n');
+      await expect(
+        createUrlGuardFromConfig(
+          loadConfig({ URL_BLOCKLIST_FILE: path }),
+          recordingLogger(),
+          createMemoryStore(),
+        ),
+      ).rejects.toThrow(/URL_BLOCKLIST_FILE.*line 2/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
