@@ -63,3 +63,17 @@ export function isDuplicateKeyOn(error: unknown, indexName: string): boolean {
   // The server names the index in the message ("E11000 duplicate key error ... index: <name>").
   return error.message.includes(`index: ${indexName} `);
 }
+
+/**
+ * Runs an upsert again after a duplicate-key error: two first-time upserts of one key can race
+ * to insert, and the loser's second attempt finds the winner's document and updates it. (Servers
+ * since 4.2 retry most such cases themselves; this covers the rest.)
+ */
+export async function upsertRacing<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof MongoServerError && error.code === 11000) return run();
+    throw error;
+  }
+}

@@ -1,6 +1,6 @@
 import type { Collection } from 'mongodb';
 import type { IdSequence } from '../../ports/id-sequence';
-import { onMongo } from './backend-errors';
+import { onMongo, upsertRacing } from './backend-errors';
 import type { CounterDocument } from './documents';
 
 const LINK_IDS = 'link_id';
@@ -14,10 +14,12 @@ export class MongoIdSequence implements IdSequence {
 
   async next(): Promise<number> {
     const counter = await onMongo('id allocation', () =>
-      this.counters.findOneAndUpdate(
-        { _id: LINK_IDS },
-        { $inc: { seq: 1 } },
-        { upsert: true, returnDocument: 'after' },
+      upsertRacing(() =>
+        this.counters.findOneAndUpdate(
+          { _id: LINK_IDS },
+          { $inc: { seq: 1 } },
+          { upsert: true, returnDocument: 'after' },
+        ),
       ),
     );
     if (!counter) throw new Error('the id counter update returned no document');

@@ -6,7 +6,7 @@ import type {
   UrlGroup,
   User,
 } from '../../ports/identity-store';
-import { isDuplicateKeyOn, onMongo } from './backend-errors';
+import { isDuplicateKeyOn, onMongo, upsertRacing } from './backend-errors';
 import {
   COLLECTIONS,
   type GroupDocument,
@@ -92,7 +92,7 @@ export class MongoIdentityStore implements IdentityStore {
     const { id, ...fields } = organization;
     try {
       await onMongo('organization save', () =>
-        this.organizations.replaceOne({ _id: id }, fields, { upsert: true }),
+        upsertRacing(() => this.organizations.replaceOne({ _id: id }, fields, { upsert: true })),
       );
     } catch (error) {
       if (isDuplicateKeyOn(error, INDEXES.organizationKeyHash.name)) {
@@ -107,33 +107,41 @@ export class MongoIdentityStore implements IdentityStore {
   async saveGroup(group: UrlGroup): Promise<void> {
     const { organizationId, apiId, name } = group;
     await onMongo('group save', () =>
-      this.groups.updateOne({ organizationId, apiId }, { $set: { name } }, { upsert: true }),
+      upsertRacing(() =>
+        this.groups.updateOne({ organizationId, apiId }, { $set: { name } }, { upsert: true }),
+      ),
     );
   }
 
   async saveUser(user: User): Promise<void> {
     await onMongo('user save', () =>
-      this.users.replaceOne({ _id: user.id }, { name: user.name }, { upsert: true }),
+      upsertRacing(() =>
+        this.users.replaceOne({ _id: user.id }, { name: user.name }, { upsert: true }),
+      ),
     );
   }
 
   /** A token hash, once saved, keeps its user: saving it again changes nothing. */
   async saveToken(token: TokenRecord): Promise<void> {
     await onMongo('token save', () =>
-      this.tokens.updateOne(
-        { tokenHash: token.tokenHash },
-        { $setOnInsert: { userId: token.userId, createdAt: token.createdAt } },
-        { upsert: true },
+      upsertRacing(() =>
+        this.tokens.updateOne(
+          { tokenHash: token.tokenHash },
+          { $setOnInsert: { userId: token.userId, createdAt: token.createdAt } },
+          { upsert: true },
+        ),
       ),
     );
   }
 
   async saveMembership(userId: string, organizationId: string): Promise<void> {
     await onMongo('membership save', () =>
-      this.memberships.updateOne(
-        { userId, organizationId },
-        { $setOnInsert: { userId, organizationId } },
-        { upsert: true },
+      upsertRacing(() =>
+        this.memberships.updateOne(
+          { userId, organizationId },
+          { $setOnInsert: { userId, organizationId } },
+          { upsert: true },
+        ),
       ),
     );
   }

@@ -1,0 +1,226 @@
+import {
+  createMongoRateLimiters,
+  createMongoStore,
+  INDEXES,
+  COLLECTIONS,
+  type MongoStore,
+} from '../../core/adapters/mongodb';
+import {
+  BackendUnavailableError,
+  createCore,
+  createRuntime,
+  loadConfig,
+  silentLogger,
+} from '../../core';
+import { linkRecord, provisionedCore } from './fixtures';
+import { detectMongo, MongoTestServer } from './mongo-target';
+import { describeStoreContract } from './store-contract';
+
+jest.setTimeout(60_000);
+
+const availability = detectMongo();
+
+if (!availability.available) {
+  // The one line saying the MongoDB run did not happen, and why. Written to stderr directly:
+  // jest drops console output of a file whose tests are all skipped.
+  process.stderr.write(`\nMongoDB storage suite SKIPPED: ${availability.reason}\n`);
+  describe('storage contract: MongoDB store', () => {
+    it.skip(`MongoDB run skipped: ${availability.reason}`, () => undefined);
+  });
+} else {
+  let server: MongoTestServer;
+
+  beforeAll(async () => {
+    server = await MongoTestServer.start(availability);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const open = (dbName: string): Promise<MongoStore> =>
+    createMongoStore({ uri: server.uriFor(dbName) });
+
+  describe(`storage contract: MongoDB store (${availability.source})`, () => {
+    describeStoreContract(() => ({ fresh: () => open(server.freshDatabase()) }));
+  });
+
+  describe(`MongoDB specifics (${availability.source})`, () => {
+    it('creates every unique index at start-up, and starting again is a no-op', async () => {
+      const dbName = server.freshDatabase();
+      const first = await open(dbName);
+      await first.close();
+      const second = await open(dbName);
+      try {
+        for (const index of Object.values(INDEXES)) {
+          const listed = await second.db.collection(index.collection).listIndexes().toArray();
+          const found = listed.find((candidate) => candidate.name === index.name);
+          expect({ collection: index.collection, ...found }).toMatchObject({
+            collection: index.collection,
+            name: index.name,
+            key: index.key,
+            unique: true,
+          });
+        }
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('writes with majority write concern and retryable writes unless the URI says otherwise', async () => {
+      const store = await open(server.freshDatabase());
+      try {
+        expect(store.client.options.retryWrites).toBe(true);
+        if (!/[?&]w=/i.test(server.uri)) {
+          expect(store.client.options.writeConcern?.w).toBe('majority');
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('keeps everything across a restart (close, reopen on the same database)', async () => {
+      const dbName = server.freshDatabase();
+      const before = await open(dbName);
+      const f = await provisionedCore(before);
+      const created = await f.caller().links.create(f.body({ alias: 'kept' }) as never);
+      const lastId = await before.ids.next();
+      await before.close();
+
+      const after = await open(dbName);
+      try {
+        await expect(after.links.findByAlias('acme.link', 'kept')).resolves.toMatchObject({
+          id: created.id,
+          url: created.url,
+        });
+        expect(await after.ids.next()).toBe(lastId + 1);
+        await expect(
+          after.links.insert(linkRecord({ id: lastId + 2, alias: 'kept' })),
+        ).resolves.toBe('alias_taken');
+        const again = createCoreOn(after, f);
+        await expect(again.links.create(f.body({ alias: 'kept' }) as never)).rejects.toMatchObject({
+          code: 15,
+        });
+        const next = await again.links.create(f.body() as never);
+        expect(next.id).toBe(lastId + 3);
+      } finally {
+        await after.close();
+      }
+    });
+
+    it('stores tokens and organization keys only as hashes', async () => {
+      const store = await open(server.freshDatabase());
+      try {
+        const f = await provisionedCore(store);
+        await f.caller().links.create(f.body() as never);
+        const everything: unknown[] = [];
+        for (const name of Object.values(COLLECTIONS)) {
+          everything.push(...(await store.db.collection(name).find().toArray()));
+        }
+        const dump = JSON.stringify(everything);
+        expect(dump).not.toContain(f.token);
+        expect(dump).not.toContain(f.organizationKey);
+        expect(dump).toMatch(/"tokenHash":"[0-9a-f]{64}"/);
+        expect(dump).toMatch(/"keyHash":"[0-9a-f]{64}"/);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('shares rate limits across processes through MongoDB (rate-limiter-flexible)', async () => {
+      const dbName = server.freshDatabase();
+      const store = await open(dbName);
+      // One limiter set on the store's client, one on its own client: two processes' view.
+      const mine = await createMongoRateLimiters({
+        store,
+        uri: server.uriFor(dbName),
+        perTokenLimit: 3,
+        authFailureLimit: 2,
+      });
+      const theirs = await createMongoRateLimiters({
+        uri: server.uriFor(dbName),
+        perTokenLimit: 3,
+        authFailureLimit: 2,
+      });
+      try {
+        const indexes = await store.db.collection(COLLECTIONS.rateLimits).listIndexes().toArray();
+        expect(indexes.find((index) => index.unique === true)?.key).toMatchObject({ key: 1 });
+        expect(indexes.some((index) => index.expireAfterSeconds === 0)).toBe(true);
+
+        await expect(mine.perToken.consume('alice')).resolves.toMatchObject({
+          allowed: true,
+          remaining: 2,
+          limit: 3,
+        });
+        await expect(theirs.perToken.consume('alice')).resolves.toMatchObject({ remaining: 1 });
+        await expect(mine.perToken.consume('alice')).resolves.toMatchObject({ allowed: true });
+        await expect(theirs.perToken.consume('alice')).resolves.toMatchObject({
+          allowed: false,
+          remaining: 0,
+        });
+        await expect(mine.perToken.peek('bob')).resolves.toBeNull();
+        await expect(mine.authFailures.consume('alice')).resolves.toMatchObject({
+          allowed: true,
+          remaining: 1,
+        });
+      } finally {
+        await theirs.close();
+        await mine.close();
+        await store.close();
+      }
+    });
+
+    it('runs the whole runtime on MongoDB from MONGODB_URI (store and limiters)', async () => {
+      const dbName = server.freshDatabase();
+      const config = loadConfig({ MONGODB_URI: server.uriFor(dbName), RATE_LIMIT_PER_MINUTE: '2' });
+      const runtime = await createRuntime(config, silentLogger);
+      try {
+        expect(runtime.core.deps.store.kind).toBe('mongodb');
+        expect(runtime.wantsDemo).toBe(false);
+        const f = await provisionedCore(runtime.core.deps.store);
+        const caller = () =>
+          runtime.core.createCaller({ authorization: `Bearer ${f.token}`, clientAddress: '::1' });
+        const created = await caller().links.create(f.body() as never);
+        expect(created.short_url).toMatch(/^https:\/\/acme\.link\//);
+        await caller().links.create(f.body() as never);
+        await expect(caller().links.create(f.body() as never)).rejects.toMatchObject({ code: 19 });
+        const counted = await server.client
+          .db(dbName)
+          .collection(COLLECTIONS.rateLimits)
+          .countDocuments();
+        expect(counted).toBeGreaterThan(0);
+      } finally {
+        await runtime.close();
+      }
+    });
+
+    if (availability.source === 'mongodb-memory-server') {
+      it('reports a server that goes away mid-run as BackendUnavailableError', async () => {
+        const { MongoMemoryServer } = await import('mongodb-memory-server');
+        const doomed = await MongoMemoryServer.create();
+        const store = await createMongoStore({
+          uri: `${doomed.getUri()}doomed?serverSelectionTimeoutMS=1000`,
+        });
+        try {
+          await expect(store.ping()).resolves.toBeUndefined();
+          await doomed.stop();
+          await expect(store.ping()).rejects.toBeInstanceOf(BackendUnavailableError);
+          await expect(store.links.insert(linkRecord())).rejects.toBeInstanceOf(
+            BackendUnavailableError,
+          );
+          await expect(store.ids.next()).rejects.toBeInstanceOf(BackendUnavailableError);
+        } finally {
+          await store.close();
+          await doomed.stop();
+        }
+      });
+    }
+  });
+}
+
+function createCoreOn(store: MongoStore, f: { token: string }) {
+  return createCore({ store }).createCaller({
+    authorization: `Bearer ${f.token}`,
+    clientAddress: '203.0.113.10',
+  });
+}

@@ -1,0 +1,298 @@
+import { ShortlinkError, type Organization, type Store } from '../../core';
+import { linkRecord, provisionedCore, scriptedAliases, settleAll } from './fixtures';
+
+/** How the suite obtains stores from one adapter. */
+export interface StoreFactory {
+  /** A new, empty store (its own database for a server-backed adapter). */
+  fresh(): Promise<Store>;
+}
+
+const CONCURRENCY = 25;
+
+function organization(overrides: Partial<Organization> = {}): Organization {
+  return {
+    id: 'acme',
+    name: 'Acme',
+    domain: 'acme.link',
+    scheme: 'https',
+    active: true,
+    keyHash: 'a'.repeat(64),
+    ...overrides,
+  };
+}
+
+/**
+ * The storage contract every adapter must meet, run unchanged against each of them: what the
+ * ports promise (atomic alias insert, increasing ids, idempotent provisioning upserts) plus a
+ * create through the core on that store.
+ */
+export function describeStoreContract(getFactory: () => StoreFactory): void {
+  let store: Store;
+  const opened: Store[] = [];
+
+  beforeEach(async () => {
+    store = await getFactory().fresh();
+    opened.push(store);
+  });
+
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+
+  describe('links', () => {
+    it('stores a link and returns every field on lookup', async () => {
+      const link = linkRecord({ redirectType: 307, scheme: 'http' });
+      await expect(store.links.insert(link)).resolves.toBe('inserted');
+      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual(link);
+    });
+
+    it('answers null for an alias nobody took', async () => {
+      await store.links.insert(linkRecord());
+      await expect(store.links.findByAlias('acme.link', 'other')).resolves.toBeNull();
+      await expect(store.links.findByAlias('other.link', 'promo')).resolves.toBeNull();
+    });
+
+    it('refuses a second link with the same alias on the same domain and keeps the first', async () => {
+      await store.links.insert(linkRecord({ id: 1, url: 'https://example.com/first' }));
+      await expect(
+        store.links.insert(linkRecord({ id: 2, url: 'https://example.com/second' })),
+      ).resolves.toBe('alias_taken');
+      const kept = await store.links.findByAlias('acme.link', 'promo');
+      expect(kept).toMatchObject({ id: 1, url: 'https://example.com/first' });
+    });
+
+    it('keeps aliases unique per domain, not globally', async () => {
+      await expect(store.links.insert(linkRecord({ id: 1 }))).resolves.toBe('inserted');
+      await expect(
+        store.links.insert(linkRecord({ id: 2, domain: 'beta.link', url: 'https://b.example/' })),
+      ).resolves.toBe('inserted');
+      expect((await store.links.findByAlias('acme.link', 'promo'))?.id).toBe(1);
+      expect((await store.links.findByAlias('beta.link', 'promo'))?.url).toBe('https://b.example/');
+    });
+
+    it('treats aliases case-sensitively', async () => {
+      await expect(store.links.insert(linkRecord({ id: 1, alias: 'Promo' }))).resolves.toBe(
+        'inserted',
+      );
+      await expect(store.links.insert(linkRecord({ id: 2, alias: 'promo' }))).resolves.toBe(
+        'inserted',
+      );
+      await expect(store.links.insert(linkRecord({ id: 3, alias: 'PROMO' }))).resolves.toBe(
+        'inserted',
+      );
+      await expect(store.links.insert(linkRecord({ id: 4, alias: 'Promo' }))).resolves.toBe(
+        'alias_taken',
+      );
+      expect((await store.links.findByAlias('acme.link', 'Promo'))?.id).toBe(1);
+      expect((await store.links.findByAlias('acme.link', 'promo'))?.id).toBe(2);
+      expect(await store.links.findByAlias('acme.link', 'pROMO')).toBeNull();
+    });
+
+    it(`lets exactly one of ${CONCURRENCY} concurrent inserts of one alias win`, async () => {
+      const attempts = Array.from({ length: CONCURRENCY }, (_, i) =>
+        store.links.insert(linkRecord({ id: i + 1, url: `https://example.com/${i + 1}` })),
+      );
+      const outcomes = await Promise.all(attempts);
+      expect(outcomes.filter((o) => o === 'inserted')).toHaveLength(1);
+      expect(outcomes.filter((o) => o === 'alias_taken')).toHaveLength(CONCURRENCY - 1);
+      const winner = outcomes.indexOf('inserted') + 1;
+      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toMatchObject({
+        id: winner,
+        url: `https://example.com/${winner}`,
+      });
+    });
+
+    it('inserts many distinct aliases concurrently, all retrievable', async () => {
+      const links = Array.from({ length: CONCURRENCY }, (_, i) =>
+        linkRecord({ id: i + 1, alias: `a${i}`, url: `https://example.com/${i}` }),
+      );
+      const outcomes = await Promise.all(links.map((link) => store.links.insert(link)));
+      expect(outcomes.every((o) => o === 'inserted')).toBe(true);
+      for (const link of links) {
+        await expect(store.links.findByAlias(link.domain, link.alias)).resolves.toEqual(link);
+      }
+    });
+  });
+
+  describe('ids', () => {
+    it('starts at 1 and increases by one', async () => {
+      expect(await store.ids.next()).toBe(1);
+      expect(await store.ids.next()).toBe(2);
+      expect(await store.ids.next()).toBe(3);
+    });
+
+    it(`hands ${CONCURRENCY * 2} concurrent callers distinct, consecutive ids`, async () => {
+      const first = await store.ids.next();
+      const ids = await Promise.all(
+        Array.from({ length: CONCURRENCY * 2 }, () => store.ids.next()),
+      );
+      expect(new Set(ids).size).toBe(ids.length);
+      const sorted = [...ids].sort((a, b) => a - b);
+      expect(sorted).toEqual(Array.from({ length: ids.length }, (_, i) => first + 1 + i));
+      expect(await store.ids.next()).toBe(first + ids.length + 1);
+    });
+  });
+
+  describe('identities', () => {
+    it('finds an organization by id and by key hash; null when unknown', async () => {
+      const acme = organization();
+      await store.identities.saveOrganization(acme);
+      await expect(store.identities.findOrganizationById('acme')).resolves.toEqual(acme);
+      await expect(store.identities.findOrganizationByKeyHash(acme.keyHash)).resolves.toEqual(acme);
+      await expect(store.identities.findOrganizationById('nope')).resolves.toBeNull();
+      await expect(store.identities.findOrganizationByKeyHash('b'.repeat(64))).resolves.toBeNull();
+    });
+
+    it('upserts an organization by id: a new key hash replaces the old one', async () => {
+      await store.identities.saveOrganization(organization());
+      const rotated = organization({ name: 'Acme Corp', active: false, keyHash: 'c'.repeat(64) });
+      await store.identities.saveOrganization(rotated);
+      await store.identities.saveOrganization(rotated);
+      await expect(store.identities.findOrganizationById('acme')).resolves.toEqual(rotated);
+      await expect(store.identities.findOrganizationByKeyHash('a'.repeat(64))).resolves.toBeNull();
+      await expect(store.identities.findOrganizationByKeyHash('c'.repeat(64))).resolves.toEqual(
+        rotated,
+      );
+      expect(await store.identities.listLinkDomains()).toEqual(['acme.link']);
+    });
+
+    it('lists every link domain once', async () => {
+      await store.identities.saveOrganization(organization());
+      await store.identities.saveOrganization(
+        organization({ id: 'acme-eu', keyHash: 'd'.repeat(64) }),
+      );
+      await store.identities.saveOrganization(
+        organization({ id: 'beta', domain: 'beta.link:8080', keyHash: 'e'.repeat(64) }),
+      );
+      expect((await store.identities.listLinkDomains()).sort()).toEqual([
+        'acme.link',
+        'beta.link:8080',
+      ]);
+    });
+
+    it('upserts groups by (organization, api id), distinct per organization', async () => {
+      await store.identities.saveGroup({ organizationId: 'acme', apiId: '1', name: 'Default' });
+      await store.identities.saveGroup({ organizationId: 'beta', apiId: '1', name: 'Beta' });
+      await store.identities.saveGroup({ organizationId: 'acme', apiId: '1', name: 'Renamed' });
+      await expect(store.identities.findGroup('acme', '1')).resolves.toEqual({
+        organizationId: 'acme',
+        apiId: '1',
+        name: 'Renamed',
+      });
+      await expect(store.identities.findGroup('beta', '1')).resolves.toEqual({
+        organizationId: 'beta',
+        apiId: '1',
+        name: 'Beta',
+      });
+      await expect(store.identities.findGroup('acme', '2')).resolves.toBeNull();
+      await expect(store.identities.findGroup('gamma', '1')).resolves.toBeNull();
+    });
+
+    it('upserts users by id', async () => {
+      await store.identities.saveUser({ id: 'alice', name: 'Alice' });
+      await store.identities.saveUser({ id: 'alice', name: 'Alice B.' });
+      await expect(store.identities.findUserById('alice')).resolves.toEqual({
+        id: 'alice',
+        name: 'Alice B.',
+      });
+      await expect(store.identities.findUserById('bob')).resolves.toBeNull();
+    });
+
+    it('maps a token hash to its user; saving the hash again never reassigns it', async () => {
+      const createdAt = new Date('2026-01-02T03:04:05.006Z');
+      await store.identities.saveToken({ tokenHash: 'f'.repeat(64), userId: 'alice', createdAt });
+      await store.identities.saveToken({ tokenHash: 'f'.repeat(64), userId: 'mallory', createdAt });
+      await store.identities.saveToken({ tokenHash: '0'.repeat(64), userId: 'bob', createdAt });
+      await expect(store.identities.findUserIdByTokenHash('f'.repeat(64))).resolves.toBe('alice');
+      await expect(store.identities.findUserIdByTokenHash('0'.repeat(64))).resolves.toBe('bob');
+      await expect(store.identities.findUserIdByTokenHash('1'.repeat(64))).resolves.toBeNull();
+    });
+
+    it('records memberships per (user, organization), idempotently', async () => {
+      await expect(store.identities.isMember('alice', 'acme')).resolves.toBe(false);
+      await store.identities.saveMembership('alice', 'acme');
+      await store.identities.saveMembership('alice', 'acme');
+      await expect(store.identities.isMember('alice', 'acme')).resolves.toBe(true);
+      await expect(store.identities.isMember('alice', 'beta')).resolves.toBe(false);
+      await expect(store.identities.isMember('bob', 'acme')).resolves.toBe(false);
+    });
+
+    it('survives concurrent identical upserts (provisioning twice at once)', async () => {
+      const times = Array.from({ length: CONCURRENCY }, (_, i) => i);
+      const results = await settleAll(
+        times.flatMap(() => [
+          store.identities.saveOrganization(organization()),
+          store.identities.saveGroup({ organizationId: 'acme', apiId: '1', name: 'Default' }),
+          store.identities.saveUser({ id: 'alice', name: 'Alice' }),
+          store.identities.saveMembership('alice', 'acme'),
+          store.identities.saveToken({
+            tokenHash: 'f'.repeat(64),
+            userId: 'alice',
+            createdAt: new Date(),
+          }),
+        ]),
+      );
+      expect(results.filter((r) => !r.ok)).toEqual([]);
+      await expect(store.identities.findOrganizationById('acme')).resolves.toEqual(organization());
+      await expect(store.identities.findGroup('acme', '1')).resolves.toMatchObject({ apiId: '1' });
+      await expect(store.identities.isMember('alice', 'acme')).resolves.toBe(true);
+      await expect(store.identities.findUserIdByTokenHash('f'.repeat(64))).resolves.toBe('alice');
+    });
+  });
+
+  describe('health', () => {
+    it('answers ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+  });
+
+  describe('through the core', () => {
+    it('creates a link end to end and resolves it', async () => {
+      const f = await provisionedCore(store);
+      const created = await f.caller().links.create(f.body() as never);
+      expect(created).toMatchObject({ id: 1, url: 'https://example.com/a/long/path' });
+      expect(created.short_url).toBe(`https://acme.link/${created.alias}`);
+      await expect(
+        f.core.createCaller().links.resolve({ domain: 'ACME.link', alias: created.alias }),
+      ).resolves.toEqual(created);
+      await expect(f.core.ready()).resolves.toBeUndefined();
+    });
+
+    it('answers code 15 for a custom alias already taken on the domain', async () => {
+      const f = await provisionedCore(store);
+      await f.caller().links.create(f.body({ alias: 'spring' }) as never);
+      const second = f.caller().links.create(f.body({ alias: 'spring' }) as never);
+      await expect(second).rejects.toBeInstanceOf(ShortlinkError);
+      await expect(second).rejects.toMatchObject({ code: 15 });
+      const third = await f.caller().links.create(f.body({ alias: 'Spring' }) as never);
+      expect(third.alias).toBe('Spring');
+    });
+
+    it('retries a generated alias that collides with a stored one', async () => {
+      const f = await provisionedCore(store, scriptedAliases(['taken', 'free']));
+      await f.caller().links.create(f.body({ alias: 'taken' }) as never);
+      const created = await f.caller().links.create(f.body() as never);
+      expect(created.alias).toBe('free');
+    });
+
+    it('lets one of many concurrent creates with one custom alias win', async () => {
+      const f = await provisionedCore(store);
+      const results = await settleAll(
+        Array.from({ length: 10 }, (_, i) =>
+          f
+            .caller()
+            .links.create(f.body({ alias: 'race', url: `https://e.example/${i}` }) as never),
+        ),
+      );
+      const winners = results.filter((r) => r.ok);
+      expect(winners).toHaveLength(1);
+      const losers = results.filter((r) => !r.ok).map((r) => (r.ok ? null : r.error));
+      expect(losers.every((e) => e instanceof ShortlinkError && e.code === 15)).toBe(true);
+      const stored = await store.links.findByAlias('acme.link', 'race');
+      expect(winners[0]?.ok && winners[0].value).toMatchObject({
+        id: stored?.id,
+        url: stored?.url,
+      });
+    });
+  });
+}
