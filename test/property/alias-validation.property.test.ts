@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { BUILT_IN_RESERVED_ALIASES } from '../../core';
+import { createTestCore } from '../support/core-fixture';
+import { failureOf } from '../support/failures';
+
+/** Alias rules (CONTRACT.md §1) checked over generated inputs, through links.create. */
+
+const RUNS = { numRuns: 100 };
+const ALIAS_CHAR = /^[A-Za-z0-9_-]$/;
+const isReserved = (alias: string) =>
+  (BUILT_IN_RESERVED_ALIASES as readonly string[]).includes(alias.toLowerCase());
+
+const validAlias = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
+/** One character (any Unicode, lone surrogates included) outside [A-Za-z0-9_-]. */
+const foreignChar = fc
+  .oneof(
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }),
+    fc.constantFrom(' ', '.', '/', '%', '\u0000', '\u00e9', '\ud800', '\u{1f600}'),
+  )
+  .filter((char) => !ALIAS_CHAR.test(char));
+const validPart = fc.stringMatching(/^[A-Za-z0-9_-]{0,30}$/);
+
+async function createWithAlias(alias: unknown) {
+  const f = await createTestCore();
+  return { f, outcome: f.caller().links.create(f.body({ alias }) as never) };
+}
+
+describe('alias validation (property-based)', () => {
+  it('accepts every string of [A-Za-z0-9_-]{1,64} that is not reserved, as given', async () => {
+    await fc.assert(
+      fc.asyncProperty(validAlias, async (alias) => {
+        fc.pre(!isReserved(alias));
+        const { f, outcome } = await createWithAlias(alias);
+        const link = await outcome;
+        expect(link.alias).toBe(alias);
+        expect(link.short_url).toBe(`https://${f.domain}/${alias}`);
+      }),
+      RUNS,
+    );
+  });
+
+  it('refuses a reserved alias in any letter case with 15', async () => {
+    const reservedInAnyCase = fc
+      .tuple(
+        fc.constantFrom(...BUILT_IN_RESERVED_ALIASES),
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+      )
+      .map(([alias, upper]) =>
+        [...alias].map((char, i) => (upper[i] ? char.toUpperCase() : char)).join(''),
+      );
+    await fc.assert(
+      fc.asyncProperty(reservedInAnyCase, async (alias) => {
+        const { f, outcome } = await createWithAlias(alias);
+        expect((await failureOf(outcome)).code).toBe(15);
+        expect(f.linkCount()).toBe(0);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('refuses with 8 any alias of at most 64 characters holding a character outside the set', async () => {
+    await fc.assert(
+      fc.asyncProperty(validPart, foreignChar, validPart, async (before, char, after) => {
+        const alias = before + char + after;
+        const { f, outcome } = await createWithAlias(alias);
+        const error = await failureOf(outcome);
+        expect(error.code).toBe(8);
+        expect(error.messages).toEqual(['alias may contain only letters, digits, "_" and "-".']);
+        expect(f.linkCount()).toBe(0);
+      }),
+      RUNS,
+    );
+  });
+
+  it('refuses with 8 an alias that is not a string', async () => {
+    const notAString = fc.oneof(
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.array(fc.string(), { maxLength: 3 }),
+      fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(notAString, async (alias) => {
+        const { outcome } = await createWithAlias(alias);
+        expect((await failureOf(outcome)).code).toBe(8);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuses with 9 any alias over 64 characters of the valid alphabet', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.stringMatching(/^[A-Za-z0-9_-]{65,300}$/), async (alias) => {
+        const { f, outcome } = await createWithAlias(alias);
+        const error = await failureOf(outcome);
+        expect(error.code).toBe(9);
+        expect(error.messages).toEqual(['alias must be at most 64 characters.']);
+        expect(f.linkCount()).toBe(0);
+      }),
+      RUNS,
+    );
+  });
+});
