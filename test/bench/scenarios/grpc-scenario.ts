@@ -1,16 +1,58 @@
-import type { Summary } from '../support/measurement';
+import { ask, startChild, type BenchChild } from '../support/child';
+import { alternate, type Round, type Summary } from '../support/measurement';
+import { withServerCpu } from '../support/process-cpu';
 import type { BenchSettings } from '../support/settings';
+import { startSubject } from './http-scenarios';
 
 export interface GrpcResults {
   baseline: Summary;
   subject: Summary;
 }
 
-/** gRPC CreateShortLink against a bare grpc-js echo (filled in once the gateway exists). */
-export function runGrpcScenario(
-  _seedFile: string,
-  _settings: BenchSettings,
-  _log: (line: string) => void,
+interface GrpcReady {
+  grpcPort: number | null;
+}
+
+/**
+ * gRPC CreateShortLink on the service (started as `npm start` composes it) against a bare
+ * grpc-js echo of the same messages; the load comes from a third process. Null when this build
+ * of the service serves no gRPC.
+ */
+export async function runGrpcScenario(
+  seedFile: string,
+  settings: BenchSettings,
+  log: (line: string) => void,
 ): Promise<GrpcResults | null> {
-  return Promise.resolve(null);
+  const started: Array<BenchChild<unknown>> = [];
+  try {
+    const subject = await startSubject(seedFile, settings, 'info');
+    started.push(subject);
+    if (subject.ready.grpcPort === null) return null;
+    const baseline = await startChild<GrpcReady>('servers/bare-grpc');
+    started.push(baseline);
+    const load = await startChild<object>('load/grpc-load');
+    started.push(load);
+
+    const on = (server: BenchChild<GrpcReady>) => (seconds: number) =>
+      withServerCpu(server.process.pid, () =>
+        ask<Omit<Round, 'serverCpuMsPerRequest'>>(load, {
+          type: 'run',
+          address: `127.0.0.1:${server.ready.grpcPort}`,
+          seconds,
+        }),
+      );
+    return await alternate(
+      [
+        { name: 'baseline', run: on(baseline) },
+        { name: 'subject', run: on(subject) },
+      ],
+      { rounds: settings.rounds, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds },
+      (name, index, round) =>
+        log(
+          `grpc round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} calls/s, p50 ${round.p50Ms.toFixed(1)} ms, p99 ${round.p99Ms.toFixed(1)} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/call, errors ${round.errors}`,
+        ),
+    );
+  } finally {
+    for (const child of started.reverse()) await child.stop();
+  }
 }

@@ -91,6 +91,17 @@ export async function startChild<TReady>(
   };
 }
 
+/** Sends `message` to a long-running child and waits for its next `result` message. */
+export async function ask<TResult>(
+  child: BenchChild<unknown>,
+  message: Record<string, unknown>,
+  timeoutMs = 120_000,
+): Promise<TResult> {
+  const answer = firstMessage(child.process, 'load generator', timeoutMs);
+  child.process.send(message);
+  return (await answer) as unknown as TResult;
+}
+
 /** Runs a child that measures something itself and answers with one `result` message. */
 export async function runChild<TResult>(
   name: string,
