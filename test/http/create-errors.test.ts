@@ -291,6 +291,15 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
     expect((await post({ ...auth(), ...json }, fits)).status).toBe(200);
   });
 
+  it('code 22 for a 1 MiB body, announced or chunked, and the connection stays usable', async () => {
+    const huge = JSON.stringify(f.body({ padding: 'x'.repeat(1024 * 1024) }));
+    const message = ['The request body is larger than 16 KiB.'];
+    expectError(await post({ ...auth(), ...json }, huge), 413, 22, message);
+    const chunked = await post({ ...auth(), ...json, 'transfer-encoding': 'chunked' }, huge);
+    expectError(chunked, 413, 22, message);
+    expect((await http.create(f.body(), f.token)).status).toBe(200);
+  });
+
   it('orders the body checks 21, 22, 20', async () => {
     const bigBroken = '{' + 'x'.repeat(20 * 1024);
     expect((await post({ ...auth(), 'content-type': 'text/plain' }, bigBroken)).status).toBe(415);

@@ -52,7 +52,11 @@ export async function startHttp(
       payload = JSON.stringify(options.json);
       if (!hasHeader(headers, 'content-type')) headers['content-type'] = 'application/json';
     }
-    if (payload !== undefined && !hasHeader(headers, 'content-length')) {
+    if (
+      payload !== undefined &&
+      !hasHeader(headers, 'content-length') &&
+      !hasHeader(headers, 'transfer-encoding')
+    ) {
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
     return new Promise<HttpAnswer>((resolve, reject) => {
