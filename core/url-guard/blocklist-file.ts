@@ -11,8 +11,8 @@ export interface BlocklistFileOptions {
 
 /**
  * The blocklist file, kept current by polling its metadata (inode, size, times) and re-reading
- * it when they change (after they held still for one poll). Polling, not fs.watch: it sees edits in place, atomic renames, bind
- * mounts and ConfigMap updates alike, and behaves the same on every file system. A file that
+ * it once a change has held still for one poll. Polling, not fs.watch: it sees edits in place,
+ * atomic renames, bind mounts and ConfigMap updates alike, on every file system. A file that
  * cannot be read or parsed leaves the last good list in force and is logged once per change.
  */
 export class BlocklistFile {

@@ -104,7 +104,7 @@ export class SafeBrowsingClient {
     });
     const called = this.limiter
       .schedule(() => {
-        // A check that gave up while queued must not spend the quota on an answer nobody reads.
+        // A check that gave up while queued makes no call: nobody would read the answer.
         if (gaveUp) return Promise.resolve(throttled('gave up while queued'));
         started = true;
         return this.call(url);
