@@ -33,7 +33,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   try {
     const store = await createStoreFromConfig(config, logger);
     closers.push(() => store.close());
-    const limiters = await createLimitersFromConfig(config, logger);
+    const limiters = await createLimitersFromConfig(config, logger, store);
     closers.push(() => limiters.close());
     const urlGuard = await createUrlGuardFromConfig(config, logger, store);
     closers.push(() => urlGuard.close());
