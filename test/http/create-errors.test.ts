@@ -69,7 +69,7 @@ describe('401: the token (3, 10, 11)', () => {
     expectNoRateLimitHeaders(answer.headers);
   });
 
-  it.each([['Basic x'], ['Bearer '], ['Bearer'], ['bearer a b'], ['slpat_x']])(
+  it.each([['Basic x'], ['Bearer '], ['Bearer'], ['bearer a b'], ['slpat_x'], ['']])(
     'code 10 for Authorization: %j',
     async (authorization) => {
       const answer = await http.create(f.body(), undefined, { authorization });
