@@ -30,15 +30,28 @@ export function createRedisClient(url: string, options: RedisConnectionOptions =
   });
 }
 
-/** host:port (and database) of a Redis URL, for logs: never its user or password. */
-export function describeRedisUrl(url: string): string {
+/**
+ * The parsed REDIS_URL. Anything but a `redis://` or `rediss://` URL is refused at start-up: ioredis
+ * would take a typo for a host name and retry it forever. The message never repeats the URL,
+ * which may hold a password.
+ */
+export function parseRedisUrl(url: string): URL {
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
-    const database = parsed.pathname.replace(/^\//, '');
-    return `${parsed.hostname}:${parsed.port || '6379'}${database ? `/${database}` : ''}`;
+    parsed = new URL(url);
   } catch {
-    return 'redis (unparsable URL)';
+    throw new Error('REDIS_URL is not a URL; expected redis://[user:password@]host[:port][/db]');
   }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new Error('REDIS_URL must start with redis:// or rediss://');
+  }
+  return parsed;
+}
+
+/** host:port (and database) of a Redis URL, for logs: never its user or password. */
+export function describeRedisUrl(url: URL): string {
+  const database = url.pathname.replace(/^\//, '');
+  return `${url.hostname}:${url.port || '6379'}${database ? `/${database}` : ''}`;
 }
 
 export type StartupOutcome = { ready: true } | { ready: false; error?: unknown };

@@ -6,6 +6,7 @@ import {
   closeRedisClient,
   createRedisClient,
   describeRedisUrl,
+  parseRedisUrl,
   waitUntilReady,
   type RedisConnectionOptions,
 } from './redis-connection';
@@ -48,7 +49,7 @@ export interface RedisLimiters {
  * same happens when it goes away and comes back mid-run. Each switch is logged once.
  */
 export async function createRedisLimiters(options: RedisLimitersOptions): Promise<RedisLimiters> {
-  const backend = describeRedisUrl(options.url);
+  const backend = describeRedisUrl(parseRedisUrl(options.url));
   const prefix = `${options.keyPrefix ?? 'shortlink'}:ratelimit`;
   const windowSeconds = options.windowSeconds ?? 60;
   const client = createRedisClient(options.url, options);

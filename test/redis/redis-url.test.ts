@@ -1,0 +1,27 @@
+import { silentLogger } from '../../core';
+import { describeRedisUrl, parseRedisUrl } from '../../core/adapters/redis/redis-connection';
+import { createRedisLimiters } from '../../core/adapters/redis/redis-limiters';
+
+describe('REDIS_URL', () => {
+  it('is described for logs by host, port and database, never by its credentials', () => {
+    const url = parseRedisUrl('redis://user:s3cret-pass@cache.internal:6380/4');
+    expect(describeRedisUrl(url)).toBe('cache.internal:6380/4');
+    expect(describeRedisUrl(parseRedisUrl('rediss://:pw@cache.internal'))).toBe(
+      'cache.internal:6379',
+    );
+  });
+
+  it.each(['cache.internal:6379', 'http://cache.internal:6379', 'not a url'])(
+    'refuses %j at start-up without repeating it',
+    async (value) => {
+      const attempt = createRedisLimiters({
+        url: value,
+        perTokenLimit: 60,
+        authFailureLimit: 30,
+        logger: silentLogger,
+      });
+      await expect(attempt).rejects.toThrow(/REDIS_URL/);
+      await attempt.catch((error: Error) => expect(error.message).not.toContain(value));
+    },
+  );
+});
