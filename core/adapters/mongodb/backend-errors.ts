@@ -57,11 +57,19 @@ export async function onMongo<T>(operation: string, run: () => Promise<T>): Prom
   }
 }
 
-/** True for a duplicate-key error raised by the unique index called `indexName`. */
-export function isDuplicateKeyOn(error: unknown, indexName: string): boolean {
+/** True for a duplicate-key error raised by the unique index `index`. */
+export function isDuplicateKeyOn(
+  error: unknown,
+  index: { name: string; key: Record<string, unknown> },
+): boolean {
   if (!(error instanceof MongoServerError) || error.code !== 11000) return false;
-  // The server names the index in the message ("E11000 duplicate key error ... index: <name>").
-  return error.message.includes(`index: ${indexName} `);
+  // Servers name the index in the message ("E11000 ... index: <name> dup key: ...") and, since
+  // 4.2 or so, also return the index's key pattern; either identifies it.
+  if (error.message.includes(`index: ${index.name} `)) return true;
+  const pattern: unknown = error.keyPattern;
+  if (typeof pattern !== 'object' || pattern === null) return false;
+  const fields = Object.keys(pattern).sort().join(',');
+  return fields === Object.keys(index.key).sort().join(',');
 }
 
 /**

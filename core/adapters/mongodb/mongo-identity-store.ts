@@ -95,7 +95,7 @@ export class MongoIdentityStore implements IdentityStore {
         upsertRacing(() => this.organizations.replaceOne({ _id: id }, fields, { upsert: true })),
       );
     } catch (error) {
-      if (isDuplicateKeyOn(error, INDEXES.organizationKeyHash.name)) {
+      if (isDuplicateKeyOn(error, INDEXES.organizationKeyHash)) {
         throw new Error(`organization "${id}": its key is already used by another organization`, {
           cause: error,
         });

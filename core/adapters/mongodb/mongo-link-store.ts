@@ -29,7 +29,7 @@ export class MongoLinkStore implements LinkStore {
       await this.links.insertOne({ _id: id, ...fields });
       return 'inserted';
     } catch (error) {
-      if (isDuplicateKeyOn(error, INDEXES.linkAlias.name)) return 'alias_taken';
+      if (isDuplicateKeyOn(error, INDEXES.linkAlias)) return 'alias_taken';
       throw asBackendError(error, 'link insert');
     }
   }
