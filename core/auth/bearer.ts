@@ -2,6 +2,12 @@ import { ShortlinkError } from '../errors/shortlink-error';
 
 // RFC 6750 b64token, after a case-insensitive "Bearer" and one or more spaces.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** Whether `token` can be sent in an Authorization header at all (provisioning checks this). */
+export function isSendableToken(token: string): boolean {
+  return B64TOKEN.test(token);
+}
 
 /** Extracts the token from an Authorization header value, or fails with code 3 or 10. */
 export function parseBearer(header: string | null | undefined): string {

@@ -1,3 +1,4 @@
+import { isSendableToken } from '../auth/bearer';
 import { generateOrganizationKey, generateToken, hashSecret } from '../auth/secrets';
 import type { Clock } from '../ports/clock';
 import type {
@@ -52,6 +53,12 @@ export class Provisioner {
       active: input.active ?? true,
       keyHash,
     };
+    const holder = await this.identities.findOrganizationByKeyHash(keyHash);
+    if (holder && holder.id !== organization.id) {
+      throw new ProvisioningError(
+        `organization "${organization.id}": its secret key is already in use`,
+      );
+    }
     await this.identities.saveOrganization(organization);
     return generated === undefined ? { organization } : { organization, secretKey: generated };
   }
@@ -107,6 +114,11 @@ export class Provisioner {
   ): Promise<{ token?: string; tokenHash: string }> {
     if (!(await this.identities.findUserById(userId))) {
       throw new ProvisioningError(`no user "${userId}"`);
+    }
+    if (given.token !== undefined && !isSendableToken(given.token)) {
+      throw new ProvisioningError(
+        `a token of user "${userId}" has characters that cannot be sent as "Bearer <token>"`,
+      );
     }
     const token = given.token ?? (given.tokenHash ? undefined : generateToken());
     const tokenHash = given.tokenHash ?? hashSecret(token as string);

@@ -91,3 +91,28 @@ describe('admin CLI commands', () => {
     );
   });
 });
+
+describe('provisioning guards', () => {
+  it('refuses a token that could never be sent as "Bearer <token>"', async () => {
+    const store = createMemoryStore();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    await provisioner.saveUser({ id: 'u' });
+    await expect(provisioner.issueToken('u', { token: 'has space' })).rejects.toThrow(
+      /cannot be sent/,
+    );
+    await expect(provisioner.issueToken('u', { token: 'ok-token_1.2~3+4/5=' })).resolves.toEqual({
+      tokenHash: hashSecret('ok-token_1.2~3+4/5='),
+    });
+  });
+
+  it('refuses to give two organizations the same secret key, and allows re-saving one', async () => {
+    const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
+    await provisioner.saveOrganization({ id: 'a', domain: 'a.link', secretKey: 'same-key' });
+    await expect(
+      provisioner.saveOrganization({ id: 'a', domain: 'a.link', secretKey: 'same-key' }),
+    ).resolves.toBeDefined();
+    await expect(
+      provisioner.saveOrganization({ id: 'b', domain: 'b.link', secretKey: 'same-key' }),
+    ).rejects.toThrow(/already in use/);
+  });
+});
