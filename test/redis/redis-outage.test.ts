@@ -188,3 +188,37 @@ describe('REDIS_URL through the configuration', () => {
     }
   });
 });
+
+describe('a Redis that hangs without closing the connection', () => {
+  it('falls back per call after the command timeout, logs once, and notices when it answers again', async () => {
+    const redis = await RedisProcess.start();
+    const logs = captureLogs();
+    const two = await createTwoCores({
+      url: redis.url,
+      keyPrefix: uniqueKeyPrefix('hang'),
+      perTokenLimit: 50,
+      commandTimeoutMs: 1000,
+      loggers: [logs.logger, logs.logger],
+    });
+    const { fixture: f, cores, limiters } = two;
+    try {
+      expect(await createMany(cores[0], f, 1)).toEqual(['ok']);
+      redis.pause();
+      // No 'close' here: only the timed-out calls tell the process that Redis is gone.
+      expect(await createMany(cores[0], f, 3)).toEqual(['ok', 'ok', 'ok']);
+      expect(limiters[0].monitor.mode).toBe('insurance');
+      expect(limiters[0].client.status).toBe('ready');
+      expect(linesMatching(logs, INSURANCE_WARNING)).toHaveLength(1);
+
+      redis.resume();
+      expect(await createMany(cores[0], f, 1)).toEqual(['ok']);
+      expect(limiters[0].monitor.mode).toBe('shared');
+      expect(linesMatching(logs, BACK_AGAIN)).toHaveLength(1);
+      expect(linesMatching(logs, INSURANCE_WARNING)).toHaveLength(1);
+    } finally {
+      redis.resume();
+      await two.close();
+      await redis.stop();
+    }
+  });
+});

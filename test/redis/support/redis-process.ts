@@ -93,6 +93,15 @@ export class RedisProcess {
     });
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open but nothing is answered. */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** Kills the server outright, as a crash or a network cut would end it. */
   async stop(): Promise<void> {
     const child = this.child;

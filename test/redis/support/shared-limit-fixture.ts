@@ -14,6 +14,7 @@ export interface SharedLimitOptions {
   windowSeconds?: number;
   /** One logger per instance (index 0 and 1); silent when absent. */
   loggers?: [Logger, Logger];
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -43,6 +44,9 @@ export async function createTwoCores(options: SharedLimitOptions): Promise<TwoCo
       logger,
       // The tests kill Redis on purpose: come back quickly once it is there again.
       maxReconnectDelayMs: 200,
+      ...(options.commandTimeoutMs === undefined
+        ? {}
+        : { commandTimeoutMs: options.commandTimeoutMs }),
       startupTimeoutMs: 10_000,
     });
   const first = await limitersFor(options.loggers?.[0] ?? silentLogger);
