@@ -69,6 +69,15 @@ describe('MongoDB unreachable at start-up', () => {
     await expect(creation).rejects.not.toThrow(/s3cr3t/);
   });
 
+  it('names the cluster when a mongodb+srv:// name does not resolve', async () => {
+    const creation = createMongoStore({
+      uri: 'mongodb+srv://alice:s3cr3t-pass@cluster0.nowhere.invalid/shortlink',
+    });
+    await expect(creation).rejects.toBeInstanceOf(BackendUnavailableError);
+    await expect(creation).rejects.toThrow(/MongoDB at cluster0\.nowhere\.invalid is unreachable/);
+    await expect(creation).rejects.not.toThrow(/s3cr3t/);
+  });
+
   it('reports a malformed MONGODB_URI clearly', async () => {
     await expect(createMongoStore({ uri: 'mongodb://' })).rejects.toThrow(
       /MONGODB_URI is not a usable MongoDB connection string/,

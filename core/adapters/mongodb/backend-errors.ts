@@ -31,8 +31,22 @@ const TRANSIENT_SERVER_CODES = new Set([
   6, 7, 89, 91, 134, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436,
 ]);
 
+/** Node's own network failures, e.g. the DNS lookup of a `mongodb+srv://` cluster name. */
+const NETWORK_SYSTEM_CODES = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
 export function isBackendUnavailable(error: unknown): boolean {
   if (UNAVAILABLE_CLASSES.some((kind) => error instanceof kind)) return true;
+  // Duck-typed: Node's system errors may come from another realm, where instanceof Error fails.
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : '';
+  if (typeof code === 'string' && NETWORK_SYSTEM_CODES.has(code)) return true;
   if (error instanceof MongoServerError && TRANSIENT_SERVER_CODES.has(Number(error.code))) {
     return true;
   }
@@ -42,7 +56,7 @@ export function isBackendUnavailable(error: unknown): boolean {
 /** BackendUnavailableError for an unavailable database; anything else unchanged (a real bug). */
 export function asBackendError(error: unknown, operation: string): unknown {
   if (!isBackendUnavailable(error)) return error;
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = messageOf(error);
   return new BackendUnavailableError(`MongoDB unavailable during ${operation}: ${reason}`, {
     cause: error,
   });
@@ -84,4 +98,12 @@ export async function upsertRacing<T>(run: () => Promise<T>): Promise<T> {
     if (error instanceof MongoServerError && error.code === 11000) return run();
     throw error;
   }
+}
+
+/** An error's message, also for errors from another realm (instanceof Error fails there). */
+export function messageOf(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    return String(error.message);
+  }
+  return String(error);
 }

@@ -2,7 +2,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { BackendUnavailableError } from '../../errors/shortlink-error';
 import { silentLogger, type Logger } from '../../ports/logger';
 import type { Store } from '../../ports/store';
-import { isBackendUnavailable, onMongo } from './backend-errors';
+import { isBackendUnavailable, messageOf, onMongo } from './backend-errors';
 import { databaseNameFromUri, mongoClientOptions } from './connection-options';
 import { COLLECTIONS } from './documents';
 import { ensureIndexes } from './indexes';
@@ -36,7 +36,9 @@ export function isMongoStore(store: Store): store is MongoStore {
 
 /** Host list for messages: never the credentials that may sit in the URI. */
 export function describeHosts(client: MongoClient): string {
-  return client.options.hosts.map(String).join(',');
+  const { hosts, srvHost } = client.options;
+  // A mongodb+srv:// URI names a DNS record; its hosts are known only once it was resolved.
+  return hosts.length > 0 ? hosts.map(String).join(',') : (srvHost ?? 'an unknown host');
 }
 
 /**
@@ -63,7 +65,7 @@ export async function connectMongoClient(uri: string): Promise<MongoClient> {
     client = new MongoClient(uri, mongoClientOptions(uri));
   } catch (error) {
     // The driver's parse errors name the problem but never echo the credentials.
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new Error(`MONGODB_URI is not a usable MongoDB connection string: ${reason}`, {
       cause: error,
     });
@@ -78,7 +80,7 @@ export async function connectMongoClient(uri: string): Promise<MongoClient> {
 }
 
 function startupError(error: unknown, client: MongoClient): Error {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = messageOf(error);
   const where = `MongoDB at ${describeHosts(client)}`;
   if (isBackendUnavailable(error)) {
     return new BackendUnavailableError(
