@@ -42,6 +42,8 @@ export function unary<TRequest, TResponse>(
       logger.debug({ method }, 'call ended before it was handled (deadline exceeded or cancelled)');
       return;
     }
+    // Logged when it happens, so an abandoned call can be told from a slow one.
+    call.once('cancelled', () => logger.debug({ method }, 'call cancelled by deadline or client'));
     const trailers = new Metadata();
     let outcome: Promise<TResponse>;
     try {

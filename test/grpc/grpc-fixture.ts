@@ -115,3 +115,16 @@ export function metadataText(metadata: Metadata, key: string): string | undefine
   const [value] = metadata.get(key);
   return value === undefined ? undefined : value.toString();
 }
+
+/** A valid CreateShortLink request for the core fixture's organization, group "1". */
+export function validRequest(
+  f: { organizationKey: string },
+  overrides: Partial<CreateShortLinkRequest> = {},
+): Partial<CreateShortLinkRequest> {
+  return {
+    organizationKey: f.organizationKey,
+    urlGroupId: '1',
+    url: 'https://example.com/some/long/path?q=1',
+    ...overrides,
+  };
+}
