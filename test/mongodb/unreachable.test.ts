@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { MongoClient } from 'mongodb';
 import { RateLimiterMongo } from 'rate-limiter-flexible';
 import {
@@ -105,6 +106,45 @@ describe('MongoDB unreachable at start-up', () => {
     await expect(createLimitersFromConfig(config, silentLogger)).rejects.toBeInstanceOf(
       BackendUnavailableError,
     );
+  });
+});
+
+describe('MongoDB that accepts connections but never answers', () => {
+  let silent: Server;
+  let port: number;
+  const sockets = new Set<Socket>();
+
+  beforeAll(async () => {
+    // Reads everything, answers nothing: a hung server or a black-holing proxy.
+    silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    port = (silent.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+
+  const uri = () =>
+    `mongodb://127.0.0.1:${port}/shortlink?serverSelectionTimeoutMS=800&connectTimeoutMS=500`;
+
+  it('fails start-up with BackendUnavailableError instead of hanging', async () => {
+    await expect(createMongoStore({ uri: uri() })).rejects.toBeInstanceOf(BackendUnavailableError);
+  });
+
+  it('fails an operation with BackendUnavailableError instead of hanging', async () => {
+    const client = new MongoClient(uri());
+    const store = mongoStoreOn(client, client.db('shortlink'), true);
+    try {
+      await expect(store.links.insert(link)).rejects.toBeInstanceOf(BackendUnavailableError);
+    } finally {
+      await store.close();
+    }
   });
 });
 

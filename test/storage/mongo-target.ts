@@ -10,7 +10,7 @@ export type MongoAvailability =
   | { available: false; reason: string };
 
 /** How long the start-up probe may take (it may download mongod where downloads work). */
-const PROBE_TIMEOUT_MS = 90_000;
+const PROBE_TIMEOUT_MS = 45_000;
 
 const PROBE = `
 const { MongoMemoryServer } = require('mongodb-memory-server');

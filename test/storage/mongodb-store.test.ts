@@ -201,9 +201,11 @@ if (!availability.available) {
         const store = await createMongoStore({
           uri: `${doomed.getUri()}doomed?serverSelectionTimeoutMS=1000`,
         });
+        let running = true;
         try {
           await expect(store.ping()).resolves.toBeUndefined();
           await doomed.stop();
+          running = false;
           await expect(store.ping()).rejects.toBeInstanceOf(BackendUnavailableError);
           await expect(store.links.insert(linkRecord())).rejects.toBeInstanceOf(
             BackendUnavailableError,
@@ -211,7 +213,7 @@ if (!availability.available) {
           await expect(store.ids.next()).rejects.toBeInstanceOf(BackendUnavailableError);
         } finally {
           await store.close();
-          await doomed.stop();
+          if (running) await doomed.stop();
         }
       });
     }
