@@ -236,3 +236,38 @@ describe('gRPC errors from failing backends', () => {
     }
   });
 });
+
+describe('gRPC transport limits', () => {
+  it('refuses a request over 64 KiB before the core (RESOURCE_EXHAUSTED, no error code)', async () => {
+    const f = await createTestCore();
+    const grpc = await startGrpc(f.core);
+    try {
+      const before = f.linkCount();
+      const huge = await grpc.create(
+        {
+          organizationKey: f.organizationKey,
+          urlGroupId: '1',
+          url: `https://example.com/${'a'.repeat(70 * 1024)}`,
+        },
+        f.token,
+      );
+      expect(huge.error?.code).toBe(status.RESOURCE_EXHAUSTED);
+      expect(metadataText(huge.status.metadata, 'shortlink-error-code')).toBeUndefined();
+      expect(f.linkCount()).toBe(before);
+
+      // Below the limit, the core judges: a URL over 2048 characters is code 7.
+      const long = await grpc.create(
+        {
+          organizationKey: f.organizationKey,
+          urlGroupId: '1',
+          url: `https://example.com/${'a'.repeat(4096)}`,
+        },
+        f.token,
+      );
+      expect(long.error?.code).toBe(status.INVALID_ARGUMENT);
+      expect(metadataText(long.status.metadata, 'shortlink-error-code')).toBe('7');
+    } finally {
+      await grpc.close();
+    }
+  });
+});
