@@ -50,4 +50,19 @@ describe('FallbackMonitor: one log line per switch', () => {
     monitor.connectionReady();
     expect(lines()).toEqual([]);
   });
+
+  it('while falling back, lets one call at a time try Redis, at most once per interval', () => {
+    const logs = captureLogs();
+    const monitor = new FallbackMonitor(logs.logger, 'cache:6379', 'insurance', 1000);
+    expect(monitor.admit(true, 0)).toBe('trial');
+    expect(monitor.admit(true, 0)).toBe('insurance'); // the trial is still in flight
+    monitor.trialDone(10);
+    expect(monitor.admit(true, 500)).toBe('insurance');
+    // Peeks never try: their "nothing counted" answer would not tell who gave it.
+    expect(monitor.admit(false, 1010)).toBe('insurance');
+    expect(monitor.admit(true, 1010)).toBe('trial');
+    monitor.served(monitor.begin());
+    expect(monitor.admit(false)).toBe('redis');
+    expect(monitor.admit(true)).toBe('redis');
+  });
 });

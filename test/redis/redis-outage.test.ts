@@ -189,36 +189,71 @@ describe('REDIS_URL through the configuration', () => {
   });
 });
 
-describe('a Redis that hangs without closing the connection', () => {
-  it('falls back per call after the command timeout, logs once, and notices when it answers again', async () => {
-    const redis = await RedisProcess.start();
-    const logs = captureLogs();
-    const two = await createTwoCores({
+describe('a Redis that hangs without closing the connection (SIGSTOP)', () => {
+  let redis: RedisProcess;
+  let two: TwoCores | undefined;
+
+  beforeEach(async () => {
+    redis = await RedisProcess.start();
+  });
+
+  afterEach(async () => {
+    redis.resume();
+    await two?.close();
+    two = undefined;
+    await redis.stop();
+  });
+
+  it('lets one call find out by the command timeout, then sends calls straight to the insurance', async () => {
+    two = await createTwoCores({
       url: redis.url,
       keyPrefix: uniqueKeyPrefix('hang'),
       perTokenLimit: 50,
       commandTimeoutMs: 1000,
+      // No second try within this test: exactly one call may reach the frozen Redis.
+      retryIntervalMs: 600_000,
+    });
+    const { fixture: f, cores, limiters } = two;
+    expect(await createMany(cores[0], f, 1)).toEqual(['ok']);
+    redis.pause();
+    expect(await createMany(cores[0], f, 10)).toEqual(Array(10).fill('ok'));
+    expect(limiters[0].monitor.mode).toBe('insurance');
+    // No 'close': the connection itself looks fine.
+    expect(limiters[0].client.status).toBe('ready');
+    redis.resume();
+    // The frozen server now runs what was sent to it: the first request, and the one that timed
+    // out. The other nine never went to Redis.
+    const inspector = two.inspector;
+    await waitFor(
+      'the backlog to run',
+      async () => Number(await inspector.get(two!.tokenKey())) >= 2,
+    );
+    expect(await inspector.get(two.tokenKey())).toBe('2');
+  });
+
+  it('logs the fallback once and notices by a later call that Redis answers again', async () => {
+    const logs = captureLogs();
+    two = await createTwoCores({
+      url: redis.url,
+      keyPrefix: uniqueKeyPrefix('hang-again'),
+      perTokenLimit: 500,
+      commandTimeoutMs: 1000,
+      retryIntervalMs: 200,
       loggers: [logs.logger, logs.logger],
     });
     const { fixture: f, cores, limiters } = two;
-    try {
-      expect(await createMany(cores[0], f, 1)).toEqual(['ok']);
-      redis.pause();
-      // No 'close' here: only the timed-out calls tell the process that Redis is gone.
-      expect(await createMany(cores[0], f, 3)).toEqual(['ok', 'ok', 'ok']);
-      expect(limiters[0].monitor.mode).toBe('insurance');
-      expect(limiters[0].client.status).toBe('ready');
-      expect(linesMatching(logs, INSURANCE_WARNING)).toHaveLength(1);
+    expect(await createMany(cores[0], f, 1)).toEqual(['ok']);
+    redis.pause();
+    expect(await createMany(cores[0], f, 3)).toEqual(['ok', 'ok', 'ok']);
+    expect(limiters[0].monitor.mode).toBe('insurance');
+    expect(linesMatching(logs, INSURANCE_WARNING)).toHaveLength(1);
 
-      redis.resume();
+    redis.resume();
+    await waitFor('a call to find Redis answering', async () => {
       expect(await createMany(cores[0], f, 1)).toEqual(['ok']);
-      expect(limiters[0].monitor.mode).toBe('shared');
-      expect(linesMatching(logs, BACK_AGAIN)).toHaveLength(1);
-      expect(linesMatching(logs, INSURANCE_WARNING)).toHaveLength(1);
-    } finally {
-      redis.resume();
-      await two.close();
-      await redis.stop();
-    }
+      return limiters[0].monitor.mode === 'shared';
+    });
+    expect(linesMatching(logs, BACK_AGAIN)).toHaveLength(1);
+    expect(linesMatching(logs, INSURANCE_WARNING)).toHaveLength(1);
   });
 });

@@ -10,20 +10,45 @@ export type LimiterMode = 'shared' | 'insurance';
  * by the insurance limiter, or by Redis). Every call takes a ticket when it starts; a call only
  * moves the mode when it started after the last switch, so a slow answer to an older call cannot
  * flip the mode back and forth (and log again) around an outage.
+ *
+ * While falling back it also admits calls to Redis: one trial at a time, at most once per
+ * `retryIntervalMs`. A Redis that hangs without closing the connection would otherwise make every
+ * request wait for the command timeout. (With the connection closed, rate-limiter-flexible falls
+ * back at once anyway, and the connection's 'ready' ends the fallback.)
  */
 export class FallbackMonitor {
   private current: LimiterMode;
   private tickets = 0;
   private switchedAtTicket = 0;
   private silenced = false;
+  private trialInFlight = false;
+  private nextTrialAt = 0;
 
   constructor(
     private readonly logger: Logger,
     /** What the logs name the backend by (host and port, never credentials). */
     private readonly backend: string,
     initial: LimiterMode,
+    private readonly retryIntervalMs = 1000,
   ) {
     this.current = initial;
+  }
+
+  /**
+   * Where a call starting now goes: Redis, Redis as the one trial call, or the insurance. Only
+   * calls whose answer tells who gave it may be trials (`canTry`).
+   */
+  admit(canTry: boolean, now = Date.now()): 'redis' | 'trial' | 'insurance' {
+    if (this.current === 'shared') return 'redis';
+    if (!canTry || this.trialInFlight || now < this.nextTrialAt) return 'insurance';
+    this.trialInFlight = true;
+    return 'trial';
+  }
+
+  /** The trial call admitted by admit() has its answer (from Redis or not). */
+  trialDone(now = Date.now()): void {
+    this.trialInFlight = false;
+    this.nextTrialAt = now + this.retryIntervalMs;
   }
 
   get mode(): LimiterMode {
@@ -75,5 +100,6 @@ export class FallbackMonitor {
   private switchTo(mode: LimiterMode): void {
     this.current = mode;
     this.switchedAtTicket = this.tickets;
+    if (mode === 'insurance') this.nextTrialAt = Date.now() + this.retryIntervalMs;
   }
 }

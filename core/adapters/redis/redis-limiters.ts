@@ -26,6 +26,8 @@ export interface RedisLimitersOptions extends RedisConnectionOptions {
   keyPrefix?: string;
   /** How long start-up waits for the first connection before it goes on without (ms). */
   startupTimeoutMs?: number;
+  /** While falling back, how often one call tries Redis again (ms; default 1000). */
+  retryIntervalMs?: number;
   logger: Logger;
 }
 
@@ -64,6 +66,7 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
     options.logger,
     backend,
     startup.ready ? 'shared' : 'insurance',
+    options.retryIntervalMs,
   );
   if (startup.ready) {
     options.logger.info({ redis: backend }, 'rate limits are shared through Redis');

@@ -55,14 +55,18 @@ class InsuranceLimiter extends RateLimiterMemory {
   }
 }
 
-/** RateLimiterRedis that reports to the monitor who answered each call. */
+/**
+ * RateLimiterRedis that reports to the monitor who answered each call, and goes straight to the
+ * insurance limiter while the monitor holds Redis back.
+ */
 class MonitoredRedisLimiter extends RateLimiterRedis {
   constructor(
     options: ConstructorParameters<typeof RateLimiterRedis>[0],
     private readonly monitor: FallbackMonitor,
+    private readonly insurance: InsuranceLimiter,
     private readonly insuranceAnswers: InsuranceAnswers,
   ) {
-    super(options);
+    super({ ...options, insuranceLimiter: insurance });
   }
 
   override consume(
@@ -70,26 +74,43 @@ class MonitoredRedisLimiter extends RateLimiterRedis {
     points?: number,
     options?: Record<string, unknown>,
   ): Promise<RateLimiterRes> {
-    return this.reported(() => super.consume(key, points, options));
+    return this.reported(
+      true,
+      () => super.consume(key, points, options),
+      () => this.insurance.consume(key, points, options),
+    );
   }
 
   override get(
     key: string | number,
     options?: Record<string, unknown>,
   ): Promise<RateLimiterRes | null> {
-    return this.reported(() => super.get(key, options));
+    // No trial: a null (unknown key) would not tell whether Redis answered.
+    return this.reported(
+      false,
+      () => super.get(key, options),
+      () => this.insurance.get(key, options),
+    );
   }
 
-  private async reported<T>(call: () => Promise<T>): Promise<T> {
+  private async reported<T>(
+    canTry: boolean,
+    viaRedis: () => Promise<T>,
+    viaInsurance: () => Promise<T>,
+  ): Promise<T> {
+    const admission = this.monitor.admit(canTry);
+    if (admission === 'insurance') return viaInsurance();
     const ticket = this.monitor.begin();
     try {
-      const answer = await call();
+      const answer = await viaRedis();
       this.note(ticket, answer);
       return answer;
     } catch (rejection) {
       // A RateLimiterRes rejection is a refusal ("over the limit"), which is still an answer.
       if (rejection instanceof RateLimiterRes) this.note(ticket, rejection);
       throw rejection;
+    } finally {
+      if (admission === 'trial') this.monitor.trialDone();
     }
   }
 
@@ -129,9 +150,9 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): Flexib
       storeClient: options.client,
       // Fail over at once when the connection is down rather than wait for it.
       rejectIfRedisNotReady: true,
-      insuranceLimiter: insurance,
     },
     options.monitor,
+    insurance,
     answers,
   );
   return new FlexibleRateLimiter(limiter);

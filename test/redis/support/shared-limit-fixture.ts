@@ -15,6 +15,7 @@ export interface SharedLimitOptions {
   /** One logger per instance (index 0 and 1); silent when absent. */
   loggers?: [Logger, Logger];
   commandTimeoutMs?: number;
+  retryIntervalMs?: number;
 }
 
 /**
@@ -47,6 +48,9 @@ export async function createTwoCores(options: SharedLimitOptions): Promise<TwoCo
       ...(options.commandTimeoutMs === undefined
         ? {}
         : { commandTimeoutMs: options.commandTimeoutMs }),
+      ...(options.retryIntervalMs === undefined
+        ? {}
+        : { retryIntervalMs: options.retryIntervalMs }),
       startupTimeoutMs: 10_000,
     });
   const first = await limitersFor(options.loggers?.[0] ?? silentLogger);
