@@ -28,6 +28,7 @@ export function unary<TRequest, TResponse>(
   logger: Logger,
 ): handleUnaryCall<TRequest, TResponse> {
   return (call, callback) => {
+    const started = performance.now();
     let answered = false;
     const answer: sendUnaryData<TResponse> = (error, value, trailers) => {
       if (answered) return;
@@ -36,6 +37,16 @@ export function unary<TRequest, TResponse>(
         logger.debug({ method }, 'call ended before its answer (deadline exceeded or cancelled)');
         return;
       }
+      // The REST gateway's access log, for gRPC: never the metadata (it holds the token).
+      logger.info(
+        {
+          method,
+          peer: call.getPeer(),
+          code: error?.code ?? 0,
+          responseTime: Math.round(performance.now() - started),
+        },
+        'call completed',
+      );
       callback(error, value, trailers);
     };
     if (call.cancelled) {

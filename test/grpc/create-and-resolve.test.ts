@@ -1,14 +1,17 @@
 import { status } from '@grpc/grpc-js';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import { captureLogs, type CapturedLogs } from '../support/log-capture';
 import { metadataText, startGrpc, type GrpcFixture } from './grpc-fixture';
 
 describe('gRPC: CreateShortLink and ResolveShortLink on the core', () => {
   let f: CoreFixture;
   let grpc: GrpcFixture;
+  let logs: CapturedLogs;
 
   beforeAll(async () => {
     f = await createTestCore();
-    grpc = await startGrpc(f.core);
+    logs = captureLogs();
+    grpc = await startGrpc(f.core, { logger: logs.logger });
   });
   afterAll(() => grpc.close());
 
@@ -80,5 +83,14 @@ describe('gRPC: CreateShortLink and ResolveShortLink on the core', () => {
       expect(error?.code).toBe(status.NOT_FOUND);
       expect(metadataText(error!.metadata, 'shortlink-error-code')).toBe('24');
     }
+  });
+
+  it('logs each call without its secrets', () => {
+    const completed = logs.records().filter((record) => record.msg === 'call completed');
+    expect(completed.length).toBeGreaterThanOrEqual(4);
+    expect(completed[0]).toMatchObject({ method: 'CreateShortLink', code: 0 });
+    expect(completed.some((record) => record.code === status.NOT_FOUND)).toBe(true);
+    expect(logs.text()).not.toContain(f.token);
+    expect(logs.text()).not.toContain(f.organizationKey);
   });
 });

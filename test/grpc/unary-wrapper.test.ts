@@ -10,12 +10,12 @@ import { metadataText } from './grpc-fixture';
 
 type Answer = [error: Partial<StatusObject> | null, value: unknown, trailers: Metadata | undefined];
 
-/** The two things unary() reads of a call: `cancelled` and the 'cancelled' event. */
+/** What unary() reads of a call: `cancelled`, the 'cancelled' event and the peer. */
 function fakeCall(cancelled = false) {
-  return Object.assign(new EventEmitter(), { cancelled }) as unknown as ServerUnaryCall<
-    unknown,
-    unknown
-  > & { cancelled: boolean };
+  return Object.assign(new EventEmitter(), {
+    cancelled,
+    getPeer: () => '127.0.0.1:50000',
+  }) as unknown as ServerUnaryCall<unknown, unknown> & { cancelled: boolean };
 }
 
 /** Runs one call through unary() and collects every answer it gives. */
