@@ -29,3 +29,7 @@ export { applySeed, loadSeedFile, type Seed } from './provisioning/seed-file';
 export { provisionDemo, demoCurl, type DemoCredentials } from './provisioning/demo';
 export { loadConfig, type Config, ConfigError } from './runtime/config';
 export { createRuntime, type Runtime } from './runtime/create-runtime';
+export { createMongoStore, createMongoRateLimiters, type MongoStore } from './adapters/mongodb';
+export { createRedisLimiters } from './adapters/redis/redis-limiters';
+export { createUrlGuardChain } from './url-guard/url-guard-chain';
+export { createUrlGuardFromConfig } from './runtime/url-guard-from-config';

@@ -53,12 +53,17 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     if (config.SHORTLINK_SEED_FILE) {
       const counts = await loadSeedFile(provisioner, config.SHORTLINK_SEED_FILE);
       logger.info({ ...counts, file: config.SHORTLINK_SEED_FILE }, 'seed file applied');
+      urlGuard.linkDomainsChanged();
     }
     return {
       core,
       config,
       wantsDemo: !config.SHORTLINK_SEED_FILE && store.kind === 'memory',
-      provisionDemo: (port) => provisionDemo(provisioner, port),
+      provisionDemo: async (port) => {
+        const demo = await provisionDemo(provisioner, port);
+        urlGuard.linkDomainsChanged();
+        return demo;
+      },
       close: closeAll,
     };
   } catch (error) {
