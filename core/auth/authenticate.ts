@@ -36,11 +36,10 @@ export const authenticate: Middleware<CoreContext, AuthenticatedContext> = async
   }
   let userId: string | null = null;
   let tokenHash = '';
-  let failure: ShortlinkError;
+  let failure: ShortlinkError | undefined;
   try {
     tokenHash = hashSecret(parseBearer(ctx.request.authorization));
     userId = await ctx.deps.store.identities.findUserIdByTokenHash(tokenHash);
-    failure = new ShortlinkError('TOKEN_UNKNOWN', 'The access token is unknown or revoked.');
   } catch (error) {
     if (!(error instanceof ShortlinkError)) throw error;
     failure = error;
@@ -50,5 +49,6 @@ export const authenticate: Middleware<CoreContext, AuthenticatedContext> = async
     const decision = await failures.consume(address);
     if (!decision.allowed) throw tooManyFailures(ctx, decision);
   }
-  throw failure;
+  // Made only on this path: an error captures a stack trace, too dear for every success.
+  throw failure ?? new ShortlinkError('TOKEN_UNKNOWN', 'The access token is unknown or revoked.');
 };
