@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { transformFile } from '@swc/core';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const SOURCES = ['core', 'gateway-http', 'gateway-grpc'];
+
+async function* typescriptFiles(dir: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* typescriptFiles(path);
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) yield path;
+  }
+}
+
+/**
+ * Compiles the service to CommonJS in a temporary directory with swc (seconds, where tsc takes
+ * much longer on a loaded machine; the types are checked by `npm run typecheck` anyway), so a
+ * test can run `gateway-http/main.js` as `npm start` does, signals included.
+ */
+export async function buildServiceToTemp(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'shortlink-reliability-'));
+  for (const source of SOURCES) {
+    for await (const file of typescriptFiles(join(ROOT, source))) {
+      const { code } = await transformFile(file, {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        module: { type: 'commonjs' },
+        sourceMaps: false,
+      });
+      const out = join(dir, relative(ROOT, file)).replace(/\.ts$/, '.js');
+      await mkdir(dirname(out), { recursive: true });
+      await writeFile(out, code);
+    }
+  }
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export interface ChildService {
+  child: ChildProcess;
+  httpPort: number;
+  grpcPort: number;
+  token: string;
+  organizationKey: string;
+  urlGroupId: string;
+  /** Resolves when stdout has shown a log line with this message. */
+  logged(message: string): Promise<void>;
+  /** Resolves with the exit code (or the signal's name) once the process has exited. */
+  exited: Promise<number | string>;
+  output(): string;
+}
+
+/** Starts `node <dir>/gateway-http/main.js` and reads its ports and demo secrets off stdout. */
+export function startChildService(dir: string, env: Record<string, string>): Promise<ChildService> {
+  const child = spawn(process.execPath, [join(dir, 'gateway-http', 'main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_PATH: join(ROOT, 'node_modules'),
+      PORT: '0',
+      GRPC_PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const messages = new Set<string>();
+  const listeners: Array<() => void> = [];
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const line of output.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      try {
+        const { msg } = JSON.parse(line) as { msg?: string };
+        if (msg) messages.add(msg);
+      } catch {
+        // an incomplete line; read again with the next chunk
+      }
+    }
+    for (const listener of listeners.splice(0)) listener();
+  });
+  const logged = (message: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (messages.has(message)) resolve();
+        else if (child.exitCode !== null)
+          reject(new Error(`exited before "${message}": ${output}`));
+        else listeners.push(check);
+      };
+      check();
+    });
+  const field = (pattern: RegExp) => pattern.exec(output)?.[1] ?? '';
+
+  return new Promise((resolve, reject) => {
+    const onExit = () => reject(new Error(`the service exited during start-up:\n${output}`));
+    child.once('exit', onExit);
+    const ready = () => {
+      // pino's lines and the banner may arrive in either order: wait for all three.
+      const ports = [
+        ...output.matchAll(/"port":(\d+)[^\n]*"msg":"(REST|gRPC) gateway listening"/g),
+      ];
+      const portOf = (kind: string) => Number(ports.find((match) => match[2] === kind)?.[1]);
+      if (!/link domain:\s+\S+/.test(output) || !portOf('REST') || !portOf('gRPC')) {
+        listeners.push(ready);
+        return;
+      }
+      child.off('exit', onExit);
+      resolve({
+        child,
+        httpPort: portOf('REST'),
+        grpcPort: portOf('gRPC'),
+        token: field(/personal access token:\s+(\S+)/),
+        organizationKey: field(/organization secret key:\s+(\S+)/),
+        urlGroupId: field(/url group id:\s+(\S+)/),
+        logged,
+        exited,
+        output: () => output,
+      });
+    };
+    listeners.push(ready);
+  });
+}
