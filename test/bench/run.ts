@@ -47,7 +47,9 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'shortlink-bench-'));
   try {
     const seedFile = writeBenchSeed(work);
-    log(`bench: ${settings.rounds} rounds of ${settings.seconds} s per target, 32 connections`);
+    log(
+      `bench: ${settings.warmupSeconds} s warm-up, then ${settings.rounds} rounds of ${settings.seconds} s per target, 32 connections`,
+    );
 
     const http = await runHttpScenarios(seedFile, settings, log);
     const grpc = await runGrpcScenario(seedFile, settings, log);
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
       seedFile,
       String(settings.seconds),
       String(settings.rounds),
+      String(settings.warmupSeconds),
     ]);
     log('memory: 100,000 links; 100,000 limiter tokens');
     const memoryOptions = { execArgv: ['--expose-gc'] };
@@ -129,7 +132,12 @@ async function main(): Promise<void> {
     const results = {
       date: startedAt.toISOString(),
       machine: machine(),
-      settings: { seconds: settings.seconds, rounds: settings.rounds, connections: 32 },
+      settings: {
+        seconds: settings.seconds,
+        rounds: settings.rounds,
+        warmupSeconds: settings.warmupSeconds,
+        connections: 32,
+      },
       table: rows,
       http,
       grpc,

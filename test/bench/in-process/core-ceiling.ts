@@ -29,10 +29,11 @@ async function callsPerSecond(core: Core, seconds: number): Promise<number> {
 
 /** The core's own ceiling: no transport, the production composition, the embedded store. */
 async function main(): Promise<void> {
-  const [seedFile = '', secondsText = '5', roundsText = '3'] = process.argv.slice(2);
+  const [seedFile = '', secondsText = '5', roundsText = '3', warmupText = '5'] =
+    process.argv.slice(2);
   const seconds = Number(secondsText);
   const runtime = await createBenchRuntime(seedFile);
-  await callsPerSecond(runtime.core, Math.min(2, seconds));
+  await callsPerSecond(runtime.core, Number(warmupText));
   const rounds: number[] = [];
   for (let i = 0; i < Number(roundsText); i += 1) {
     rounds.push(await callsPerSecond(runtime.core, seconds));

@@ -4,6 +4,10 @@ import { join } from 'node:path';
 export interface BenchSettings {
   seconds: number;
   rounds: number;
+  /**
+   * Untimed load on each target before its rounds: the service's longer code path takes several
+   * seconds of load before V8 has optimised it (longer still on a busy machine).
+   */
   warmupSeconds: number;
   /** BENCH_CPU_PROF=1: the subject servers write V8 CPU profiles here. */
   cpuProfileDir: string | undefined;
@@ -24,7 +28,7 @@ export function loadSettings(): BenchSettings {
   return {
     seconds,
     rounds: Math.round(positive('BENCH_ROUNDS', 3)),
-    warmupSeconds: Math.min(2, seconds),
+    warmupSeconds: positive('BENCH_WARMUP_SECONDS', 5),
     cpuProfileDir: process.env.BENCH_CPU_PROF === '1' ? join(resultsDir, 'profiles') : undefined,
     resultsDir,
   };
