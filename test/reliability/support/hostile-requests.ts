@@ -292,3 +292,25 @@ export function hostileCreate(credentials: Credentials): fc.Arbitrary<HostileCre
       };
     });
 }
+
+/** Strings only (protobuf fields are typed): control characters, huge, URL-ish, operator-ish. */
+export const hostileString: fc.Arbitrary<string> = fc.oneof(
+  controlString,
+  fc.string({ unit: 'binary', maxLength: 60 }),
+  hugeString,
+  urlish,
+  fc.constantFrom(
+    '',
+    ' ',
+    '{"$gt":""}',
+    '$where',
+    '__proto__',
+    'constructor',
+    'prototype',
+    'null',
+    'undefined',
+    '0',
+    '-1',
+    '1e400',
+  ),
+);
