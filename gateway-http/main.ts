@@ -3,7 +3,7 @@ import { demoCurl, loadConfig, type DemoCredentials } from '../core';
 import { createLogger } from './logger';
 import { startService } from './service';
 
-function demoBanner(demo: DemoCredentials, port: number): string {
+function demoBanner(demo: DemoCredentials, port: number, grpcPort: number): string {
   return [
     '',
     'shortlink is running on the embedded in-memory store with a demo organization:',
@@ -16,6 +16,11 @@ function demoBanner(demo: DemoCredentials, port: number): string {
     demoCurl(demo, `http://localhost:${port}`),
     '',
     'then follow its short_url (curl -i <short_url>).',
+    '',
+    `gRPC (shortlink.v1.ShortLinkService, with reflection) is on 127.0.0.1:${grpcPort}:`,
+    `grpcurl -plaintext -H 'authorization: Bearer ${demo.token}' \\`,
+    `  -d '{"organization_key":"${demo.organizationKey}","url_group_id":"1","url":"https://example.com/"}' \\`,
+    `  127.0.0.1:${grpcPort} shortlink.v1.ShortLinkService/CreateShortLink`,
     '',
   ].join('\n');
 }
@@ -34,7 +39,7 @@ async function main(): Promise<void> {
 
   const { demo } = service;
   // Printed to stdout, not logged: the demo secrets are shown once, as the contract asks.
-  if (demo) process.stdout.write(demoBanner(demo, service.http.port) + '\n');
+  if (demo) process.stdout.write(demoBanner(demo, service.http.port, service.grpc.port) + '\n');
 }
 
 main().catch((error: unknown) => {
