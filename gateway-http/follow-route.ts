@@ -12,15 +12,20 @@ export function followLinkHandler(core: Core, maxAgeSeconds: number): RequestHan
   return async (req, res) => {
     try {
       const link = await core
-        .createCaller({ clientAddress: req.ip })
+        // A getter: express works the address out (proxy headers) only if the core asks for it.
+        .createCaller({
+          get clientAddress() {
+            return req.ip;
+          },
+        })
         .links.resolve({ domain: req.host, alias: String(req.params.alias) });
       // The WHATWG serialisation is ASCII (punycode host, percent-encoded path): header-safe.
       const location = new URL(link.url).href;
-      res
-        .status(link.redirect_type)
-        .set('Location', location)
-        .set('Cache-Control', redirectCacheControl(link.redirect_type, maxAgeSeconds))
-        .end();
+      // node's own calls: express's status() and set() would only validate and re-stringify.
+      res.statusCode = link.redirect_type;
+      res.setHeader('Location', location);
+      res.setHeader('Cache-Control', redirectCacheControl(link.redirect_type, maxAgeSeconds));
+      res.end();
     } catch (error) {
       sendError(res, toShortlinkError(error));
     }

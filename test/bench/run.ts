@@ -80,6 +80,11 @@ async function main(): Promise<void> {
       row('REST create p50 ms', http.create.subject.p50Ms, http.create.baseline.p50Ms),
       row('REST create p99 ms', http.create.subject.p99Ms, http.create.baseline.p99Ms),
       row(
+        'REST create server CPU ms/req',
+        http.create.subject.serverCpuMsPerRequest,
+        http.create.baseline.serverCpuMsPerRequest,
+      ),
+      row(
         'REST create req/s, LOG_LEVEL=warn',
         http.create.subjectWarn.requestsPerSecond,
         http.create.baseline.requestsPerSecond,
@@ -92,6 +97,11 @@ async function main(): Promise<void> {
       ),
       row('follow link p50 ms', http.follow.subject.p50Ms, http.follow.baseline.p50Ms),
       row('follow link p99 ms', http.follow.subject.p99Ms, http.follow.baseline.p99Ms),
+      row(
+        'follow link server CPU ms/req',
+        http.follow.subject.serverCpuMsPerRequest,
+        http.follow.baseline.serverCpuMsPerRequest,
+      ),
       row(
         'follow link req/s, LOG_LEVEL=warn',
         http.follow.subjectWarn.requestsPerSecond,
