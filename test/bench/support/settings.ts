@@ -23,11 +23,11 @@ function positive(name: string, fallback: number): number {
 }
 
 export function loadSettings(): BenchSettings {
-  const seconds = positive('BENCH_SECONDS', 5);
+  const seconds = positive('BENCH_SECONDS', 3);
   const resultsDir = join(process.cwd(), 'bench-results');
   return {
     seconds,
-    rounds: Math.round(positive('BENCH_ROUNDS', 3)),
+    rounds: Math.round(positive('BENCH_ROUNDS', 5)),
     warmupSeconds: positive('BENCH_WARMUP_SECONDS', 5),
     cpuProfileDir: process.env.BENCH_CPU_PROF === '1' ? join(resultsDir, 'profiles') : undefined,
     resultsDir,
