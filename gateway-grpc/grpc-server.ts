@@ -4,6 +4,7 @@ import type { Core, Logger } from '../core';
 import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
 import { createReflectionService } from './reflection';
 import { createShortLinkService } from './shortlink-service';
+import { withTolerantDecoding } from './tolerant-decoding';
 
 export const SHORTLINK_SERVICE_NAME = 'shortlink.v1.ShortLinkService';
 /** The health entries: the whole server ("") and the service. */
@@ -51,7 +52,10 @@ export async function listenGrpc(
   const server = new Server({
     'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 64 * 1024,
   });
-  server.addService(ShortLinkServiceService, createShortLinkService(core, logger));
+  server.addService(
+    withTolerantDecoding(ShortLinkServiceService),
+    createShortLinkService(core, logger),
+  );
   const health = new HealthImplementation(
     Object.fromEntries(HEALTH_SERVICES.map((service) => [service, 'NOT_SERVING'])),
   );

@@ -1,9 +1,10 @@
 import type { ServerUnaryCall } from '@grpc/grpc-js';
-import type { Core, Logger, ResponseInfo } from '../core';
+import { ShortlinkError, type Core, type Logger, type ResponseInfo } from '../core';
 import { authorizationOf, clientAddressOf } from './call-context';
 import type { ShortLinkServiceServer } from './generated/shortlink/v1/shortlink';
 import { toCreateBody, toShortLinkMessage } from './messages';
 import { setRateLimitMetadata } from './rate-limit-metadata';
+import { isUndecodable } from './tolerant-decoding';
 import { unary } from './unary';
 
 function requestContext<TRequest, TResponse>(
@@ -28,7 +29,8 @@ export function createShortLinkService(core: Core, logger: Logger): ShortLinkSer
         try {
           const caller = core.createCaller(requestContext(call, response));
           // Untrusted input, typed as the transport received it: the core validates it.
-          const link = await caller.links.create(toCreateBody(call.request) as never);
+          const body = isUndecodable(call.request) ? call.request : toCreateBody(call.request);
+          const link = await caller.links.create(body as never);
           return { shortLink: toShortLinkMessage(link) };
         } finally {
           setRateLimitMetadata(trailers, response, windowSeconds);
@@ -40,6 +42,9 @@ export function createShortLinkService(core: Core, logger: Logger): ShortLinkSer
       'ResolveShortLink',
       async (call) => {
         // Public, like following a link over HTTP: no token is asked for.
+        if (isUndecodable(call.request)) {
+          throw new ShortlinkError(call.request.reason, call.request.message);
+        }
         const { domain, alias } = call.request;
         const link = await core
           .createCaller({ clientAddress: clientAddressOf(call.getPeer()) })

@@ -192,16 +192,16 @@ describe('gRPC gateway under hostile messages', () => {
     expect(next.status.code).toBe(status.OK);
   });
 
-  // Known gap: grpc-js answers a message its deserializer cannot decode with INTERNAL before
-  // the gateway sees it. The contract's answer would be INVALID_ARGUMENT (code 20). When this
-  // starts passing, make it a plain `it`.
-  it.failing('answers undecodable bytes with INVALID_ARGUMENT, not INTERNAL', async () => {
+  // grpc-js would answer INTERNAL for bytes its deserializer cannot decode; the gateway's
+  // tolerant deserializer hands them to the core, which answers code 20 (INVALID_ARGUMENT).
+  it('answers undecodable bytes with INVALID_ARGUMENT, not INTERNAL', async () => {
     const undecodable = Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]); // length past the end
     expect(decodes(undecodable)).toBe(false);
     const before = t.store.links.size;
     const outcome = await rawCreate(client, undecodable, bearerMetadata(t.authorization));
     expect(t.store.links.size).toBe(before);
     expect(outcome.status.code).toBe(status.INVALID_ARGUMENT);
+    expect(outcome.status.metadata.get('shortlink-error-code')).toEqual(['20']);
   });
 
   it('nothing is stored and the server keeps serving after undecodable bytes', async () => {
