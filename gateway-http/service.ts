@@ -32,7 +32,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         trustProxy: config.TRUST_PROXY,
         readiness,
       }),
-      { port: config.PORT, host: config.HOST },
+      {
+        port: config.PORT,
+        host: config.HOST,
+        maxConnectionsPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
+        // Leave room inside the process's shutdown deadline to release the backends.
+        drainTimeoutMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.8),
+      },
     );
   } catch (error) {
     await runtime.close();

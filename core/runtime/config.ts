@@ -31,6 +31,8 @@ export const configSchema = z.object({
   REDIRECT_CACHE_MAX_AGE: z.coerce.number().int().nonnegative().default(90),
   TRUST_PROXY: optionalText,
   SHUTDOWN_TIMEOUT_MS: positive.default(10000),
+  /** Open connections allowed per client address on the REST port; 0 = no cap. */
+  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().default(0),
 
   // Anti-phishing check (code 18); see core/url-guard/.
   BLOCKED_SHORTENER_DOMAINS: list,
