@@ -99,7 +99,8 @@ export async function ask<TResult>(
 ): Promise<TResult> {
   const answer = firstMessage(child.process, 'load generator', timeoutMs);
   child.process.send(message);
-  return (await answer) as unknown as TResult;
+  const { type: _type, ...result } = await answer;
+  return result as unknown as TResult;
 }
 
 /** Runs a child that measures something itself and answers with one `result` message. */
@@ -109,9 +110,9 @@ export async function runChild<TResult>(
   options: ForkOptions = {},
 ): Promise<TResult> {
   const child = forkModule(name, args, options);
-  const message = await firstMessage(child, name, options.timeoutMs ?? 120_000);
+  const { type: _type, ...result } = await firstMessage(child, name, options.timeoutMs ?? 120_000);
   await exited(child);
-  return message as unknown as TResult;
+  return result as unknown as TResult;
 }
 
 /** In a child: answers the parent; resolves once the message is handed to the channel. */
