@@ -17,12 +17,20 @@ export interface HttpAppOptions {
   readiness?: Readiness;
 }
 
+/** TRUST_PROXY as express wants it: a hop count, a boolean, or addresses/subnets/names. */
+export function trustProxySetting(value: string): number | boolean | string {
+  if (/^\d+$/.test(value)) return Number(value);
+  if (value === 'true' || value === 'false') return value === 'true';
+  return value;
+}
+
 /** The REST gateway: parses HTTP, calls the core's procedures, renders the contract's answers. */
 export function createHttpApp(core: Core, options: HttpAppOptions) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  if (options.trustProxy !== undefined)
+    app.set('trust proxy', trustProxySetting(options.trustProxy));
   app.use(requestLogging(options.logger));
 
   app.use(healthRoutes(core, options.readiness ?? { accepting: true }));
