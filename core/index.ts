@@ -33,3 +33,4 @@ export { createMongoStore, createMongoRateLimiters, type MongoStore } from './ad
 export { createRedisLimiters } from './adapters/redis/redis-limiters';
 export { createUrlGuardChain } from './url-guard/url-guard-chain';
 export { createUrlGuardFromConfig } from './runtime/url-guard-from-config';
+export { rateLimitFields } from './rate-limit/rate-limit-fields';
