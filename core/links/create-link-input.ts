@@ -3,7 +3,7 @@ import { ShortlinkError } from '../errors/shortlink-error';
 import type { ErrorReason } from '../errors/error-codes';
 import type { RedirectType } from '../ports/link-store';
 import { MAX_URL_LENGTH, parseLongUrl } from './long-url';
-import { isPlainObject } from './require-object-body';
+import { ownField } from './require-object-body';
 
 /** The rules of the create body, declared once and used by every transport. */
 
@@ -45,12 +45,22 @@ export const redirectTypeSchema = z
   .nullish()
   .transform((value): RedirectType => value ?? DEFAULT_REDIRECT_TYPE);
 
-/** The fields stage: every failing field is reported. */
-export const createLinkFieldsSchema = z.object({
-  url: longUrlSchema,
-  alias: aliasSchema,
-  redirect_type: redirectTypeSchema,
-});
+/**
+ * The fields stage: every failing field is reported. Only the body's own fields are read, never
+ * inherited ones (an in-process caller could pass an object with a prototype).
+ */
+export const createLinkFieldsSchema = z.preprocess(
+  (body) => ({
+    url: ownField(body, 'url'),
+    alias: ownField(body, 'alias'),
+    redirect_type: ownField(body, 'redirect_type'),
+  }),
+  z.object({
+    url: longUrlSchema,
+    alias: aliasSchema,
+    redirect_type: redirectTypeSchema,
+  }),
+);
 
 /** What an in-process caller passes to `links.create`. */
 export interface CreateLinkRequest {
@@ -96,10 +106,9 @@ function fieldFailure(
 
 /** Maps the fields schema's failures to the contract: code of the first field, every message. */
 export function fieldsError(error: z.ZodError, rawInput: unknown): ShortlinkError {
-  const raw = isPlainObject(rawInput) ? rawInput : {};
   const failures = FIELD_ORDER.flatMap((field) => {
     const issues = error.issues.filter((issue) => issue.path[0] === field);
-    return issues.length > 0 ? [fieldFailure(field, issues, raw[field])] : [];
+    return issues.length > 0 ? [fieldFailure(field, issues, ownField(rawInput, field))] : [];
   });
   const first = failures[0];
   if (!first) return new ShortlinkError('INTERNAL', 'An unexpected error occurred.');
