@@ -5,7 +5,7 @@ import { decodeJsonBody } from './body-decoding';
 import { createLinkHandler } from './create-route';
 import { sendReason } from './envelope';
 import { followLinkHandler } from './follow-route';
-import { healthRoutes, type Readiness } from './health-routes';
+import { addHealthRoutes, type Readiness } from './health-routes';
 import { requestLogging } from './request-logging';
 
 export interface HttpAppOptions {
@@ -31,9 +31,9 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
   app.set('etag', false);
   if (options.trustProxy !== undefined)
     app.set('trust proxy', trustProxySetting(options.trustProxy));
-  app.use(requestLogging(options.logger));
+  app.use(requestLogging(app, options.logger));
 
-  app.use(healthRoutes(core, options.readiness ?? { accepting: true }));
+  addHealthRoutes(app, core, options.readiness ?? { accepting: true });
 
   app.post('/api/create', decodeJsonBody, createLinkHandler(core));
   app.all('/api/create', (_req, res) => {

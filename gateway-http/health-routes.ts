@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Express } from 'express';
 import type { Core } from '../core';
 
 export interface Readiness {
@@ -6,13 +6,15 @@ export interface Readiness {
   accepting: boolean;
 }
 
-/** /healthz: the process runs. /readyz: the store answers and the server is not draining. */
-export function healthRoutes(core: Core, readiness: Readiness): Router {
-  const router = Router();
-  router.get('/healthz', (_req, res) => {
+/**
+ * /healthz: the process runs. /readyz: the store answers and the server is not draining.
+ * Registered on the app itself: a mounted Router would be one more layer every request walks.
+ */
+export function addHealthRoutes(app: Express, core: Core, readiness: Readiness): void {
+  app.get('/healthz', (_req, res) => {
     res.status(200).json({ status: 'ok' });
   });
-  router.get('/readyz', async (req, res) => {
+  app.get('/readyz', async (req, res) => {
     if (!readiness.accepting) {
       res.status(503).json({ status: 'shutting_down' });
       return;
@@ -25,5 +27,4 @@ export function healthRoutes(core: Core, readiness: Readiness): Router {
       res.status(503).json({ status: 'store_unavailable' });
     }
   });
-  return router;
 }

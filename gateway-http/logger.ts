@@ -1,6 +1,11 @@
 import pino, { type Logger } from 'pino';
 
-/** The process logger: JSON lines; any field that could hold a secret is redacted as a backstop. */
+/**
+ * The process logger: JSON lines. Nothing the service logs holds a secret (request lines carry
+ * method, path, status and address only); redaction is a backstop for the top-level and request
+ * fields a secret could land in. Exact paths, not wildcards: a wildcard path costs several
+ * microseconds on every line.
+ */
 export function createLogger(level: string): Logger {
   return pino({
     level,
@@ -9,11 +14,9 @@ export function createLogger(level: string): Logger {
         'req.headers.authorization',
         'authorization',
         'organization_key',
-        '*.organization_key',
         'token',
-        '*.token',
         'secret_key',
-        '*.secret_key',
+        'req.body',
       ],
       censor: '[redacted]',
     },

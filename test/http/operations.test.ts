@@ -144,7 +144,7 @@ describe('logs', () => {
         );
         expect(lines.length).toBeGreaterThanOrEqual(1);
       }
-      // pino-http's one line per finished request ("request completed" or "request errored").
+      // One line per finished request ("request completed", or "request aborted").
       const completed = records.filter((record) => record.res !== undefined);
       expect(completed.map((record) => (record.req as { id: string }).id).sort()).toEqual(
         [...ids].sort(),
