@@ -42,9 +42,11 @@ export class Provisioner {
   ): Promise<{ organization: Organization; secretKey?: string }> {
     const domain = normalizeLinkDomain(input.domain);
     if (!domain) throw new ProvisioningError(`invalid link domain "${input.domain}"`);
-    const generated =
-      (input.secretKey ?? input.secretKeyHash) ? undefined : generateOrganizationKey();
-    const keyHash = input.secretKeyHash ?? hashSecret((input.secretKey ?? generated) as string);
+    const { hash: keyHash, generated } = secretHash(
+      input.secretKey,
+      input.secretKeyHash,
+      generateOrganizationKey,
+    );
     const organization: Organization = {
       id: requireId(input.id, 'organization'),
       name: input.name ?? input.id,
@@ -120,11 +122,22 @@ export class Provisioner {
         `a token of user "${userId}" has characters that cannot be sent as "Bearer <token>"`,
       );
     }
-    const token = given.token ?? (given.tokenHash ? undefined : generateToken());
-    const tokenHash = given.tokenHash ?? hashSecret(token as string);
+    const { hash: tokenHash, generated } = secretHash(given.token, given.tokenHash, generateToken);
     await this.identities.saveToken({ tokenHash, userId, createdAt: this.clock.now() });
-    return token === undefined || given.token ? { tokenHash } : { token, tokenHash };
+    return generated === undefined ? { tokenHash } : { token: generated, tokenHash };
   }
+}
+
+/** A secret given as its hash, given in clear, or generated — then returned (once) to the caller. */
+function secretHash(
+  clear: string | undefined,
+  hash: string | undefined,
+  generate: () => string,
+): { hash: string; generated?: string } {
+  if (hash !== undefined) return { hash };
+  if (clear !== undefined) return { hash: hashSecret(clear) };
+  const generated = generate();
+  return { hash: hashSecret(generated), generated };
 }
 
 function requireId(value: string, what: string): string {
