@@ -1,50 +1,24 @@
-import type { LinkScheme } from '../../ports/identity-store';
-import type { RedirectType } from '../../ports/link-store';
+import type { Organization, TokenRecord, UrlGroup, User } from '../../ports/identity-store';
+import type { LinkRecord } from '../../ports/link-store';
 
 /**
- * What each collection holds. Secrets appear only as SHA-256 hashes (the ports pass nothing
- * else). These shapes stay inside the adapter: the ports know nothing of MongoDB.
+ * What each collection holds: the ports' records, with the id as `_id` where it is the key.
+ * Secrets appear only as SHA-256 hashes (the ports pass nothing else). These shapes stay inside
+ * the adapter: the ports know nothing of MongoDB.
  */
 
-export interface LinkDocument {
-  /** The link id from the counter. */
-  _id: number;
-  domain: string;
-  alias: string;
-  url: string;
-  redirectType: RedirectType;
-  scheme: LinkScheme;
-  organizationId: string;
-  groupApiId: string;
-  userId: string;
-  createdAt: Date;
-}
+/** A link; its `_id` is the link id from the counter. */
+export type LinkDocument = Omit<LinkRecord, 'id'> & { _id: number };
 
-export interface OrganizationDocument {
-  _id: string;
-  name: string;
-  domain: string;
-  scheme: LinkScheme;
-  active: boolean;
-  keyHash: string;
-}
+/** An organization; `_id` is its id, the secret key only as `keyHash`. */
+export type OrganizationDocument = Omit<Organization, 'id'> & { _id: string };
 
-export interface GroupDocument {
-  organizationId: string;
-  apiId: string;
-  name: string;
-}
+export type GroupDocument = UrlGroup;
 
-export interface UserDocument {
-  _id: string;
-  name: string;
-}
+export type UserDocument = Omit<User, 'id'> & { _id: string };
 
-export interface TokenDocument {
-  tokenHash: string;
-  userId: string;
-  createdAt: Date;
-}
+/** A token, only as `tokenHash`. */
+export type TokenDocument = TokenRecord;
 
 export interface MembershipDocument {
   userId: string;
