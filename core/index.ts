@@ -26,7 +26,7 @@ export { systemClock } from './adapters/system-clock';
 export { hashSecret, generateToken, generateOrganizationKey } from './auth/secrets';
 export { Provisioner, ProvisioningError } from './provisioning/provisioner';
 export { applySeed, loadSeedFile, type Seed } from './provisioning/seed-file';
-export { provisionDemo, demoCurl, type DemoCredentials } from './provisioning/demo';
+export { provisionDemo, demoCurl, demoGrpcurl, type DemoCredentials } from './provisioning/demo';
 export { loadConfig, type Config, ConfigError } from './runtime/config';
 export { createRuntime, type Runtime } from './runtime/create-runtime';
 export { createMongoStore, createMongoRateLimiters, type MongoStore } from './adapters/mongodb';

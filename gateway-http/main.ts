@@ -1,5 +1,5 @@
 import closeWithGrace from 'close-with-grace';
-import { demoCurl, loadConfig, type DemoCredentials } from '../core';
+import { demoCurl, demoGrpcurl, loadConfig, type DemoCredentials } from '../core';
 import { createLogger } from './logger';
 import { startService } from './service';
 
@@ -18,9 +18,7 @@ function demoBanner(demo: DemoCredentials, port: number, grpcPort: number): stri
     'then follow its short_url (curl -i <short_url>).',
     '',
     `gRPC (shortlink.v1.ShortLinkService, with reflection) is on 127.0.0.1:${grpcPort}:`,
-    `grpcurl -plaintext -H 'authorization: Bearer ${demo.token}' \\`,
-    `  -d '{"organization_key":"${demo.organizationKey}","url_group_id":"1","url":"https://example.com/"}' \\`,
-    `  127.0.0.1:${grpcPort} shortlink.v1.ShortLinkService/CreateShortLink`,
+    demoGrpcurl(demo, `127.0.0.1:${grpcPort}`),
     '',
   ].join('\n');
 }

@@ -32,16 +32,29 @@ export async function provisionDemo(
   };
 }
 
-export function demoCurl(credentials: DemoCredentials, baseUrl: string): string {
-  const body = JSON.stringify({
+/** The JSON body of a create with the demo credentials (the same over REST and gRPC). */
+function demoCreateBody(credentials: DemoCredentials): string {
+  return JSON.stringify({
     organization_key: credentials.organizationKey,
     url_group_id: credentials.urlGroupId,
     url: 'https://example.com/a/very/long/path',
   });
+}
+
+export function demoCurl(credentials: DemoCredentials, baseUrl: string): string {
+  const body = demoCreateBody(credentials);
   return [
     `curl -s -X POST ${baseUrl}/api/create \\`,
     `  -H 'Authorization: Bearer ${credentials.token}' \\`,
     `  -H 'Content-Type: application/json' \\`,
     `  -d '${body}'`,
+  ].join('\n');
+}
+
+export function demoGrpcurl(credentials: DemoCredentials, address: string): string {
+  return [
+    `grpcurl -plaintext -H 'authorization: Bearer ${credentials.token}' \\`,
+    `  -d '${demoCreateBody(credentials)}' \\`,
+    `  ${address} shortlink.v1.ShortLinkService/CreateShortLink`,
   ].join('\n');
 }
