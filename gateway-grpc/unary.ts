@@ -67,7 +67,7 @@ export function unary<TRequest, TResponse>(
         (value) => answer(null, value, trailers),
         (error: unknown) => {
           const failure = toShortlinkError(error);
-          if (failure.reason === 'INTERNAL' || failure.reason === 'BACKEND_UNAVAILABLE') {
+          if (failure.isServerFault) {
             logger.error({ err: failure.cause ?? failure, method }, 'call failed');
           }
           answer(toGrpcStatus(failure, trailers));

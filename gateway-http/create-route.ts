@@ -19,7 +19,7 @@ export function createLinkHandler(core: Core): RequestHandler {
       sendSuccess(res, link);
     } catch (error) {
       const failure = toShortlinkError(error);
-      if (failure.reason === 'INTERNAL' || failure.reason === 'BACKEND_UNAVAILABLE') {
+      if (failure.isServerFault) {
         req.log.error({ err: failure.cause ?? failure }, 'create failed');
       }
       setRateLimitHeaders(res, response, windowSeconds);

@@ -25,6 +25,11 @@ export class ShortlinkError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
+  /** The service's fault rather than the caller's (codes 1 and 23): worth an operator's log line. */
+  get isServerFault(): boolean {
+    return this.reason === 'INTERNAL' || this.reason === 'BACKEND_UNAVAILABLE';
+  }
+
   static is(value: unknown): value is ShortlinkError {
     return value instanceof ShortlinkError;
   }
