@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { RequestListener } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { MessageClasses } from './express-message-classes';
 
 export interface HttpServerOptions {
   port: number;
@@ -33,6 +34,11 @@ export interface HttpServerOptions {
    * shutdown forever. Defaults to `requestTimeoutMs`: an accepted request gets that long anyway.
    */
   drainTimeoutMs?: number;
+  /**
+   * The request and response types the server constructs (node's own by default); see
+   * `expressMessageClasses`.
+   */
+  messageClasses?: MessageClasses;
 }
 
 /** The defaults of the options above; the README documents them. */
@@ -93,6 +99,7 @@ export async function listenHttp(
       // Node checks the two timeouts above on this period (30 s by default), so they would
       // fire up to 30 s late; a short period keeps them close to what is configured.
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.ceil(headersTimeout / 4))),
+      ...options.messageClasses,
     },
     (req, res) => {
       // While draining, every answer closes its connection, so no keep-alive socket lingers.

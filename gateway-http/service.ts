@@ -3,6 +3,7 @@ import { createRuntime, type Config, type DemoCredentials, type Runtime } from '
 import { listenGrpc, type RunningGrpcServer } from '../gateway-grpc';
 import { createHttpApp } from './app';
 import { listenHttp, type RunningHttpServer } from './http-server';
+import { expressMessageClasses } from './express-message-classes';
 
 export interface RunningService {
   runtime: Runtime;
@@ -25,21 +26,20 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const readiness = { accepting: true };
   let http: RunningHttpServer;
   try {
-    http = await listenHttp(
-      createHttpApp(runtime.core, {
-        logger,
-        redirectCacheMaxAge: config.REDIRECT_CACHE_MAX_AGE,
-        trustProxy: config.TRUST_PROXY,
-        readiness,
-      }),
-      {
-        port: config.PORT,
-        host: config.HOST,
-        maxConnectionsPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
-        // Leave room inside the process's shutdown deadline to release the backends.
-        drainTimeoutMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.8),
-      },
-    );
+    const app = createHttpApp(runtime.core, {
+      logger,
+      redirectCacheMaxAge: config.REDIRECT_CACHE_MAX_AGE,
+      trustProxy: config.TRUST_PROXY,
+      readiness,
+    });
+    http = await listenHttp(app, {
+      port: config.PORT,
+      host: config.HOST,
+      maxConnectionsPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
+      // Leave room inside the process's shutdown deadline to release the backends.
+      drainTimeoutMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.8),
+      messageClasses: expressMessageClasses(app),
+    });
   } catch (error) {
     await runtime.close();
     throw error;

@@ -2,6 +2,7 @@ import pino from 'pino';
 import { createCore } from '../../core';
 import { createHttpApp, trustProxySetting } from '../../gateway-http/app';
 import { listenHttp } from '../../gateway-http/http-server';
+import { expressMessageClasses } from '../../gateway-http/express-message-classes';
 
 describe('TRUST_PROXY', () => {
   it('turns hop counts and booleans into what express expects', () => {
@@ -13,7 +14,11 @@ describe('TRUST_PROXY', () => {
   it('limits failed token checks per forwarded client address behind one trusted proxy', async () => {
     const core = createCore();
     const app = createHttpApp(core, { logger: pino({ level: 'silent' }), trustProxy: '1' });
-    const server = await listenHttp(app, { port: 0, host: '127.0.0.1' });
+    const server = await listenHttp(app, {
+      port: 0,
+      host: '127.0.0.1',
+      messageClasses: expressMessageClasses(app),
+    });
     try {
       const attempt = (client: string) =>
         fetch(`http://127.0.0.1:${server.port}/api/create`, {

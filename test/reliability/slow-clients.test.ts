@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import pino from 'pino';
 import { createRuntime, loadConfig, type DemoCredentials, type MemoryStore } from '../../core';
 import { createHttpApp } from '../../gateway-http/app';
+import { expressMessageClasses } from '../../gateway-http/express-message-classes';
 import {
   HTTP_SERVER_DEFAULTS,
   listenHttp,
@@ -29,9 +30,11 @@ async function serve(options: Omit<HttpServerOptions, 'port' | 'host'>): Promise
     loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000' }),
     logger,
   );
-  const http = await listenHttp(createHttpApp(runtime.core, { logger }), {
+  const app = createHttpApp(runtime.core, { logger });
+  const http = await listenHttp(app, {
     port: 0,
     host: '127.0.0.1',
+    messageClasses: expressMessageClasses(app),
     ...options,
   });
   const demo = await runtime.provisionDemo(http.port);

@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { Core } from '../../core';
 import { createHttpApp, type HttpAppOptions } from '../../gateway-http/app';
 import { listenHttp } from '../../gateway-http/http-server';
+import { expressMessageClasses } from '../../gateway-http/express-message-classes';
 
 export interface HttpRequest {
   method?: string;
@@ -42,7 +43,11 @@ export async function startHttp(
 ): Promise<HttpFixture> {
   const logger: Logger = options.logger ?? pino({ level: 'silent' });
   const app = createHttpApp(core, { ...options, logger });
-  const running = await listenHttp(app, { port: 0, host: '127.0.0.1' });
+  const running = await listenHttp(app, {
+    port: 0,
+    host: '127.0.0.1',
+    messageClasses: expressMessageClasses(app),
+  });
   const agent = new Agent({ keepAlive: true });
 
   const send = (options: HttpRequest): Promise<HttpAnswer> => {

@@ -18,6 +18,7 @@ import {
 } from '../../core/runtime/url-guard-from-config';
 import { createHttpApp } from '../../gateway-http/app';
 import { listenHttp, type RunningHttpServer } from '../../gateway-http/http-server';
+import { expressMessageClasses } from '../../gateway-http/express-message-classes';
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from './fake-safe-browsing';
 import { recordingLogger } from './fixtures';
 
@@ -60,9 +61,11 @@ describe('anti-phishing check through the core and the REST gateway', () => {
     });
     guard = await createUrlGuardFromConfig(config, logger, store);
     core = createCore({ store, urlGuard: guard.guard });
-    http = await listenHttp(createHttpApp(core, { logger: pino({ level: 'silent' }) }), {
+    const app = createHttpApp(core, { logger: pino({ level: 'silent' }) });
+    http = await listenHttp(app, {
       port: 0,
       host: '127.0.0.1',
+      messageClasses: expressMessageClasses(app),
     });
   });
 
