@@ -7,16 +7,27 @@ export interface MessageClasses {
   ServerResponse: typeof ServerResponse;
 }
 
-/** A constructor that builds `base` instances whose prototype is exactly `prototype`. */
-function withPrototype<T extends abstract new (...args: never[]) => object>(
-  base: T,
-  prototype: object,
-): T {
-  function Message(...args: unknown[]): object {
-    return Reflect.construct(base, args, Message) as object;
+/** node's message types are plain constructor functions, which a subtype may call on `this`. */
+type MessageConstructor = typeof IncomingMessage | typeof ServerResponse;
+
+/**
+ * A constructor whose instances are `base` instances with exactly `prototype`: `new` makes the
+ * object with that prototype and `base` initialises it, as subclassing in ES5 did. (Building
+ * them with `Reflect.construct(base, args, newTarget)` instead was measured slower than
+ * express's prototype swap itself.)
+ */
+function withPrototype<T extends MessageConstructor>(base: T, prototype: object): T {
+  const initialise = base as unknown as (this: object, first: unknown, second: unknown) => void;
+  function Message(this: object, first: unknown, second: unknown): void {
+    initialise.call(this, first, second);
   }
   Message.prototype = prototype;
   return Message as unknown as T;
+}
+
+/** Whether `base` is a plain function (callable on `this`) rather than an ES class. */
+function isPlainFunction(base: MessageConstructor): boolean {
+  return !/^class\b/.test(Function.prototype.toString.call(base));
 }
 
 /**
@@ -30,7 +41,9 @@ function withPrototype<T extends abstract new (...args: never[]) => object>(
  * followed link. When the objects already have those prototypes the call changes nothing.
  * Behaviour is the same either way: the prototype chain is the one express would set.
  */
-export function expressMessageClasses(app: Express): MessageClasses {
+export function expressMessageClasses(app: Express): MessageClasses | undefined {
+  // Should a later Node make them ES classes, node's own types are used (correct, only slower).
+  if (!isPlainFunction(IncomingMessage) || !isPlainFunction(ServerResponse)) return undefined;
   return {
     IncomingMessage: withPrototype(IncomingMessage, app.request),
     ServerResponse: withPrototype(ServerResponse, app.response),

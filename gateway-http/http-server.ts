@@ -38,7 +38,7 @@ export interface HttpServerOptions {
    * The request and response types the server constructs (node's own by default); see
    * `expressMessageClasses`.
    */
-  messageClasses?: MessageClasses;
+  messageClasses?: MessageClasses | undefined;
 }
 
 /** The defaults of the options above; the README documents them. */

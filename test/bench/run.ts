@@ -90,6 +90,11 @@ async function main(): Promise<void> {
         http.create.baseline.requestsPerSecond,
       ),
       row(
+        'REST create req/s vs bare express with prebuilt prototypes',
+        http.create.subject.requestsPerSecond,
+        http.create.baselinePrebuilt.requestsPerSecond,
+      ),
+      row(
         'follow link req/s',
         http.follow.subject.requestsPerSecond,
         http.follow.baseline.requestsPerSecond,
@@ -106,6 +111,11 @@ async function main(): Promise<void> {
         'follow link req/s, LOG_LEVEL=warn',
         http.follow.subjectWarn.requestsPerSecond,
         http.follow.baseline.requestsPerSecond,
+      ),
+      row(
+        'follow link req/s vs bare express with prebuilt prototypes',
+        http.follow.subject.requestsPerSecond,
+        http.follow.baselinePrebuilt.requestsPerSecond,
       ),
     ];
     if (grpc) {

@@ -12,7 +12,7 @@ interface Seen {
 
 /** A server for `app` that records, before express sees them, what node constructed. */
 async function serve(app: express.Express, classes: boolean, seen: Seen[]): Promise<Server> {
-  const server = createServer(classes ? expressMessageClasses(app) : {}, (req, res) => {
+  const server = createServer({ ...(classes && expressMessageClasses(app)) }, (req, res) => {
     seen.push({
       requestPrototype: Object.getPrototypeOf(req),
       responsePrototype: Object.getPrototypeOf(res),

@@ -10,9 +10,11 @@ interface ServerReady {
   grpcPort: number | null;
 }
 
+type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn';
+
 export interface HttpResults {
-  create: Record<'baseline' | 'subject' | 'subjectWarn', Summary>;
-  follow: Record<'baseline' | 'subject' | 'subjectWarn', Summary>;
+  create: Record<HttpTarget, Summary>;
+  follow: Record<HttpTarget, Summary>;
   sampleAnswerBytes: { subject: number; baseline: number };
 }
 
@@ -86,7 +88,8 @@ async function createLinks(port: number, count: number): Promise<string[]> {
 
 /**
  * REST create and link following: the service at the default log level, the service at
- * LOG_LEVEL=warn, and the bare express baseline, in alternating rounds.
+ * LOG_LEVEL=warn, the bare express baseline, and (for information) the bare express baseline
+ * with prebuilt prototypes, in alternating rounds.
  */
 export async function runHttpScenarios(
   seedFile: string,
@@ -104,6 +107,10 @@ export async function runHttpScenarios(
       env: { BENCH_SAMPLE_LINK: JSON.stringify(sample.link) },
     });
     started.push(baseline);
+    const baselinePrebuilt = await startChild<ServerReady>('servers/bare-express', [], {
+      env: { BENCH_SAMPLE_LINK: JSON.stringify(sample.link), BENCH_PREBUILT_PROTOTYPES: '1' },
+    });
+    started.push(baselinePrebuilt);
     const baselineBytes = (await createOnce(baseline.ready.httpPort)).bytes;
 
     const options = {
@@ -121,6 +128,7 @@ export async function runHttpScenarios(
     const create = await alternate(
       [
         { name: 'baseline', run: on(baseline, createLoad) },
+        { name: 'baselinePrebuilt', run: on(baselinePrebuilt, createLoad) },
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
       ],
@@ -133,6 +141,7 @@ export async function runHttpScenarios(
     const follow = await alternate(
       [
         { name: 'baseline', run: on(baseline, followLoad(subjectAliases)) },
+        { name: 'baselinePrebuilt', run: on(baselinePrebuilt, followLoad(subjectAliases)) },
         { name: 'subject', run: on(subject, followLoad(subjectAliases)) },
         { name: 'subjectWarn', run: on(subjectWarn, followLoad(warnAliases)) },
       ],
