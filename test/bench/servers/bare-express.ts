@@ -6,7 +6,8 @@ import { failChild, onStopRequest, tellParent } from '../support/child';
 /**
  * The REST baseline: a bare express 5 app doing the least the same answers need. POST
  * /api/create parses the JSON body (express.json) and answers an envelope of the subject's size;
- * GET /:alias answers a 301 with a Location. Same node:http server settings as the subject.
+ * GET /:alias answers a 301 with a Location. Same node:http server settings (timeouts, limits)
+ * as the subject, with node's own request and response types, as a bare express app gets them.
  *
  * With BENCH_PREBUILT_PROTOTYPES=1 its server builds requests and responses with the app's
  * prototypes, as the service's does (expressMessageClasses): an informational second baseline
