@@ -2,6 +2,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Core, Logger } from '../core';
 import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
+import { followStoreHealth } from './health-status';
 import { createReflectionService } from './reflection';
 import { createShortLinkService } from './shortlink-service';
 import { withTolerantDecoding } from './tolerant-decoding';
@@ -18,6 +19,8 @@ export interface GrpcServerOptions {
   shutdownTimeoutMs?: number;
   /** Largest request accepted; a create request is a few hundred bytes (REST accepts 16 KiB). */
   maxReceiveMessageBytes?: number;
+  /** How often gRPC health asks the store whether it answers (5 s by default). */
+  healthCheckIntervalMs?: number;
 }
 
 export interface RunningGrpcServer {
@@ -63,18 +66,20 @@ export async function listenGrpc(
   createReflectionService().addToServer(server);
 
   const port = await bind(server, bindAddress(options.host, options.port));
-  try {
-    await core.ready();
-    for (const service of HEALTH_SERVICES) health.setStatus(service, 'SERVING');
-  } catch (error) {
-    // The server still runs (the store may come back); health says it is not ready.
-    logger.warn({ err: error }, 'the store did not answer; gRPC health is NOT_SERVING');
-  }
+  // The server runs even when the store does not answer (it may come back); health says so.
+  const storeHealth = followStoreHealth(
+    health,
+    HEALTH_SERVICES,
+    core,
+    logger,
+    options.healthCheckIntervalMs,
+  );
+  await storeHealth.check();
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= new Promise<void>((resolve) => {
-      for (const service of HEALTH_SERVICES) health.setStatus(service, 'NOT_SERVING');
+      storeHealth.stop();
       // Health Watch streams and slow calls would hold tryShutdown forever: bound it.
       const fallback = setTimeout(() => {
         logger.warn('gRPC calls still running at the shutdown deadline; cutting them');
