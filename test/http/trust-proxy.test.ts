@@ -1,8 +1,6 @@
-import pino from 'pino';
 import { createCore } from '../../core';
-import { createHttpApp, trustProxySetting } from '../../gateway-http/app';
-import { listenHttp } from '../../gateway-http/http-server';
-import { expressMessageClasses } from '../../gateway-http/express-message-classes';
+import { trustProxySetting } from '../../gateway-http/app';
+import { startHttp } from '../support/http-fixture';
 
 describe('TRUST_PROXY', () => {
   it('turns hop counts and booleans into what express expects', () => {
@@ -12,13 +10,7 @@ describe('TRUST_PROXY', () => {
   });
 
   it('limits failed token checks per forwarded client address behind one trusted proxy', async () => {
-    const core = createCore();
-    const app = createHttpApp(core, { logger: pino({ level: 'silent' }), trustProxy: '1' });
-    const server = await listenHttp(app, {
-      port: 0,
-      host: '127.0.0.1',
-      messageClasses: expressMessageClasses(app),
-    });
+    const server = await startHttp(createCore(), { trustProxy: '1' });
     try {
       const attempt = (client: string) =>
         fetch(`http://127.0.0.1:${server.port}/api/create`, {

@@ -1,7 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import {
   createCore,
   createMemoryStore,
@@ -16,9 +15,7 @@ import {
   createUrlGuardFromConfig,
   type ConfiguredUrlGuard,
 } from '../../core/runtime/url-guard-from-config';
-import { createHttpApp } from '../../gateway-http/app';
-import { listenHttp, type RunningHttpServer } from '../../gateway-http/http-server';
-import { expressMessageClasses } from '../../gateway-http/express-message-classes';
+import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from './fake-safe-browsing';
 import { recordingLogger } from './fixtures';
 
@@ -33,7 +30,7 @@ describe('anti-phishing check through the core and the REST gateway', () => {
   let store: MemoryStore;
   let guard: ConfiguredUrlGuard;
   let core: Core;
-  let http: RunningHttpServer;
+  let http: HttpFixture;
   let provisioner: Provisioner;
   const logger = recordingLogger();
 
@@ -61,12 +58,7 @@ describe('anti-phishing check through the core and the REST gateway', () => {
     });
     guard = await createUrlGuardFromConfig(config, logger, store);
     core = createCore({ store, urlGuard: guard.guard });
-    const app = createHttpApp(core, { logger: pino({ level: 'silent' }) });
-    http = await listenHttp(app, {
-      port: 0,
-      host: '127.0.0.1',
-      messageClasses: expressMessageClasses(app),
-    });
+    http = await startHttp(core);
   });
 
   afterAll(async () => {
