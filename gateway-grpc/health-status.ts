@@ -1,7 +1,7 @@
 import type { HealthImplementation } from 'grpc-health-check';
 import type { Core, Logger } from '../core';
 
-export const DEFAULT_HEALTH_CHECK_INTERVAL_MS = 5000;
+const DEFAULT_HEALTH_CHECK_INTERVAL_MS = 5000;
 
 export interface HealthFollower {
   /** Asks the store once and sets every entry to SERVING or NOT_SERVING from its answer. */
@@ -26,11 +26,14 @@ export function followStoreHealth(
   let stopped = false;
   let inFlight: Promise<void> | undefined;
 
+  const setAll = (status: 'SERVING' | 'NOT_SERVING') => {
+    for (const service of services) health.setStatus(service, status);
+  };
   const set = (next: boolean, error?: unknown) => {
     if (stopped || next === serving) return;
     const changed = serving !== undefined;
     serving = next;
-    for (const service of services) health.setStatus(service, next ? 'SERVING' : 'NOT_SERVING');
+    setAll(next ? 'SERVING' : 'NOT_SERVING');
     if (!next) logger.warn({ err: error }, 'the store did not answer; gRPC health is NOT_SERVING');
     else if (changed) logger.info('the store answers again; gRPC health is SERVING');
   };
@@ -55,7 +58,7 @@ export function followStoreHealth(
     stop: () => {
       stopped = true;
       clearInterval(timer);
-      for (const service of services) health.setStatus(service, 'NOT_SERVING');
+      setAll('NOT_SERVING');
     },
   };
 }

@@ -1,7 +1,7 @@
 import { credentials } from '@grpc/grpc-js';
 import pino from 'pino';
 import { createCore, createMemoryStore } from '../../core';
-import { listenGrpc, type RunningGrpcServer } from '../../gateway-grpc';
+import { listenGrpc, SHORTLINK_SERVICE_NAME, type RunningGrpcServer } from '../../gateway-grpc';
 import {
   HealthCheckResponse_ServingStatus as ServingStatus,
   HealthClient,
@@ -32,9 +32,7 @@ function status(client: HealthClient, service: string): Promise<ServingStatus> {
 async function until(client: HealthClient, expected: ServingStatus, timeoutMs = 3000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const seen = await Promise.all(
-      ['', 'shortlink.v1.ShortLinkService'].map((s) => status(client, s)),
-    );
+    const seen = await Promise.all(['', SHORTLINK_SERVICE_NAME].map((s) => status(client, s)));
     if (seen.every((s) => s === expected)) return;
     if (Date.now() > deadline) throw new Error(`health stayed ${seen.join(',')}, not ${expected}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -77,7 +75,7 @@ describe('gRPC health follows the store', () => {
     const { store, state } = switchableStore();
     state.down = true;
     const health = await start(store);
-    expect(await status(health, 'shortlink.v1.ShortLinkService')).toBe(ServingStatus.NOT_SERVING);
+    expect(await status(health, SHORTLINK_SERVICE_NAME)).toBe(ServingStatus.NOT_SERVING);
 
     state.down = false;
     await until(health, ServingStatus.SERVING);
