@@ -103,14 +103,18 @@ export async function runHttpScenarios(
     const subjectWarn = await startSubject(seedFile, settings, 'warn');
     started.push(subjectWarn);
     const sample = await createOnce(subject.ready.httpPort);
-    const baseline = await startChild<ServerReady>('servers/bare-express', [], {
-      env: { BENCH_SAMPLE_LINK: JSON.stringify(sample.link) },
-    });
-    started.push(baseline);
-    const baselinePrebuilt = await startChild<ServerReady>('servers/bare-express', [], {
-      env: { BENCH_SAMPLE_LINK: JSON.stringify(sample.link), BENCH_PREBUILT_PROTOTYPES: '1' },
-    });
-    started.push(baselinePrebuilt);
+    const startBaseline = async (prebuiltPrototypes: boolean) => {
+      const child = await startChild<ServerReady>('servers/bare-express', [], {
+        env: {
+          BENCH_SAMPLE_LINK: JSON.stringify(sample.link),
+          BENCH_PREBUILT_PROTOTYPES: prebuiltPrototypes ? '1' : '0',
+        },
+      });
+      started.push(child);
+      return child;
+    };
+    const baseline = await startBaseline(false);
+    const baselinePrebuilt = await startBaseline(true);
     const baselineBytes = (await createOnce(baseline.ready.httpPort)).bytes;
 
     const options = {
