@@ -1,6 +1,48 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/*
+ * The layers, as import rules (each later block repeats the earlier restrictions because a rule
+ * configured again for a file replaces, not extends, the earlier configuration):
+ * - core/ knows no transport: no gateway module, no HTTP or gRPC library;
+ * - procedures (the stages of the create chain and the chain itself) reach state through ports,
+ *   never through an adapter, the runtime that wires adapters, or a driver;
+ * - core/ports holds contracts only: whatever it imports is a type.
+ */
+const noTransport = [
+  {
+    group: ['**/gateway-http', '**/gateway-http/**', '**/gateway-grpc', '**/gateway-grpc/**'],
+    message: 'core/ knows no transport: a gateway depends on the core, never the reverse.',
+  },
+  {
+    group: ['express', '@grpc/*', 'pino'],
+    message: 'core/ knows no transport: HTTP, gRPC and logging libraries belong to the gateways.',
+  },
+];
+const noAdapters = [
+  {
+    group: ['**/adapters', '**/adapters/**', '**/runtime', '**/runtime/**'],
+    message: 'Procedures depend on ports (core/ports), never on an adapter or on the runtime.',
+  },
+  {
+    group: ['mongodb', 'ioredis', 'lmdb', 'bottleneck', 'rate-limiter-flexible'],
+    message: 'Procedures depend on ports (core/ports), never on a storage or limiter driver.',
+  },
+];
+const typesOnly = [
+  {
+    regex: '.*',
+    allowTypeImports: true,
+    message: 'core/ports holds contracts only: import types (`import type`), nothing that runs.',
+  },
+];
+const restrictImports = (patterns) => ({
+  '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
+});
+const PROCEDURES = ['links', 'organizations', 'auth', 'rate-limit', 'procedure'].map(
+  (dir) => `core/${dir}/**/*.ts`,
+);
+
 export default tseslint.config(
   {
     ignores: [
@@ -28,6 +70,9 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  { files: ['core/**/*.ts'], rules: restrictImports(noTransport) },
+  { files: PROCEDURES, rules: restrictImports([...noTransport, ...noAdapters]) },
+  { files: ['core/ports/**/*.ts'], rules: restrictImports([...noTransport, ...typesOnly]) },
   {
     files: ['test/**/*.ts', '**/*.test.ts'],
     rules: {
