@@ -1,4 +1,9 @@
-/** The shortlink core library: embed it with `createCore()` and call `createCaller(...)`. */
+/**
+ * `shortlink`, the core library: embed it with `createCore()` and call `createCaller(...)`.
+ * This entry loads no database or network driver; the adapters that do are subpaths of their own
+ * (`shortlink/mongodb`, `shortlink/redis`, `shortlink/lmdb`) and so is the environment-driven
+ * process (`shortlink/runtime`). test/package/entry-points.test.ts holds it to that.
+ */
 export { createCore, type Core } from './core';
 export type { CoreDeps, RequestContext, ResponseInfo } from './context';
 export { appRouter, type AppRouter } from './router';
@@ -27,10 +32,5 @@ export { hashSecret, generateToken, generateOrganizationKey } from './auth/secre
 export { Provisioner, ProvisioningError } from './provisioning/provisioner';
 export { applySeed, loadSeedFile, type Seed } from './provisioning/seed-file';
 export { provisionDemo, demoCurl, demoGrpcurl, type DemoCredentials } from './provisioning/demo';
-export { loadConfig, type Config, ConfigError } from './runtime/config';
-export { createRuntime, type Runtime } from './runtime/create-runtime';
-export { createMongoStore, createMongoRateLimiters, type MongoStore } from './adapters/mongodb';
-export { createRedisLimiters } from './adapters/redis/redis-limiters';
 export { createUrlGuardChain } from './url-guard/url-guard-chain';
-export { createUrlGuardFromConfig } from './runtime/url-guard-from-config';
 export { rateLimitFields } from './rate-limit/rate-limit-fields';

@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
-import { demoCurl, demoGrpcurl, loadConfig, type DemoCredentials } from '../core';
+import { demoCurl, demoGrpcurl, type DemoCredentials } from '../core';
+import { loadConfig } from '../core/runtime';
 import { createLogger } from './logger';
 import { startService } from './service';
 

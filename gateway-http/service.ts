@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { createRuntime, type Config, type DemoCredentials, type Runtime } from '../core';
+import type { DemoCredentials } from '../core';
+import { createRuntime, type Config, type Runtime } from '../core/runtime';
 import { listenGrpc, type RunningGrpcServer } from '../gateway-grpc';
 import { createHttpApp } from './app';
 import { listenHttp, type RunningHttpServer } from './http-server';

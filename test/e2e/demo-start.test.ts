@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pino from 'pino';
-import { demoCurl, loadConfig } from '../../core';
+import { demoCurl } from '../../core';
+import { loadConfig } from '../../core/runtime';
 import { startService, type RunningService } from '../../gateway-http/service';
 
 const run = promisify(execFile);

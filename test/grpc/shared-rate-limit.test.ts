@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import pino from 'pino';
-import { createMemoryRateLimiter, loadConfig } from '../../core';
+import { createMemoryRateLimiter } from '../../core';
+import { loadConfig } from '../../core/runtime';
 import { startService, type RunningService } from '../../gateway-http/service';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp } from '../support/http-fixture';

@@ -5,12 +5,12 @@ import {
   BackendUnavailableError,
   createCore,
   FlexibleRateLimiter,
-  loadConfig,
   ShortlinkError,
   silentLogger,
   type LinkRecord,
   type Store,
 } from '../../core';
+import { loadConfig } from '../../core/runtime';
 import {
   createMongoRateLimiters,
   createMongoStore,

@@ -1,12 +1,6 @@
 import { Redis } from 'ioredis';
-import {
-  createCore,
-  hashSecret,
-  loadConfig,
-  ShortlinkError,
-  type Core,
-  type ResponseInfo,
-} from '../../core';
+import { createCore, hashSecret, ShortlinkError, type Core, type ResponseInfo } from '../../core';
+import { loadConfig } from '../../core/runtime';
 import { createLimitersFromConfig } from '../../core/runtime/limiters-from-config';
 import { captureLogs, type CapturedLogs } from '../support/log-capture';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';

@@ -2,7 +2,8 @@ import { status } from '@grpc/grpc-js';
 import { Agent } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ShortLink } from '../../core';
-import { buildServiceToTemp, startChildService, type ChildService } from './support/child-service';
+import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import { startChildService, type ChildService } from './support/child-service';
 import { expectEnvelope } from './support/envelope';
 import { bearerMetadata, grpcClient, grpcCreate } from './support/grpc-client';
 import { openSocket, pause, sendRaw, whenClosed } from './support/raw-http';
@@ -176,12 +177,12 @@ describe('graceful shutdown under load (in-process, REST and gRPC)', () => {
  * and a real SIGTERM, with creates in flight over REST and gRPC.
  */
 describe('SIGTERM to the process under load', () => {
-  let build: { dir: string; remove(): Promise<void> };
+  let build: TempBuild;
   let gate: ReputationGate;
   let service: ChildService | undefined;
 
   beforeAll(async () => {
-    build = await buildServiceToTemp();
+    build = await compileToTemp();
     gate = await startReputationGate();
   });
   afterAll(async () => {

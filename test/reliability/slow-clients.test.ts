@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import pino from 'pino';
-import { createRuntime, loadConfig, type DemoCredentials, type MemoryStore } from '../../core';
+import { type DemoCredentials, type MemoryStore } from '../../core';
+import { createRuntime, loadConfig } from '../../core/runtime';
 import { createHttpApp } from '../../gateway-http/app';
 import { expressMessageClasses } from '../../gateway-http/express-message-classes';
 import {

@@ -5,13 +5,8 @@ import {
   COLLECTIONS,
   type MongoStore,
 } from '../../core/adapters/mongodb';
-import {
-  BackendUnavailableError,
-  createCore,
-  createRuntime,
-  loadConfig,
-  silentLogger,
-} from '../../core';
+import { BackendUnavailableError, createCore, silentLogger } from '../../core';
+import { createRuntime, loadConfig } from '../../core/runtime';
 import { linkRecord, provisionedCore } from './fixtures';
 import { detectMongo, MongoTestServer } from './mongo-target';
 import { describeStoreContract } from './store-contract';

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import {
   createCore,
   createMemoryStore,
-  loadConfig,
   Provisioner,
   ShortlinkError,
   systemClock,
   type Core,
   type MemoryStore,
 } from '../../core';
+import { loadConfig } from '../../core/runtime';
 import {
   createUrlGuardFromConfig,
   type ConfiguredUrlGuard,

@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, createMemoryStore, loadConfig, Provisioner, systemClock } from '../../core';
+import { createMemoryStore, Provisioner, systemClock } from '../../core';
+import { ConfigError, loadConfig } from '../../core/runtime';
 import { createUrlGuardFromConfig } from '../../core/runtime/url-guard-from-config';
 import { organization, recordingLogger } from './fixtures';
 

@@ -1,4 +1,4 @@
-/** The MongoDB adapters: the store (identities, links, ids) and the shared rate limiters. */
+/** `shortlink/mongodb`: the MongoDB store (identities, links, ids) and the shared rate limiters. */
 export {
   createMongoStore,
   mongoStoreOn,

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../core';
+import { loadConfig } from '../../../core/runtime';
 import { createLogger } from '../../../gateway-http/logger';
 import { startService } from '../../../gateway-http/service';
 import { failChild, onStopRequest, tellParent } from '../support/child';

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { createRuntime, loadConfig, type Runtime } from '../../../core';
+import { createRuntime, loadConfig, type Runtime } from '../../../core/runtime';
 
 /** A rate limit no benchmark reaches, set through configuration like any deployment would. */
 export const BENCH_RATE_LIMIT_PER_MINUTE = 1_000_000_000;

@@ -1,41 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { transformFile } from '@swc/core';
-
-const ROOT = join(__dirname, '..', '..', '..');
-const SOURCES = ['core', 'gateway-http', 'gateway-grpc'];
-
-async function* typescriptFiles(dir: string): AsyncGenerator<string> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* typescriptFiles(path);
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) yield path;
-  }
-}
-
-/**
- * Compiles the service to CommonJS in a temporary directory with swc (seconds, where tsc takes
- * much longer on a loaded machine; the types are checked by `npm run typecheck` anyway), so a
- * test can run `gateway-http/main.js` as `npm start` does, signals included.
- */
-export async function buildServiceToTemp(): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'shortlink-reliability-'));
-  for (const source of SOURCES) {
-    for await (const file of typescriptFiles(join(ROOT, source))) {
-      const { code } = await transformFile(file, {
-        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-        module: { type: 'commonjs' },
-        sourceMaps: false,
-      });
-      const out = join(dir, relative(ROOT, file)).replace(/\.ts$/, '.js');
-      await mkdir(dirname(out), { recursive: true });
-      await writeFile(out, code);
-    }
-  }
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-}
+import { join } from 'node:path';
+import { ROOT } from '../../support/compile-to-temp';
 
 export interface ChildService {
   child: ChildProcess;

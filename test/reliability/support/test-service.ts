@@ -1,5 +1,6 @@
 import pino from 'pino';
-import { loadConfig, type DemoCredentials, type MemoryStore } from '../../../core';
+import { type DemoCredentials, type MemoryStore } from '../../../core';
+import { loadConfig } from '../../../core/runtime';
 import { startService, type RunningService } from '../../../gateway-http/service';
 
 export interface TestService {

@@ -1,0 +1,10 @@
+/**
+ * `shortlink/runtime`: the process as `npm start` builds it, from environment variables. It loads
+ * every driver the configuration may ask for (MongoDB, Redis, the reputation lookup's scheduler),
+ * which is why it is a subpath of its own and not part of the main entry.
+ */
+export { loadConfig, configSchema, ConfigError, type Config } from './config';
+export { createRuntime, type Runtime } from './create-runtime';
+export { createStoreFromConfig } from './store-from-config';
+export { createLimitersFromConfig, type Limiters } from './limiters-from-config';
+export { createUrlGuardFromConfig, type ConfiguredUrlGuard } from './url-guard-from-config';
