@@ -4,20 +4,10 @@ import {
   createMemoryRateLimiter,
   hashSecret,
   ShortlinkError,
-  type AliasGenerator,
   type ResponseInfo,
 } from '../../core';
-import { createTestCore } from '../support/core-fixture';
+import { createTestCore, scriptedAliases } from '../support/core-fixture';
 import { failingStore, failureOf } from '../support/failures';
-
-/** Returns the given aliases in turn, then `fallback` forever; counts its calls. */
-function scriptedGenerator(aliases: string[], fallback: string) {
-  let calls = 0;
-  const generator: AliasGenerator = {
-    generate: () => aliases[calls++] ?? fallback,
-  };
-  return { generator, calls: () => calls };
-}
 
 describe('links.create: ids', () => {
   it('gives increasing integer ids starting at 1, across organizations', async () => {
@@ -44,14 +34,14 @@ describe('links.create: ids', () => {
 
 describe('links.create: generated aliases', () => {
   it('retries a collision and never overwrites the existing link', async () => {
-    const { generator, calls } = scriptedGenerator(['taken01', 'fresh01'], 'unused0');
+    const generator = scriptedAliases(['taken01', 'fresh01'], () => 'unused0');
     const f = await createTestCore({ aliasGenerator: generator });
     await f
       .caller()
       .links.create(f.body({ alias: 'taken01', url: 'https://first.example/' }) as never);
     const link = await f.caller().links.create(f.body({ url: 'https://second.example/' }) as never);
     expect(link.alias).toBe('fresh01');
-    expect(calls()).toBe(2);
+    expect(generator.calls).toBe(2);
     expect((await f.store.links.findByAlias(f.domain, 'taken01'))?.url).toBe(
       'https://first.example/',
     );
@@ -61,13 +51,13 @@ describe('links.create: generated aliases', () => {
   });
 
   it('skips a generated alias that is reserved', async () => {
-    const { generator } = scriptedGenerator(['API', 'Metrics', 'okalias'], 'unused0');
+    const generator = scriptedAliases(['API', 'Metrics', 'okalias'], () => 'unused0');
     const f = await createTestCore({ aliasGenerator: generator });
     expect((await f.caller().links.create(f.body() as never)).alias).toBe('okalias');
   });
 
   it('gives up with code 1 after the bounded number of attempts, storing nothing more', async () => {
-    const { generator, calls } = scriptedGenerator([], 'always1');
+    const generator = scriptedAliases([], () => 'always1');
     const f = await createTestCore({ aliasGenerator: generator, maxAliasAttempts: 4 });
     await f.caller().links.create(f.body({ alias: 'always1' }) as never);
     const error = await failureOf(
@@ -76,7 +66,7 @@ describe('links.create: generated aliases', () => {
     expect(error.code).toBe(1);
     expect(error.reason).toBe('INTERNAL');
     expect(error.messages).toEqual(['Could not allocate an alias; please retry.']);
-    expect(calls()).toBe(4);
+    expect(generator.calls).toBe(4);
     expect(f.linkCount()).toBe(1);
     expect((await f.store.links.findByAlias(f.domain, 'always1'))?.url).toBe(
       'https://example.com/some/long/path?q=1',
@@ -84,11 +74,11 @@ describe('links.create: generated aliases', () => {
   });
 
   it('retries ten times by default', async () => {
-    const { generator, calls } = scriptedGenerator([], 'always1');
+    const generator = scriptedAliases([], () => 'always1');
     const f = await createTestCore({ aliasGenerator: generator });
     await f.caller().links.create(f.body() as never);
     expect((await failureOf(f.caller().links.create(f.body() as never))).code).toBe(1);
-    expect(calls()).toBe(11);
+    expect(generator.calls).toBe(11);
   });
 
   it('generates distinct aliases of 7 characters of [0-9A-Za-z] with nanoid', async () => {

@@ -1,10 +1,4 @@
-import {
-  credentials,
-  Metadata,
-  type CallOptions,
-  type ServiceError,
-  type StatusObject,
-} from '@grpc/grpc-js';
+import { credentials, Metadata, type CallOptions } from '@grpc/grpc-js';
 import type { Core, Logger } from '../../core';
 import { silentLogger } from '../../core';
 import {
@@ -15,13 +9,7 @@ import {
   type ResolveShortLinkResponse,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { listenGrpc, type RunningGrpcServer } from '../../gateway-grpc';
-
-/** What one unary call ended with: the response or the error, and the status with its trailers. */
-export interface CallOutcome<TResponse> {
-  response: TResponse | undefined;
-  error: ServiceError | undefined;
-  status: StatusObject;
-}
+import { outcomeOf, type CallOutcome } from '../support/grpc-call';
 
 export interface GrpcFixture {
   running: RunningGrpcServer;
@@ -41,23 +29,6 @@ export function bearer(token: string): Metadata {
   const metadata = new Metadata();
   metadata.set('authorization', `Bearer ${token}`);
   return metadata;
-}
-
-/** Resolves once the call's status (with its trailers) has arrived, whatever it is. */
-export function outcomeOf<TResponse>(
-  start: (callback: (error: ServiceError | null, response?: TResponse) => void) => {
-    on(event: 'status', listener: (status: StatusObject) => void): unknown;
-  },
-): Promise<CallOutcome<TResponse>> {
-  return new Promise((resolve) => {
-    let response: TResponse | undefined;
-    let error: ServiceError | undefined;
-    const call = start((callError, callResponse) => {
-      error = callError ?? undefined;
-      response = callResponse;
-    });
-    call.on('status', (status) => resolve({ response, error, status }));
-  });
 }
 
 export type GrpcClientFixture = Omit<GrpcFixture, 'running'>;

@@ -13,7 +13,8 @@ import { GRPC_STATUS_BY_REASON } from '../../gateway-grpc';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
 import { decodeStatusDetails } from './error-details';
-import { metadataText, startGrpc, type CallOutcome, type GrpcFixture } from './grpc-fixture';
+import type { CallOutcome } from '../support/grpc-call';
+import { metadataText, startGrpc, type GrpcFixture } from './grpc-fixture';
 
 /** The product's gRPC status table for the codes both transports share (gateway-grpc/README.md). */
 const CONTRACT_TABLE: Array<[codes: number[], grpcStatus: status]> = [

@@ -1,4 +1,4 @@
-import { status, type Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { status, type Metadata } from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { reasonOf, type ErrorCodeNumber } from '../../core';
 import { ERROR_CODE_METADATA, GRPC_STATUS_BY_REASON } from '../../gateway-grpc';
@@ -7,6 +7,7 @@ import {
   CreateShortLinkResponse,
   type ShortLinkServiceClient,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import { outcomeOf, type CallOutcome } from '../support/grpc-call';
 import { bearerMetadata, grpcClient, grpcCreate } from './support/grpc-client';
 import { canForceGc, settledHeapUsed } from './support/heap';
 import { hostileString } from './support/hostile-requests';
@@ -15,37 +16,23 @@ import { startTestService, UNLIMITED, type TestService } from './support/test-se
 const CREATE_METHOD = '/shortlink.v1.ShortLinkService/CreateShortLink';
 const MAX_MESSAGE_BYTES = 64 * 1024; // the gateway's receive limit
 
-interface RawOutcome {
-  error: ServiceError | undefined;
-  response: Buffer | undefined;
-  status: StatusObject;
-}
-
 /** CreateShortLink with exactly these bytes as the message, valid protobuf or not. */
 function rawCreate(
   client: ShortLinkServiceClient,
   bytes: Buffer,
   metadata: Metadata,
-): Promise<RawOutcome> {
-  return new Promise((resolve) => {
-    let response: Buffer | undefined;
-    let error: ServiceError | undefined;
-    const call = client.makeUnaryRequest<Buffer, Buffer>(
+): Promise<CallOutcome<Buffer>> {
+  return outcomeOf<Buffer>((callback) =>
+    client.makeUnaryRequest<Buffer, Buffer>(
       CREATE_METHOD,
       (message) => message,
       (message) => message,
       bytes,
       metadata,
       { deadline: Date.now() + 60_000 },
-      (callError, callResponse) => {
-        error = callError ?? undefined;
-        response = callResponse;
-      },
-    );
-    call.on('status', (callStatus: StatusObject) =>
-      resolve({ error, response, status: callStatus }),
-    );
-  });
+      callback,
+    ),
+  );
 }
 
 function decodes(bytes: Buffer): boolean {
@@ -77,7 +64,7 @@ describe('gRPC gateway under hostile messages', () => {
   });
 
   /** Checks one outcome against the contract; returns true when it was a success. */
-  function checkOutcome(outcome: { status: StatusObject }, messageBytes: number): boolean {
+  function checkOutcome(outcome: CallOutcome<unknown>, messageBytes: number): boolean {
     const { code, metadata, details } = outcome.status;
     const describe = () => `status ${code} (${details})`;
     if (code === status.OK) return true;

@@ -7,7 +7,8 @@ import {
 } from '../../core/adapters/mongodb';
 import { BackendUnavailableError, createCore, silentLogger } from '../../core';
 import { createRuntime, loadConfig } from '../../core/runtime';
-import { linkRecord, provisionedCore } from './fixtures';
+import { createTestCore } from '../support/core-fixture';
+import { linkRecord } from './fixtures';
 import { detectMongo, MongoTestServer } from './mongo-target';
 import { describeStoreContract } from './store-contract';
 
@@ -77,7 +78,7 @@ if (!availability.available) {
     it('keeps everything across a restart (close, reopen on the same database)', async () => {
       const dbName = server.freshDatabase();
       const before = await open(dbName);
-      const f = await provisionedCore(before);
+      const f = await createTestCore({ store: before });
       const created = await f.caller().links.create(f.body({ alias: 'kept' }) as never);
       const lastId = await before.ids.next();
       await before.close();
@@ -106,7 +107,7 @@ if (!availability.available) {
     it('stores tokens and organization keys only as hashes', async () => {
       const store = await open(server.freshDatabase());
       try {
-        const f = await provisionedCore(store);
+        const f = await createTestCore({ store });
         await f.caller().links.create(f.body() as never);
         const everything: unknown[] = [];
         for (const name of Object.values(COLLECTIONS)) {
@@ -172,7 +173,7 @@ if (!availability.available) {
       try {
         expect(runtime.core.deps.store.kind).toBe('mongodb');
         expect(runtime.wantsDemo).toBe(false);
-        const f = await provisionedCore(runtime.core.deps.store);
+        const f = await createTestCore({ store: runtime.core.deps.store });
         const caller = () =>
           runtime.core.createCaller({ authorization: `Bearer ${f.token}`, clientAddress: '::1' });
         const created = await caller().links.create(f.body() as never);

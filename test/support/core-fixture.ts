@@ -3,10 +3,12 @@ import {
   createMemoryStore,
   Provisioner,
   systemClock,
+  type AliasGenerator,
   type Core,
   type CoreDeps,
   type MemoryStore,
   type RequestContext,
+  type Store,
 } from '../../core';
 
 /** The in-process client `core.createCaller(...)` returns. */
@@ -26,10 +28,11 @@ export const TEST_CLIENT_ADDRESS = '203.0.113.7';
  * - user `alice` (member of all three) with `token`; user `bob` (member of none) with
  *   `outsiderToken`.
  * Secrets are the ones the Provisioner returned once; the store holds only their hashes.
+ * The store is a fresh memory store unless one is given (the storage suite passes each adapter's).
  */
-export interface CoreFixture {
+export interface CoreFixture<S extends Store = MemoryStore> {
   core: Core;
-  store: MemoryStore;
+  store: S;
   provisioner: Provisioner;
   token: string;
   outsiderToken: string;
@@ -43,14 +46,19 @@ export interface CoreFixture {
   caller(request?: RequestContext): CoreCaller;
   /** A valid create body for acme, group "1"; `overrides` replace or add fields. */
   body(overrides?: Record<string, unknown>): Record<string, unknown>;
-  /** Links held by the store. */
+  /** Links held by the store (the memory store only: other stores have no count to read). */
   linkCount(): number;
 }
 
-export type TestCoreDeps = Partial<Omit<CoreDeps, 'store'>> & { store?: MemoryStore };
+export type TestCoreDeps<S extends Store = MemoryStore> = Partial<Omit<CoreDeps, 'store'>> & {
+  store?: S;
+};
 
-export async function createTestCore(deps: TestCoreDeps = {}): Promise<CoreFixture> {
-  const store = deps.store ?? createMemoryStore();
+export async function createTestCore<S extends Store = MemoryStore>(
+  deps: TestCoreDeps<S> = {},
+): Promise<CoreFixture<S>> {
+  // Without a store, S is its default, MemoryStore: the one made here.
+  const store = (deps.store ?? createMemoryStore()) as S;
   const provisioner = new Provisioner(store.identities, systemClock);
 
   const acme = await provisioner.saveOrganization({ id: 'acme', domain: ACME_DOMAIN });
@@ -101,7 +109,34 @@ export async function createTestCore(deps: TestCoreDeps = {}): Promise<CoreFixtu
       url: 'https://example.com/some/long/path?q=1',
       ...overrides,
     }),
-    linkCount: () => store.links.size,
+    linkCount: () => {
+      if (!isMemoryStore(store)) throw new Error('linkCount() reads the memory store only');
+      return store.links.size;
+    },
+  };
+}
+
+function isMemoryStore(store: Store): store is MemoryStore {
+  return store.kind === 'memory';
+}
+
+/**
+ * An alias generator that answers `aliases` in turn, then `fallback(n)` for the n-th call past
+ * them (a distinct alias by default); `calls` counts every call.
+ */
+export function scriptedAliases(
+  aliases: readonly string[],
+  fallback: (n: number) => string = (n) => `fallback-${n}`,
+): AliasGenerator & { readonly calls: number } {
+  let calls = 0;
+  return {
+    generate: () => {
+      calls += 1;
+      return aliases[calls - 1] ?? fallback(calls - aliases.length);
+    },
+    get calls() {
+      return calls;
+    },
   };
 }
 

@@ -1,45 +1,35 @@
-import { credentials, Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { credentials, Metadata } from '@grpc/grpc-js';
 import {
   CreateShortLinkRequest,
   ShortLinkServiceClient,
   type CreateShortLinkResponse,
 } from '../../../gateway-grpc/generated/shortlink/v1/shortlink';
-
-export interface GrpcOutcome {
-  response: CreateShortLinkResponse | undefined;
-  error: ServiceError | undefined;
-  status: StatusObject;
-}
+import { outcomeOf, type CallOutcome } from '../../support/grpc-call';
 
 export function grpcClient(port: number): ShortLinkServiceClient {
   return new ShortLinkServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
 }
 
+/** Metadata carrying this exact `authorization` value (hostile ones included), or none. */
 export function bearerMetadata(authorization: string | undefined): Metadata {
   const metadata = new Metadata();
   if (authorization !== undefined) metadata.set('authorization', authorization);
   return metadata;
 }
 
-/** One CreateShortLink call; resolves with its outcome once the status has arrived. */
+/** One CreateShortLink call with a deadline; resolves with its outcome once it has ended. */
 export function grpcCreate(
   client: ShortLinkServiceClient,
   request: Partial<CreateShortLinkRequest>,
   metadata: Metadata,
   deadlineMs = 60_000,
-): Promise<GrpcOutcome> {
-  return new Promise((resolve) => {
-    let response: CreateShortLinkResponse | undefined;
-    let error: ServiceError | undefined;
-    const call = client.createShortLink(
+): Promise<CallOutcome<CreateShortLinkResponse>> {
+  return outcomeOf<CreateShortLinkResponse>((callback) =>
+    client.createShortLink(
       CreateShortLinkRequest.fromPartial(request),
       metadata,
       { deadline: Date.now() + deadlineMs },
-      (callError, callResponse) => {
-        error = callError ?? undefined;
-        response = callResponse;
-      },
-    );
-    call.on('status', (status: StatusObject) => resolve({ response, error, status }));
-  });
+      callback,
+    ),
+  );
 }
