@@ -48,6 +48,7 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       'dist-bench/**',
+      'dist-soak/**',
       'coverage/**',
       'node_modules/**',
       'gateway-grpc/generated/**',

@@ -1,10 +1,33 @@
+/**
+ * The test suites, one jest project each: `npm run test:<suite>` (or `npx jest --selectProjects
+ * <suite>`) runs one alone, `npx jest` runs them all. Every folder of test/ holding tests belongs
+ * to exactly one suite (test/project/suites.test.ts checks it).
+ */
+const SUITES = {
+  /** The rules of the product through the core's procedures, in process. */
+  core: ['core', 'property', 'url-guard', 'cli'],
+  /** The stores and limiter backends: the storage contract, MongoDB's driver, Redis. */
+  storage: ['storage', 'mongodb', 'redis'],
+  /** REST and gRPC on real servers, and `npm start`'s demo. */
+  gateways: ['http', 'grpc', 'e2e'],
+  /** Hostile, concurrent and slow clients; graceful shutdown. */
+  reliability: ['reliability'],
+  /** The repository as a whole: the package an embedder installs, the layers, the docs' links. */
+  project: ['package', 'layers', 'docs', 'project'],
+};
+
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
+};
+
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
-  },
   testTimeout: 20000,
+  projects: Object.entries(SUITES).map(([name, folders]) => ({
+    displayName: name,
+    testEnvironment: 'node',
+    roots: folders.map((folder) => `<rootDir>/test/${folder}`),
+    testMatch: ['**/*.test.ts'],
+    transform,
+  })),
 };
