@@ -3,7 +3,14 @@
  * every driver the configuration may ask for (MongoDB, Redis, the reputation lookup's scheduler),
  * which is why it is a subpath of its own and not part of the main entry.
  */
-export { loadConfig, configSchema, ConfigError, type Config } from './config';
+export {
+  loadConfig,
+  configSchema,
+  ConfigError,
+  DEFAULT_DATA_DIR,
+  IN_MEMORY_DATA_DIR,
+  type Config,
+} from './config';
 export { createRuntime, type Runtime } from './create-runtime';
 export { createStoreFromConfig } from './store-from-config';
 export { createLimitersFromConfig, type Limiters } from './limiters-from-config';
