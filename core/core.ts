@@ -6,7 +6,7 @@ import { systemClock } from './adapters/system-clock';
 import type { CoreContext, CoreDeps, RequestContext } from './context';
 import { reservedAliasSet } from './links/reserved-aliases';
 import { silentLogger } from './ports/logger';
-import { createCaller, type Caller } from './procedure/router';
+import { createCaller, type Caller, type UntypedCaller } from './procedure/router';
 import { appRouter, type AppRouter } from './router';
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
@@ -16,8 +16,13 @@ export const DEFAULT_MAX_ALIAS_ATTEMPTS = 10;
 export interface Core {
   readonly deps: CoreDeps;
   readonly router: AppRouter;
-  /** An in-process client bound to one request's context. */
+  /** An in-process client bound to one request's context, typed for code that builds inputs. */
   createCaller(request?: RequestContext): Caller<AppRouter>;
+  /**
+   * The same client for transports, whose inputs are whatever they decoded: each procedure takes
+   * `unknown` and validates it (the typed caller's procedures validate too).
+   */
+  createUntypedCaller(request?: RequestContext): UntypedCaller<AppRouter>;
   /** Resolves when the store answers (readiness). */
   ready(): Promise<void>;
 }
@@ -42,13 +47,15 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     maxAliasAttempts: deps.maxAliasAttempts ?? DEFAULT_MAX_ALIAS_ATTEMPTS,
     logger: deps.logger ?? silentLogger,
   };
+  const bind = (request: RequestContext = {}) => {
+    const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };
+    return createCaller(appRouter, ctx);
+  };
   return {
     deps: full,
     router: appRouter,
-    createCaller(request: RequestContext = {}) {
-      const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };
-      return createCaller(appRouter, ctx);
-    },
+    createCaller: (request) => bind(request),
+    createUntypedCaller: (request) => bind(request),
     ready: () => full.store.ping(),
   };
 }

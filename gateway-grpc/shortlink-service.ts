@@ -27,10 +27,10 @@ export function createShortLinkService(core: Core, logger: Logger): ShortLinkSer
       async (call, trailers) => {
         const response: ResponseInfo = {};
         try {
-          const caller = core.createCaller(requestContext(call, response));
+          const caller = core.createUntypedCaller(requestContext(call, response));
           // Untrusted input, typed as the transport received it: the core validates it.
           const body = isUndecodable(call.request) ? call.request : toCreateBody(call.request);
-          const link = await caller.links.create(body as never);
+          const link = await caller.links.create(body);
           return { shortLink: toShortLinkMessage(link) };
         } finally {
           setRateLimitMetadata(trailers, response, windowSeconds);

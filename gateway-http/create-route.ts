@@ -8,13 +8,13 @@ export function createLinkHandler(core: Core): RequestHandler {
   const windowSeconds = core.deps.rateLimiter.windowSeconds;
   return async (req, res) => {
     const response: ResponseInfo = {};
-    const caller = core.createCaller({
+    const caller = core.createUntypedCaller({
       authorization: req.headers.authorization,
       clientAddress: req.ip,
       response,
     });
     try {
-      const link = await caller.links.create(req.body as never);
+      const link = await caller.links.create(req.body);
       setRateLimitHeaders(res, response, windowSeconds);
       sendSuccess(res, link);
     } catch (error) {

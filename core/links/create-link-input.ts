@@ -46,16 +46,34 @@ export const redirectTypeSchema = z
   .transform((value): RedirectType => value ?? DEFAULT_REDIRECT_TYPE);
 
 /**
- * The fields stage: every failing field is reported. Only the body's own fields are read, never
- * inherited ones (an in-process caller could pass an object with a prototype).
+ * Reads only the body's own fields, never inherited ones (an in-process caller could pass an
+ * object with a prototype). What reaches `schema` is a plain object of those fields, so what a
+ * caller passes is typed as what `schema` accepts.
  */
-export const createLinkFieldsSchema = z.preprocess(
-  (body) => ({
-    url: ownField(body, 'url'),
-    alias: ownField(body, 'alias'),
-    redirect_type: ownField(body, 'redirect_type'),
-  }),
+function ownFieldsOf<TShape extends z.core.$ZodLooseShape>(
+  schema: z.ZodObject<TShape>,
+): z.ZodType<z.output<z.ZodObject<TShape>>, z.input<z.ZodObject<TShape>>> {
+  const names = Object.keys(schema.shape);
+  const picked = z.preprocess(
+    (body) => Object.fromEntries(names.map((name) => [name, ownField(body, name)])),
+    schema,
+  );
+  // preprocess types its input as unknown; the function above only narrows it to these fields.
+  return picked as unknown as z.ZodType<
+    z.output<z.ZodObject<TShape>>,
+    z.input<z.ZodObject<TShape>>
+  >;
+}
+
+/**
+ * The create request, field by field. The organization and group fields are checked earlier, by
+ * their own stages (with these same schemas); the fields stage parses the whole object and
+ * reports every failing link field.
+ */
+export const createLinkRequestSchema = ownFieldsOf(
   z.object({
+    organization_key: organizationKeySchema,
+    url_group_id: urlGroupIdSchema,
     url: longUrlSchema,
     alias: aliasSchema,
     redirect_type: redirectTypeSchema,
@@ -63,13 +81,7 @@ export const createLinkFieldsSchema = z.preprocess(
 );
 
 /** What an in-process caller passes to `links.create`. */
-export interface CreateLinkRequest {
-  organization_key: string;
-  url_group_id: string | number;
-  url: string;
-  alias?: string | null | undefined;
-  redirect_type?: RedirectType | null | undefined;
-}
+export type CreateLinkRequest = z.input<typeof createLinkRequestSchema>;
 
 export const isAbsent = (value: unknown): boolean =>
   value === undefined || value === null || value === '';
@@ -104,7 +116,7 @@ function fieldFailure(
   }
 }
 
-/** Maps the fields schema's failures to the contract: code of the first field, every message. */
+/** Maps the request schema's failures to the contract: code of the first field, every message. */
 export function fieldsError(error: z.ZodError, rawInput: unknown): ShortlinkError {
   const failures = FIELD_ORDER.flatMap((field) => {
     const issues = error.issues.filter((issue) => issue.path[0] === field);

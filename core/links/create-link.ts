@@ -6,7 +6,7 @@ import { resolveOrganization } from '../organizations/resolve-organization';
 import type { LinkRecord, RedirectType } from '../ports/link-store';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { limitPerToken } from '../rate-limit/limit-per-token';
-import { createLinkFieldsSchema, fieldsError, type CreateLinkRequest } from './create-link-input';
+import { createLinkRequestSchema, fieldsError } from './create-link-input';
 import { requireObjectBody } from './require-object-body';
 import { toShortLink, type ShortLink } from './short-link';
 
@@ -49,8 +49,7 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
   .use(requireObjectBody())
   .use(resolveOrganization)
   .use(resolveGroup)
-  .input(createLinkFieldsSchema, fieldsError)
-  .accepts<CreateLinkRequest>()
+  .input(createLinkRequestSchema, fieldsError)
   .mutation(async ({ ctx, input }): Promise<ShortLink> => {
     await guardUrl(ctx, input.url.parsed);
     const { organization, group } = ctx;

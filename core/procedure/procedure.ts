@@ -7,15 +7,29 @@ import type { ShortlinkError } from '../errors/shortlink-error';
  * precedence can run checks before it), and a resolver.
  */
 
+/**
+ * What `next()` resolves with, and so what a middleware must resolve with: only `next` makes one,
+ * so a middleware that forgets to call it (or to return what it gave) does not typecheck. At run
+ * time the chain checks it too, for middlewares written without the types.
+ */
+export type MiddlewareResult<TNextCtx> = NextResult<TNextCtx>;
+
+/** Not exported: nothing outside this module can make one, so nothing but `next` does. */
+class NextResult<TNextCtx> {
+  declare private readonly nextContext: TNextCtx;
+  /** The resolver's output, carried back up the chain. */
+  constructor(readonly output: unknown) {}
+}
+
 export interface MiddlewareOptions<TCtx, TNextCtx> {
   ctx: TCtx;
   rawInput: unknown;
-  next: (ctx: TNextCtx) => Promise<unknown>;
+  next: (ctx: TNextCtx) => Promise<MiddlewareResult<TNextCtx>>;
 }
 
 export type Middleware<TCtx, TNextCtx> = (
   options: MiddlewareOptions<TCtx, TNextCtx>,
-) => Promise<unknown>;
+) => Promise<MiddlewareResult<TNextCtx>>;
 
 export interface ResolverOptions<TCtx, TInput> {
   ctx: TCtx;
@@ -34,11 +48,18 @@ interface StepState {
   ctx: unknown;
   input: unknown;
 }
+type StepResult = NextResult<unknown>;
 type Step = (
   state: StepState,
   rawInput: unknown,
-  next: (state: StepState) => Promise<unknown>,
-) => Promise<unknown>;
+  next: (state: StepState) => Promise<StepResult>,
+) => Promise<StepResult>;
+
+/** A middleware resolved with something `next` did not make: it never called `next`. */
+function checked(result: unknown): StepResult {
+  if (result instanceof NextResult) return result;
+  throw new Error('a middleware resolved without returning the result of next()');
+}
 
 export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
   private constructor(private readonly steps: readonly Step[]) {}
@@ -50,12 +71,15 @@ export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
   use<TNextCtx>(
     middleware: Middleware<TCtx, TNextCtx>,
   ): ProcedureBuilder<TBaseCtx, TNextCtx, TInput, TCallerInput> {
-    const step: Step = (state, rawInput, next) =>
-      middleware({
-        ctx: state.ctx as TCtx,
-        rawInput,
-        next: (ctx) => next({ ctx, input: state.input }),
-      });
+    const step: Step = async (state, rawInput, next) =>
+      checked(
+        await middleware({
+          ctx: state.ctx as TCtx,
+          rawInput,
+          // The chain's results carry no context type; each middleware sees its own.
+          next: (ctx) => next({ ctx, input: state.input }) as Promise<NextResult<TNextCtx>>,
+        }),
+      );
     return new ProcedureBuilder([...this.steps, step]);
   }
 
@@ -70,11 +94,6 @@ export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
       return next({ ctx: state.ctx, input: parsed.data });
     };
     return new ProcedureBuilder([...this.steps, step]);
-  }
-
-  /** Declares the caller-facing input type without parsing (for inputs parsed in stages). */
-  accepts<TDeclared>(): ProcedureBuilder<TBaseCtx, TCtx, TInput, TDeclared> {
-    return new ProcedureBuilder(this.steps);
   }
 
   query<TOutput>(
@@ -94,14 +113,19 @@ export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
     resolver: (options: ResolverOptions<TCtx, TInput>) => Promise<TOutput>,
   ): Procedure<TBaseCtx, TCallerInput, TOutput> {
     const steps = this.steps;
-    const run = (index: number, state: StepState, rawInput: unknown): Promise<unknown> => {
+    const run = async (index: number, state: StepState, rawInput: unknown): Promise<StepResult> => {
       const step = steps[index];
-      if (!step) return resolver({ ctx: state.ctx as TCtx, input: state.input as TInput });
+      if (!step) {
+        return new NextResult(
+          await resolver({ ctx: state.ctx as TCtx, input: state.input as TInput }),
+        );
+      }
       return step(state, rawInput, (nextState) => run(index + 1, nextState, rawInput));
     };
     return {
       kind,
-      call: (ctx, rawInput) => run(0, { ctx, input: undefined }, rawInput) as Promise<TOutput>,
+      call: async (ctx, rawInput) =>
+        (await run(0, { ctx, input: undefined }, rawInput)).output as TOutput,
     };
   }
 }

@@ -15,6 +15,16 @@ export type Caller<TRouter> = {
     : Caller<TRouter[K]>;
 };
 
+/**
+ * The same client for transports: each procedure takes its input as received (`unknown`), since
+ * the procedure parses it anyway. No cast is needed to hand it a decoded body.
+ */
+export type UntypedCaller<TRouter> = {
+  [K in keyof TRouter]: TRouter[K] extends Procedure<infer _C, infer _In, infer TOut>
+    ? (rawInput: unknown) => Promise<TOut>
+    : UntypedCaller<TRouter[K]>;
+};
+
 function isProcedure<TBaseCtx>(
   value: AnyProcedure<TBaseCtx> | RouterRecord<TBaseCtx>,
 ): value is AnyProcedure<TBaseCtx> {
@@ -28,7 +38,7 @@ function isProcedure<TBaseCtx>(
 export function createCaller<TBaseCtx, TRouter extends RouterRecord<TBaseCtx>>(
   router: TRouter,
   ctx: TBaseCtx,
-): Caller<TRouter> {
+): UntypedCaller<TRouter> {
   const caller: Record<string, unknown> = {};
   for (const [name, entry] of Object.entries(router)) {
     caller[name] = isProcedure(entry)
@@ -38,5 +48,6 @@ export function createCaller<TBaseCtx, TRouter extends RouterRecord<TBaseCtx>>(
           })
       : createCaller(entry, ctx);
   }
-  return caller as Caller<TRouter>;
+  // Every procedure accepts unknown input; a typed Caller is the same object, narrowed.
+  return caller as UntypedCaller<TRouter>;
 }

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { createCore, ShortlinkError, type CreateLinkRequest, type RedirectType } from '../../core';
+import { ProcedureBuilder, type Middleware } from '../../core/procedure/procedure';
+import { createCaller } from '../../core/procedure/router';
+import { failureOf } from '../support/failures';
+
+interface Ctx {
+  user?: string;
+}
+
+const withUser: Middleware<Ctx, Ctx & { user: string }> = ({ ctx, next }) =>
+  next({ ...ctx, user: 'alice' });
+
+const echo = ProcedureBuilder.create<Ctx>()
+  .use(withUser)
+  .input(z.object({ text: z.string() }), () => new ShortlinkError('BODY_INVALID', 'bad input'))
+  .query(({ ctx, input }) => Promise.resolve(`${ctx.user}: ${input.text}`));
+
+describe('the procedure chain', () => {
+  it('carries the resolver output back through every middleware', async () => {
+    const caller = createCaller({ echo }, {});
+    await expect(caller.echo({ text: 'hi' })).resolves.toBe('alice: hi');
+  });
+
+  it('does not typecheck a middleware that resolves without next(), and refuses it at run time', async () => {
+    // @ts-expect-error A middleware must resolve with what next() gave it.
+    const forgetful: Middleware<Ctx, Ctx> = async () => {};
+    // @ts-expect-error Nor can it make that result itself.
+    const forger: Middleware<Ctx, Ctx> = () => Promise.resolve({ output: 'forged' });
+    for (const middleware of [forgetful, forger]) {
+      const procedure = ProcedureBuilder.create<Ctx>()
+        .use(middleware)
+        .query(() => Promise.resolve('never reached'));
+      const failure = await failureOf(createCaller({ procedure }, {}).procedure(undefined));
+      expect(failure.reason).toBe('INTERNAL');
+      expect(String((failure.cause as Error).message)).toMatch(
+        /without returning the result of next\(\)/,
+      );
+    }
+  });
+
+  it('types links.create input from the zod schemas', () => {
+    type Expected = {
+      organization_key: string;
+      url_group_id: string | number;
+      url: string;
+      alias?: string | null | undefined;
+      redirect_type?: RedirectType | null | undefined;
+    };
+    type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+    const same: Same<CreateLinkRequest, Expected> = true;
+    expect(same).toBe(true);
+  });
+
+  it('gives transports an untyped caller (unknown input) and embedders a typed one', async () => {
+    const core = createCore();
+    const body: unknown = { not: 'a create request' };
+    // Validated like any input: the token stage comes first.
+    expect((await failureOf(core.createUntypedCaller().links.create(body))).reason).toBe(
+      'TOKEN_MISSING',
+    );
+    // @ts-expect-error The typed caller wants a CreateLinkRequest.
+    const typed = core.createCaller().links.create(body);
+    expect((await failureOf(typed)).reason).toBe('TOKEN_MISSING');
+  });
+});
