@@ -10,17 +10,41 @@ import { transformSync } from '@swc/core';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** The first fenced block of `language` after the heading whose text is `heading`. */
-export function readmeCodeBlock(readme: string, heading: string, language = 'ts'): string {
+/** The fenced blocks of `language` in the section under the heading whose text is `heading`. */
+export function readmeCodeBlocks(readme: string, heading: string, language: string): string[] {
   const lines = readFileSync(path.join(ROOT, readme), 'utf8').split('\n');
   const start = lines.findIndex(
     (line) => /^#{1,6}\s/.test(line) && line.replace(/^#+\s+/, '') === heading,
   );
   if (start < 0) throw new Error(`${readme} has no heading "${heading}"`);
-  const open = lines.findIndex((line, index) => index > start && line.trim() === '```' + language);
-  if (open < 0) throw new Error(`${readme} has no \`\`\`${language} block after "${heading}"`);
-  const close = lines.findIndex((line, index) => index > open && line.trim() === '```');
-  return lines.slice(open + 1, close).join('\n');
+  const blocks: string[] = [];
+  let block: string[] | undefined;
+  let fence: string | undefined;
+  for (const line of lines.slice(start + 1)) {
+    if (fence === undefined) {
+      if (/^#{1,6}\s/.test(line)) break; // the next section
+      const opening = /^(```+)(\S*)/.exec(line);
+      if (opening) {
+        fence = opening[1];
+        block = opening[2] === language ? [] : undefined;
+      }
+    } else if (line.trim() === fence) {
+      if (block) blocks.push(block.join('\n'));
+      fence = undefined;
+    } else {
+      block?.push(line);
+    }
+  }
+  return blocks;
+}
+
+/** The first fenced block of `language` in the section under `heading`. */
+export function readmeCodeBlock(readme: string, heading: string, language = 'ts'): string {
+  const [first] = readmeCodeBlocks(readme, heading, language);
+  if (first === undefined) {
+    throw new Error(`${readme} has no \`\`\`${language} block under "${heading}"`);
+  }
+  return first;
 }
 
 const IMPORT = /^import\s[\s\S]*?\sfrom\s+'([^']+)';\s*$/gm;
