@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Metadata } from '@grpc/grpc-js';
 import pino from 'pino';
-import { loadConfig } from '../../core';
+import { loadConfig } from '../../core/runtime/config';
 import {
   CreateShortLinkRequest,
   type CreateShortLinkResponse,
@@ -25,7 +25,8 @@ describe('the root README quick start', () => {
 
   beforeAll(async () => {
     service = await startService(
-      loadConfig({ PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent' }),
+      // The volatile store, so the README's fixed alias is free on every run whatever the default.
+      loadConfig({ PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' }),
       pino({ level: 'silent' }),
     );
     onThisService = (text) =>
