@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { transformSync } from '@swc/core';
+import { sectionCodeBlocks } from './markdown';
 
 /**
  * Runs the TypeScript examples of the READMEs as printed, so a README cannot drift from the code:
@@ -12,30 +13,11 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** The fenced blocks of `language` in the section under the heading whose text is `heading`. */
 export function readmeCodeBlocks(readme: string, heading: string, language: string): string[] {
-  const lines = readFileSync(path.join(ROOT, readme), 'utf8').split('\n');
-  const start = lines.findIndex(
-    (line) => /^#{1,6}\s/.test(line) && line.replace(/^#+\s+/, '') === heading,
-  );
-  if (start < 0) throw new Error(`${readme} has no heading "${heading}"`);
-  const blocks: string[] = [];
-  let block: string[] | undefined;
-  let fence: string | undefined;
-  for (const line of lines.slice(start + 1)) {
-    if (fence === undefined) {
-      if (/^#{1,6}\s/.test(line)) break; // the next section
-      const opening = /^(```+)(\S*)/.exec(line);
-      if (opening) {
-        fence = opening[1];
-        block = opening[2] === language ? [] : undefined;
-      }
-    } else if (line.trim() === fence) {
-      if (block) blocks.push(block.join('\n'));
-      fence = undefined;
-    } else {
-      block?.push(line);
-    }
+  try {
+    return sectionCodeBlocks(readFileSync(path.join(ROOT, readme), 'utf8'), heading, language);
+  } catch (error) {
+    throw new Error(`${readme}: ${(error as Error).message}`, { cause: error });
   }
-  return blocks;
 }
 
 /** The first fenced block of `language` in the section under `heading`. */
