@@ -76,7 +76,7 @@ function createCoreCaller(store: LmdbStore, token: string, organizationKey: stri
       organization_key: organizationKey,
       url_group_id: '1',
       url: 'https://example.com/after/restart',
-    } as never);
+    });
 }
 
 describe('LMDB store: a data directory it cannot use is a start-up error naming the path', () => {
