@@ -13,7 +13,7 @@ const SUITES = {
   /** Hostile, concurrent and slow clients; graceful shutdown. */
   reliability: ['reliability'],
   /** The repository as a whole: the package an embedder installs, the layers, the docs' links. */
-  project: ['package', 'layers', 'docs', 'project'],
+  project: ['package', 'embed', 'layers', 'docs', 'project'],
 };
 
 const transform = {
