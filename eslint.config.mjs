@@ -36,6 +36,13 @@ const typesOnly = [
     message: 'core/ports holds contracts only: import types (`import type`), nothing that runs.',
   },
 ];
+const noLinks = [
+  {
+    group: ['**/links', '**/links/**'],
+    message:
+      'The organization stages come before the link fields: links/ builds on organizations/, not the reverse.',
+  },
+];
 const restrictImports = (patterns) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
 });
@@ -73,6 +80,10 @@ export default tseslint.config(
   },
   { files: ['core/**/*.ts'], rules: restrictImports(noTransport) },
   { files: PROCEDURES, rules: restrictImports([...noTransport, ...noAdapters]) },
+  {
+    files: ['core/organizations/**/*.ts'],
+    rules: restrictImports([...noTransport, ...noAdapters, ...noLinks]),
+  },
   { files: ['core/ports/**/*.ts'], rules: restrictImports([...noTransport, ...typesOnly]) },
   {
     files: ['test/**/*.ts', '**/*.test.ts'],

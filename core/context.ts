@@ -28,13 +28,23 @@ export interface RequestContext {
   authorization?: string | null | undefined;
   /** The client's address; failed token checks are limited per address. */
   clientAddress?: string | undefined;
+  /**
+   * Where a failure that is the service's fault (codes 1 and 23) is logged, once, by the core:
+   * a logger bound to this request (its id, its RPC) when the transport has one; else the core's.
+   */
+  logger?: Logger | undefined;
   /** Filled in by the core for the transport to render (rate-limit headers or metadata). */
   response?: ResponseInfo | undefined;
 }
 
 export interface ResponseInfo {
-  rateLimit?: RateLimitState;
+  rateLimit?: RateLimitInfo;
   retryAfterSeconds?: number;
+}
+
+/** The per-token budget after this request, and the length of its window. */
+export interface RateLimitInfo extends RateLimitState {
+  windowSeconds: number;
 }
 
 export interface CoreContext {

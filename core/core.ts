@@ -15,7 +15,6 @@ export const DEFAULT_MAX_ALIAS_ATTEMPTS = 10;
 
 export interface Core {
   readonly deps: CoreDeps;
-  readonly router: AppRouter;
   /** An in-process client bound to one request's context, typed for code that builds inputs. */
   createCaller(request?: RequestContext): Caller<AppRouter>;
   /**
@@ -49,11 +48,18 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
   };
   const bind = (request: RequestContext = {}) => {
     const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };
-    return createCaller(appRouter, ctx);
+    return createCaller(appRouter, ctx, {
+      onError: (failure, path) => {
+        if (!failure.isServerFault) return;
+        (request.logger ?? full.logger).error(
+          { err: failure.cause ?? failure, procedure: path },
+          `${path} failed`,
+        );
+      },
+    });
   };
   return {
     deps: full,
-    router: appRouter,
     createCaller: (request) => bind(request),
     createUntypedCaller: (request) => bind(request),
     ready: () => full.store.ping(),

@@ -9,10 +9,9 @@ import { rateLimitFields, type ResponseInfo } from '../core';
 export function setRateLimitMetadata(
   metadata: Metadata,
   info: ResponseInfo,
-  windowSeconds: number,
   now = Date.now(),
 ): void {
-  for (const [name, value] of rateLimitFields(info, windowSeconds, now)) {
+  for (const [name, value] of rateLimitFields(info, now)) {
     metadata.set(name.toLowerCase(), value);
   }
 }

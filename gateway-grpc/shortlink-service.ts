@@ -1,5 +1,11 @@
 import type { ServerUnaryCall } from '@grpc/grpc-js';
-import { ShortlinkError, type Core, type Logger, type ResponseInfo } from '../core';
+import {
+  ShortlinkError,
+  type Core,
+  type Logger,
+  type RequestContext,
+  type ResponseInfo,
+} from '../core';
 import { authorizationOf, clientAddressOf } from './call-context';
 import type { ShortLinkServiceServer } from './generated/shortlink/v1/shortlink';
 import { toCreateBody, toShortLinkMessage } from './messages';
@@ -10,30 +16,31 @@ import { unary } from './unary';
 function requestContext<TRequest, TResponse>(
   call: ServerUnaryCall<TRequest, TResponse>,
   response: ResponseInfo,
-) {
+  logger: Logger,
+): RequestContext {
   return {
     authorization: authorizationOf(call.metadata),
     clientAddress: clientAddressOf(call.getPeer()),
+    logger,
     response,
   };
 }
 
 /** shortlink.v1.ShortLinkService on the core's procedures: no rule lives here. */
 export function createShortLinkService(core: Core, logger: Logger): ShortLinkServiceServer {
-  const windowSeconds = core.deps.rateLimiter.windowSeconds;
   return {
     createShortLink: unary(
       'CreateShortLink',
       async (call, trailers) => {
         const response: ResponseInfo = {};
         try {
-          const caller = core.createUntypedCaller(requestContext(call, response));
+          const caller = core.createUntypedCaller(requestContext(call, response, logger));
           // Untrusted input, typed as the transport received it: the core validates it.
           const body = isUndecodable(call.request) ? call.request : toCreateBody(call.request);
           const link = await caller.links.create(body);
           return { shortLink: toShortLinkMessage(link) };
         } finally {
-          setRateLimitMetadata(trailers, response, windowSeconds);
+          setRateLimitMetadata(trailers, response);
         }
       },
       logger,
@@ -46,9 +53,7 @@ export function createShortLinkService(core: Core, logger: Logger): ShortLinkSer
           throw new ShortlinkError(call.request.reason, call.request.message);
         }
         const { domain, alias } = call.request;
-        const link = await core
-          .createCaller({ clientAddress: clientAddressOf(call.getPeer()) })
-          .links.resolve({ domain, alias });
+        const link = await core.createCaller({ logger }).links.resolve({ domain, alias });
         return { shortLink: toShortLinkMessage(link) };
       },
       logger,

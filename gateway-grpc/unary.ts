@@ -4,7 +4,7 @@ import {
   type sendUnaryData,
   type ServerUnaryCall,
 } from '@grpc/grpc-js';
-import { toShortlinkError, type Logger } from '../core';
+import { ShortlinkError, toShortlinkError, type Logger } from '../core';
 import { toGrpcStatus } from './error-status';
 
 /**
@@ -66,11 +66,11 @@ export function unary<TRequest, TResponse>(
       .then(
         (value) => answer(null, value, trailers),
         (error: unknown) => {
-          const failure = toShortlinkError(error);
-          if (failure.isServerFault) {
-            logger.error({ err: failure.cause ?? failure, method }, 'call failed');
+          // The core logged its own faults (createCaller's hook); anything else is the gateway's.
+          if (!(error instanceof ShortlinkError)) {
+            logger.error({ err: error, method }, 'call failed');
           }
-          answer(toGrpcStatus(failure, trailers));
+          answer(toGrpcStatus(toShortlinkError(error), trailers));
         },
       )
       .catch((error: unknown) => logger.error({ err: error, method }, 'answering a call failed'));

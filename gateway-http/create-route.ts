@@ -1,29 +1,30 @@
 import type { RequestHandler } from 'express';
-import { toShortlinkError, type Core, type ResponseInfo } from '../core';
+import { ShortlinkError, type Core, type ResponseInfo } from '../core';
 import { sendError, sendSuccess } from './envelope';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
 /** POST /api/create: hands the request to `links.create` and renders the outcome. */
 export function createLinkHandler(core: Core): RequestHandler {
-  const windowSeconds = core.deps.rateLimiter.windowSeconds;
   return async (req, res) => {
     const response: ResponseInfo = {};
     const caller = core.createUntypedCaller({
       authorization: req.headers.authorization,
       clientAddress: req.ip,
+      // A getter: the request's logger is made only when the core has a failure to log.
+      get logger() {
+        return req.log;
+      },
       response,
     });
     try {
       const link = await caller.links.create(req.body);
-      setRateLimitHeaders(res, response, windowSeconds);
+      setRateLimitHeaders(res, response);
       sendSuccess(res, link);
     } catch (error) {
-      const failure = toShortlinkError(error);
-      if (failure.isServerFault) {
-        req.log.error({ err: failure.cause ?? failure }, 'create failed');
-      }
-      setRateLimitHeaders(res, response, windowSeconds);
-      sendError(res, failure);
+      // The caller rejects with ShortlinkErrors only; anything else is for the last resort.
+      if (!(error instanceof ShortlinkError)) throw error;
+      setRateLimitHeaders(res, response);
+      sendError(res, error);
     }
   };
 }

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { toShortlinkError, type Core } from '../core';
+import { ShortlinkError, type Core } from '../core';
 import { sendError } from './envelope';
 
 /** Cache-Control of a redirect: permanent ones may be cached briefly, temporary ones never. */
@@ -12,12 +12,7 @@ export function followLinkHandler(core: Core, maxAgeSeconds: number): RequestHan
   return async (req, res) => {
     try {
       const link = await core
-        // A getter: express works the address out (proxy headers) only if the core asks for it.
-        .createCaller({
-          get clientAddress() {
-            return req.ip;
-          },
-        })
+        .createCaller()
         .links.resolve({ domain: req.host, alias: String(req.params.alias) });
       // The WHATWG serialisation is ASCII (punycode host, percent-encoded path): header-safe.
       const location = new URL(link.url).href;
@@ -27,7 +22,9 @@ export function followLinkHandler(core: Core, maxAgeSeconds: number): RequestHan
       res.setHeader('Cache-Control', redirectCacheControl(link.redirect_type, maxAgeSeconds));
       res.end();
     } catch (error) {
-      sendError(res, toShortlinkError(error));
+      // The caller rejects with ShortlinkErrors only; anything else is for the last resort.
+      if (!(error instanceof ShortlinkError)) throw error;
+      sendError(res, error);
     }
   };
 }

@@ -1,4 +1,4 @@
-import { ErrorCode, reasonOf, type ErrorCodeNumber, type ErrorReason } from './error-codes';
+import { ErrorCode, type ErrorCodeNumber, type ErrorReason } from './error-codes';
 
 /**
  * The one error type of the core. It carries the spec's numeric code and one human-readable
@@ -29,10 +29,6 @@ export class ShortlinkError extends Error {
   get isServerFault(): boolean {
     return this.reason === 'INTERNAL' || this.reason === 'BACKEND_UNAVAILABLE';
   }
-
-  static is(value: unknown): value is ShortlinkError {
-    return value instanceof ShortlinkError;
-  }
 }
 
 /**
@@ -56,6 +52,3 @@ export function toShortlinkError(error: unknown): ShortlinkError {
   }
   return new ShortlinkError('INTERNAL', 'An unexpected error occurred.', { cause: error });
 }
-
-export { reasonOf };
-export type { ErrorCodeNumber, ErrorReason };

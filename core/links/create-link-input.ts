@@ -3,7 +3,9 @@ import { ShortlinkError } from '../errors/shortlink-error';
 import type { ErrorReason } from '../errors/error-codes';
 import type { RedirectType } from '../ports/link-store';
 import { MAX_URL_LENGTH, parseLongUrl } from './long-url';
-import { ownField } from './require-object-body';
+import { urlGroupIdSchema } from '../organizations/resolve-group';
+import { organizationKeySchema } from '../organizations/resolve-organization';
+import { isAbsent, ownField } from '../procedure/raw-input';
 
 /** The rules of the create body, declared once and used by every transport. */
 
@@ -11,13 +13,6 @@ export const MAX_ALIAS_LENGTH = 64;
 export const ALIAS_CHARACTERS = /^[A-Za-z0-9_-]*$/;
 export const REDIRECT_TYPES = [301, 302, 303, 307, 308] as const satisfies readonly RedirectType[];
 export const DEFAULT_REDIRECT_TYPE: RedirectType = 301;
-
-export const organizationKeySchema = z.string().min(1);
-
-export const urlGroupIdSchema = z.union([
-  z.string().min(1),
-  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).transform(String),
-]);
 
 export const longUrlSchema = z
   .string()
@@ -82,9 +77,6 @@ export const createLinkRequestSchema = ownFieldsOf(
 
 /** What an in-process caller passes to `links.create`. */
 export type CreateLinkRequest = z.input<typeof createLinkRequestSchema>;
-
-export const isAbsent = (value: unknown): boolean =>
-  value === undefined || value === null || value === '';
 
 type Field = 'url' | 'alias' | 'redirect_type';
 const FIELD_ORDER: readonly Field[] = ['url', 'alias', 'redirect_type'];

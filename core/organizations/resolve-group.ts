@@ -1,9 +1,15 @@
 import { ShortlinkError } from '../errors/shortlink-error';
-import { isAbsent, urlGroupIdSchema } from '../links/create-link-input';
+import { z } from 'zod';
 import type { Middleware } from '../procedure/procedure';
+import { isAbsent, ownField } from '../procedure/raw-input';
 import type { UrlGroup } from '../ports/identity-store';
-import { ownField } from '../links/require-object-body';
 import type { OrganizationContext } from './resolve-organization';
+
+/** `url_group_id`: a group's id, as text or as a non-negative integer (read as its digits). */
+export const urlGroupIdSchema = z.union([
+  z.string().min(1),
+  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).transform(String),
+]);
 
 export interface GroupContext extends OrganizationContext {
   group: UrlGroup;

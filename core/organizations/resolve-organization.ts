@@ -1,10 +1,13 @@
 import type { AuthenticatedContext } from '../auth/authenticate';
 import { hashSecret } from '../auth/secrets';
 import { ShortlinkError } from '../errors/shortlink-error';
-import { isAbsent, organizationKeySchema } from '../links/create-link-input';
-import { ownField } from '../links/require-object-body';
+import { z } from 'zod';
 import type { Middleware } from '../procedure/procedure';
+import { isAbsent, ownField } from '../procedure/raw-input';
 import type { Organization } from '../ports/identity-store';
+
+/** `organization_key`: the organization's secret key, any non-empty text (its hash is looked up). */
+export const organizationKeySchema = z.string().min(1);
 
 export interface OrganizationContext extends AuthenticatedContext {
   organization: Organization;

@@ -37,7 +37,6 @@ export interface ResolverOptions<TCtx, TInput> {
 }
 
 export interface Procedure<TBaseCtx, TCallerInput, TOutput> {
-  readonly kind: 'query' | 'mutation';
   /** Runs the chain on untrusted input (what transports call). */
   call(ctx: TBaseCtx, rawInput: unknown): Promise<TOutput>;
   /** Type-level marker of the input a typed caller passes. */
@@ -99,17 +98,16 @@ export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
   query<TOutput>(
     resolver: (options: ResolverOptions<TCtx, TInput>) => Promise<TOutput>,
   ): Procedure<TBaseCtx, TCallerInput, TOutput> {
-    return this.build('query', resolver);
+    return this.build(resolver);
   }
 
   mutation<TOutput>(
     resolver: (options: ResolverOptions<TCtx, TInput>) => Promise<TOutput>,
   ): Procedure<TBaseCtx, TCallerInput, TOutput> {
-    return this.build('mutation', resolver);
+    return this.build(resolver);
   }
 
   private build<TOutput>(
-    kind: 'query' | 'mutation',
     resolver: (options: ResolverOptions<TCtx, TInput>) => Promise<TOutput>,
   ): Procedure<TBaseCtx, TCallerInput, TOutput> {
     const steps = this.steps;
@@ -123,7 +121,6 @@ export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
       return step(state, rawInput, (nextState) => run(index + 1, nextState, rawInput));
     };
     return {
-      kind,
       call: async (ctx, rawInput) =>
         (await run(0, { ctx, input: undefined }, rawInput)).output as TOutput,
     };

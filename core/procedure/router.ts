@@ -1,4 +1,4 @@
-import { toShortlinkError } from '../errors/shortlink-error';
+import { toShortlinkError, type ShortlinkError } from '../errors/shortlink-error';
 import type { Procedure } from './procedure';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -31,6 +31,11 @@ function isProcedure<TBaseCtx>(
   return typeof (value as AnyProcedure<TBaseCtx>).call === 'function';
 }
 
+export interface CallerOptions {
+  /** Sees every failure once, as the caller will get it, with the procedure's path (`links.create`). */
+  onError?: (failure: ShortlinkError, path: string) => void;
+}
+
 /**
  * Binds every procedure of `router` to one context. Whatever a procedure throws reaches the
  * caller as a ShortlinkError (unexpected errors become code 1 or 23, with the original as cause).
@@ -38,15 +43,20 @@ function isProcedure<TBaseCtx>(
 export function createCaller<TBaseCtx, TRouter extends RouterRecord<TBaseCtx>>(
   router: TRouter,
   ctx: TBaseCtx,
+  options: CallerOptions = {},
+  prefix = '',
 ): UntypedCaller<TRouter> {
   const caller: Record<string, unknown> = {};
   for (const [name, entry] of Object.entries(router)) {
+    const path = prefix + name;
     caller[name] = isProcedure(entry)
       ? (input: unknown) =>
           entry.call(ctx, input).catch((error: unknown) => {
-            throw toShortlinkError(error);
+            const failure = toShortlinkError(error);
+            options.onError?.(failure, path);
+            throw failure;
           })
-      : createCaller(entry, ctx);
+      : createCaller(entry, ctx, options, `${path}.`);
   }
   // Every procedure accepts unknown input; a typed Caller is the same object, narrowed.
   return caller as UntypedCaller<TRouter>;

@@ -11,9 +11,10 @@ export const limitPerToken: Middleware<AuthenticatedContext, AuthenticatedContex
   ctx,
   next,
 }) => {
-  const decision = await ctx.deps.rateLimiter.consume(ctx.tokenHash);
+  const limiter = ctx.deps.rateLimiter;
+  const decision = await limiter.consume(ctx.tokenHash);
   const { limit, remaining, resetAt } = decision;
-  ctx.response.rateLimit = { limit, remaining, resetAt };
+  ctx.response.rateLimit = { limit, remaining, resetAt, windowSeconds: limiter.windowSeconds };
   if (!decision.allowed) {
     const seconds = retryAfterSeconds(resetAt);
     ctx.response.retryAfterSeconds = seconds;

@@ -7,7 +7,6 @@ import type { ResponseInfo } from '../context';
  */
 export function rateLimitFields(
   info: ResponseInfo,
-  windowSeconds: number,
   now = Date.now(),
 ): Array<[name: string, value: string]> {
   const fields: Array<[string, string]> = [];
@@ -18,7 +17,7 @@ export function rateLimitFields(
       ['X-RateLimit-Limit', String(state.limit)],
       ['X-RateLimit-Remaining', String(state.remaining)],
       ['X-RateLimit-Reset', String(Math.ceil(state.resetAt / 1000))],
-      ['RateLimit-Policy', `"default";q=${state.limit};w=${windowSeconds}`],
+      ['RateLimit-Policy', `"default";q=${state.limit};w=${state.windowSeconds}`],
       ['RateLimit', `"default";r=${state.remaining};t=${seconds}`],
     );
   }

@@ -1,8 +1,16 @@
 import { z } from 'zod';
-import { createCore, ShortlinkError, type CreateLinkRequest, type RedirectType } from '../../core';
+import {
+  BackendUnavailableError,
+  createCore,
+  ShortlinkError,
+  type CreateLinkRequest,
+  type RedirectType,
+} from '../../core';
 import { ProcedureBuilder, type Middleware } from '../../core/procedure/procedure';
 import { createCaller } from '../../core/procedure/router';
-import { failureOf } from '../support/failures';
+import { createTestCore } from '../support/core-fixture';
+import { failingStore, failureOf } from '../support/failures';
+import { captureLogs } from '../support/log-capture';
 
 interface Ctx {
   user?: string;
@@ -62,5 +70,35 @@ describe('the procedure chain', () => {
     // @ts-expect-error The typed caller wants a CreateLinkRequest.
     const typed = core.createCaller().links.create(body);
     expect((await failureOf(typed)).reason).toBe('TOKEN_MISSING');
+  });
+});
+
+describe("createCaller's failure hook", () => {
+  it('logs a server fault once, to the request logger, and a caller fault not at all', async () => {
+    const f = await createTestCore();
+    const coreLogs = captureLogs();
+    const requestLogs = captureLogs();
+    const broken = createCore({
+      store: failingStore(f.store, () => new BackendUnavailableError('down'), { parts: ['links'] }),
+      logger: coreLogs.logger,
+    });
+    const caller = broken.createUntypedCaller({
+      authorization: `Bearer ${f.token}`,
+      logger: requestLogs.logger,
+    });
+    expect((await failureOf(caller.links.create(f.body()))).code).toBe(23);
+    expect((await failureOf(caller.links.create(f.body({ url: 'nope' })))).code).toBe(7);
+    const errors = requestLogs.records().filter((record) => record.level === 50);
+    expect(errors).toEqual([
+      expect.objectContaining({ msg: 'links.create failed', procedure: 'links.create' }),
+    ]);
+    expect((errors[0]!.err as { message: string }).message).toBe('down');
+    expect(coreLogs.records()).toEqual([]);
+
+    // Without a request logger, the core's own.
+    await failureOf(
+      broken.createUntypedCaller({ authorization: `Bearer ${f.token}` }).links.create(f.body()),
+    );
+    expect(coreLogs.records().map((record) => record.msg)).toEqual(['links.create failed']);
   });
 });

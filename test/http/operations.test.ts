@@ -155,9 +155,9 @@ describe('logs', () => {
         );
       }
       // The failure that made the 500 is logged for the operator, at error level.
-      expect(records.some((record) => record.level === 50 && record.msg === 'create failed')).toBe(
-        true,
-      );
+      expect(
+        records.some((record) => record.level === 50 && record.msg === 'links.create failed'),
+      ).toBe(true);
     } finally {
       await server.close();
       await broken.close();
