@@ -139,7 +139,7 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
             url_group_id: '1',
             url: 'https://example.com/seeded',
             alias,
-          } as never);
+          });
         expect(link.domain).toBe('gamma.link');
       } finally {
         await runtime.close();
