@@ -7,10 +7,13 @@ import type { CoreContext, CoreDeps, RequestContext } from './context';
 import { reservedAliasSet } from './links/reserved-aliases';
 import { silentLogger } from './ports/logger';
 import { createCaller, type Caller, type UntypedCaller } from './procedure/router';
+import {
+  DEFAULT_AUTH_FAILURES_PER_MINUTE,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  LIMITER_KEY_PREFIX,
+} from './rate-limit/limits';
 import { appRouter, type AppRouter } from './router';
 
-export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
-export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 30;
 export const DEFAULT_MAX_ALIAS_ATTEMPTS = 10;
 
 export interface Core {
@@ -35,10 +38,16 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     store: deps.store ?? createMemoryStore(),
     rateLimiter:
       deps.rateLimiter ??
-      createMemoryRateLimiter({ limit: DEFAULT_RATE_LIMIT_PER_MINUTE, keyPrefix: 'token' }),
+      createMemoryRateLimiter({
+        limit: DEFAULT_RATE_LIMIT_PER_MINUTE,
+        keyPrefix: LIMITER_KEY_PREFIX.perToken,
+      }),
     authFailureLimiter:
       deps.authFailureLimiter ??
-      createMemoryRateLimiter({ limit: DEFAULT_AUTH_FAILURES_PER_MINUTE, keyPrefix: 'authfail' }),
+      createMemoryRateLimiter({
+        limit: DEFAULT_AUTH_FAILURES_PER_MINUTE,
+        keyPrefix: LIMITER_KEY_PREFIX.authFailures,
+      }),
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
     clock: deps.clock ?? systemClock,
     aliasGenerator: deps.aliasGenerator ?? createNanoidAliasGenerator(),

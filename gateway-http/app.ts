@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Core } from '../core';
+import { DEFAULT_REDIRECT_CACHE_MAX_AGE } from '../core/runtime/config';
 import { decodeJsonBody } from './body-decoding';
 import { createLinkHandler } from './create-route';
 import { sendReason } from './envelope';
@@ -44,7 +45,10 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
     sendReason(res, 'NOT_FOUND', 'No such endpoint.');
   });
 
-  const follow = followLinkHandler(core, options.redirectCacheMaxAge ?? 90);
+  const follow = followLinkHandler(
+    core,
+    options.redirectCacheMaxAge ?? DEFAULT_REDIRECT_CACHE_MAX_AGE,
+  );
   app.get('/:alias', follow); // express answers HEAD with the GET route, without a body
 
   app.use((_req, res) => {

@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
+import { BASE62_ALPHABET } from '../base62';
 
 /** Recognisable prefixes so secret scanners can find leaked credentials. */
 export const TOKEN_PREFIX = 'slpat_';
 export const ORGANIZATION_KEY_PREFIX = 'slorg_';
 
-const randomPart = customAlphabet(
-  '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',
-  40,
-);
+const randomPart = customAlphabet(BASE62_ALPHABET, 40);
 
 /** SHA-256, hex: the only form in which tokens and organization keys are stored. */
 export function hashSecret(secret: string): string {

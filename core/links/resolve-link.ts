@@ -2,11 +2,12 @@ import { z } from 'zod';
 import type { CoreContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
 import { ProcedureBuilder } from '../procedure/procedure';
+import { MAX_ALIAS_LENGTH } from './create-link-input';
 import { toShortLink, type ShortLink } from './short-link';
 
 export const resolveLinkSchema = z.object({
   domain: z.string().min(1).max(255),
-  alias: z.string().min(1).max(64),
+  alias: z.string().min(1).max(MAX_ALIAS_LENGTH),
 });
 
 export type ResolveLinkRequest = z.input<typeof resolveLinkSchema>;

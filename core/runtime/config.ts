@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  DEFAULT_AUTH_FAILURES_PER_MINUTE,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+} from '../rate-limit/limits';
+
+/** max-age (seconds) of Cache-Control on 301/308 redirects. */
+export const DEFAULT_REDIRECT_CACHE_MAX_AGE = 90;
 
 /** Where the embedded store keeps its data unless DATA_DIR says otherwise (relative to the cwd). */
 export const DEFAULT_DATA_DIR = './data';
@@ -30,12 +37,16 @@ export const configSchema = z.object({
   /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
   DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
   REDIS_URL: optionalText,
-  RATE_LIMIT_PER_MINUTE: positive.default(60),
-  AUTH_FAILURES_PER_MINUTE: positive.default(30),
+  RATE_LIMIT_PER_MINUTE: positive.default(DEFAULT_RATE_LIMIT_PER_MINUTE),
+  AUTH_FAILURES_PER_MINUTE: positive.default(DEFAULT_AUTH_FAILURES_PER_MINUTE),
   SHORTLINK_SEED_FILE: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RESERVED_ALIASES: list,
-  REDIRECT_CACHE_MAX_AGE: z.coerce.number().int().nonnegative().default(90),
+  REDIRECT_CACHE_MAX_AGE: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(DEFAULT_REDIRECT_CACHE_MAX_AGE),
   TRUST_PROXY: optionalText,
   SHUTDOWN_TIMEOUT_MS: positive.default(10000),
   /** Open connections allowed per client address on the REST port; 0 = no cap. */

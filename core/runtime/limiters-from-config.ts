@@ -2,6 +2,7 @@ import { createMemoryRateLimiter } from '../adapters/rate-limit/flexible-rate-li
 import { createMongoRateLimiters } from '../adapters/mongodb/mongo-rate-limiters';
 import { createRedisLimiters } from '../adapters/redis/redis-limiters';
 import type { Logger } from '../ports/logger';
+import { LIMITER_KEY_PREFIX } from '../rate-limit/limits';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { Store } from '../ports/store';
 import type { Config } from './config';
@@ -39,10 +40,13 @@ export async function createLimitersFromConfig(
     });
   }
   return {
-    perToken: createMemoryRateLimiter({ limit: config.RATE_LIMIT_PER_MINUTE, keyPrefix: 'token' }),
+    perToken: createMemoryRateLimiter({
+      limit: config.RATE_LIMIT_PER_MINUTE,
+      keyPrefix: LIMITER_KEY_PREFIX.perToken,
+    }),
     authFailures: createMemoryRateLimiter({
       limit: config.AUTH_FAILURES_PER_MINUTE,
-      keyPrefix: 'authfail',
+      keyPrefix: LIMITER_KEY_PREFIX.authFailures,
     }),
     close: () => Promise.resolve(),
   };

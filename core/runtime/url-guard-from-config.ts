@@ -4,7 +4,6 @@ import type { UrlGuard } from '../ports/url-guard';
 import { BlocklistFile } from '../url-guard/blocklist-file';
 import { createBlocklistRule } from '../url-guard/blocklist-rule';
 import { credentialsRule } from '../url-guard/credentials-rule';
-import { normalizeDomainEntry } from '../url-guard/host';
 import { createLinkDomainRule } from '../url-guard/link-domain-rule';
 import { LinkDomainSource } from '../url-guard/link-domain-source';
 import { mixedScriptRule } from '../url-guard/mixed-script-rule';
@@ -40,11 +39,11 @@ export async function createUrlGuardFromConfig(
   const rules: UrlRule[] = [credentialsRule, createLinkDomainRule(linkDomains)];
 
   if (config.BLOCKED_SHORTENER_DOMAINS.length > 0) {
-    const invalid = config.BLOCKED_SHORTENER_DOMAINS.filter((d) => !normalizeDomainEntry(d));
-    if (invalid.length > 0) {
-      throw new ConfigError(`BLOCKED_SHORTENER_DOMAINS: not a domain: ${invalid.join(', ')}`);
+    try {
+      rules.push(createShortenerRule(config.BLOCKED_SHORTENER_DOMAINS));
+    } catch (error) {
+      throw new ConfigError(`BLOCKED_SHORTENER_DOMAINS: ${(error as Error).message}`);
     }
-    rules.push(createShortenerRule(config.BLOCKED_SHORTENER_DOMAINS));
   }
 
   if (config.URL_BLOCKLIST_FILE) {

@@ -5,6 +5,27 @@ export function bareHostname(url: URL): string {
   return url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
 }
 
+/** What an operator writes as a host: `host` or `host:port`, as the URL parser reads it. */
+export interface HostText {
+  /** The text, trimmed and in lower case. */
+  text: string;
+  /** `http://<text>/` parsed: its `hostname` is in punycode, its `port` '' when none or ":80". */
+  url: URL;
+}
+
+/**
+ * Every configured or provisioned domain (link domains, shortener and blocklist entries) is read
+ * here: null when the text is anything but a host and an optional port (a path, a query,
+ * credentials, a scheme, spaces).
+ */
+export function parseHostText(text: string): HostText | null {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === '' || /[/?#@\s\\]/.test(trimmed)) return null;
+  const url = URL.parse(`http://${trimmed}/`);
+  if (!url || url.hostname === '') return null;
+  return { text: trimmed, url };
+}
+
 /** The port the URL reaches: the explicit one, else the scheme's default. */
 export function effectivePort(url: URL): string {
   if (url.port !== '') return url.port;
@@ -34,8 +55,8 @@ export function normalizeDomainEntry(text: string): string | null {
   let entry = text.trim().toLowerCase();
   if (entry.startsWith('*.')) entry = entry.slice(2);
   if (entry.endsWith('.')) entry = entry.slice(0, -1);
-  if (entry === '' || /[/?#@:\s\\]/.test(entry.replace(/^\[.*\]$/, ''))) return null;
-  const parsed = URL.parse(`http://${entry}/`);
-  if (!parsed || parsed.hostname === '' || parsed.port !== '') return null;
-  return parsed.hostname.endsWith('.') ? parsed.hostname.slice(0, -1) : parsed.hostname;
+  // No port at all, not even an empty one (a bracketed IPv6 address holds colons of its own).
+  if (entry.replace(/^\[.*\]$/, '').includes(':')) return null;
+  const host = parseHostText(entry);
+  return host && host.url.port === '' ? bareHostname(host.url) : null;
 }

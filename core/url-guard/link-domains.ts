@@ -1,4 +1,4 @@
-import { bareHostname, effectivePort } from './host';
+import { bareHostname, effectivePort, parseHostText } from './host';
 
 interface LinkDomain {
   hostname: string;
@@ -41,11 +41,10 @@ export class LinkDomains {
 }
 
 function parseLinkDomain(domain: string): LinkDomain | null {
-  const text = domain.trim().toLowerCase();
-  const parsed = URL.parse(`http://${text}/`);
-  if (!parsed || parsed.hostname === '') return null;
-  const hostname = parsed.hostname.endsWith('.') ? parsed.hostname.slice(0, -1) : parsed.hostname;
+  const host = parseHostText(domain);
+  if (!host) return null;
   // The URL parser drops ":80" for http; a link domain written with it still names port 80.
-  const explicitPort = parsed.port !== '' ? parsed.port : /:80$/.test(text) ? '80' : null;
-  return { hostname, port: explicitPort };
+  const explicitPort =
+    host.url.port !== '' ? host.url.port : host.text.endsWith(':80') ? '80' : null;
+  return { hostname: bareHostname(host.url), port: explicitPort };
 }

@@ -4,13 +4,10 @@ import { block, pass, type UrlRule } from './rule';
 
 /** Refuses other link shorteners (BLOCKED_SHORTENER_DOMAINS) and their subdomains. */
 export function createShortenerRule(domains: readonly string[]): UrlRule {
-  const set = new DomainSet(
-    domains.map((domain) => {
-      const normalized = normalizeDomainEntry(domain);
-      if (normalized === null) throw new Error(`not a domain: "${domain}"`);
-      return normalized;
-    }),
-  );
+  const normalized = domains.map((domain) => normalizeDomainEntry(domain));
+  const invalid = domains.filter((_, index) => normalized[index] === null);
+  if (invalid.length > 0) throw new Error(`not a domain: ${invalid.join(', ')}`);
+  const set = new DomainSet(normalized.filter((domain) => domain !== null));
   return {
     name: 'shortener',
     check: (url) =>

@@ -1,6 +1,7 @@
 import type { MongoClient } from 'mongodb';
 import { RateLimiterMongo } from 'rate-limiter-flexible';
 import type { Store } from '../../ports/store';
+import { LIMITER_KEY_PREFIX, RATE_LIMIT_WINDOW_SECONDS } from '../../rate-limit/limits';
 import { FlexibleRateLimiter } from '../rate-limit/flexible-rate-limiter';
 import { onMongo } from './backend-errors';
 import { databaseNameFromUri } from './connection-options';
@@ -42,11 +43,11 @@ export async function createMongoRateLimiters(
       tableName: COLLECTIONS.rateLimits,
       keyPrefix,
       points: limit,
-      duration: options.windowSeconds ?? 60,
+      duration: options.windowSeconds ?? RATE_LIMIT_WINDOW_SECONDS,
       disableIndexesCreation: true,
     });
-  const perToken = limiter(options.perTokenLimit, 'token');
-  const authFailures = limiter(options.authFailureLimit, 'authfail');
+  const perToken = limiter(options.perTokenLimit, LIMITER_KEY_PREFIX.perToken);
+  const authFailures = limiter(options.authFailureLimit, LIMITER_KEY_PREFIX.authFailures);
   const close = () => (shared ? Promise.resolve() : client.close());
   try {
     await onMongo('rate-limit index creation', () => perToken.createIndexes());

@@ -1,6 +1,7 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { BackendUnavailableError } from '../../errors/shortlink-error';
 import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limiter';
+import { RATE_LIMIT_WINDOW_SECONDS } from '../../rate-limit/limits';
 
 function decide(limit: number, res: RateLimiterRes, now: number): RateLimitDecision {
   return {
@@ -52,7 +53,7 @@ export function createMemoryRateLimiter(options: {
   return new FlexibleRateLimiter(
     new RateLimiterMemory({
       points: options.limit,
-      duration: options.windowSeconds ?? 60,
+      duration: options.windowSeconds ?? RATE_LIMIT_WINDOW_SECONDS,
       keyPrefix: options.keyPrefix,
     }),
   );

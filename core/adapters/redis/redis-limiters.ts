@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../ports/logger';
 import type { RateLimiter } from '../../ports/rate-limiter';
+import { LIMITER_KEY_PREFIX, RATE_LIMIT_WINDOW_SECONDS } from '../../rate-limit/limits';
 import { FallbackMonitor } from './fallback-monitor';
 import {
   closeRedisClient,
@@ -53,7 +54,7 @@ export interface RedisLimiters {
 export async function createRedisLimiters(options: RedisLimitersOptions): Promise<RedisLimiters> {
   const backend = describeRedisUrl(parseRedisUrl(options.url));
   const prefix = `${options.keyPrefix ?? 'shortlink'}:ratelimit`;
-  const windowSeconds = options.windowSeconds ?? 60;
+  const windowSeconds = options.windowSeconds ?? RATE_LIMIT_WINDOW_SECONDS;
   const client = createRedisClient(options.url, options);
   let closed: Promise<void> | undefined;
 
@@ -89,14 +90,14 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
       monitor,
       limit: options.perTokenLimit,
       windowSeconds,
-      keyPrefix: `${prefix}:token`,
+      keyPrefix: `${prefix}:${LIMITER_KEY_PREFIX.perToken}`,
     }),
     authFailures: createRedisRateLimiter({
       client,
       monitor,
       limit: options.authFailureLimit,
       windowSeconds,
-      keyPrefix: `${prefix}:authfail`,
+      keyPrefix: `${prefix}:${LIMITER_KEY_PREFIX.authFailures}`,
     }),
     client,
     monitor,
