@@ -1,7 +1,7 @@
 import { ShortlinkError } from '../errors/shortlink-error';
 import { z } from 'zod';
 import type { Middleware } from '../procedure/procedure';
-import { isAbsent, ownField } from '../procedure/raw-input';
+import { lookUpField } from './look-up-field';
 import type { UrlGroup } from '../ports/identity-store';
 import type { OrganizationContext } from './resolve-organization';
 
@@ -21,14 +21,13 @@ export const resolveGroup: Middleware<OrganizationContext, GroupContext> = async
   rawInput,
   next,
 }) => {
-  const raw = ownField(rawInput, 'url_group_id');
-  if (isAbsent(raw)) {
-    throw new ShortlinkError('URL_GROUP_ID_MISSING', 'url_group_id is required.');
-  }
-  const parsed = urlGroupIdSchema.safeParse(raw);
-  const group = parsed.success
-    ? await ctx.deps.store.identities.findGroup(ctx.organization.id, parsed.data)
-    : null;
+  const group = await lookUpField(
+    rawInput,
+    'url_group_id',
+    urlGroupIdSchema,
+    () => new ShortlinkError('URL_GROUP_ID_MISSING', 'url_group_id is required.'),
+    (apiId) => ctx.deps.store.identities.findGroup(ctx.organization.id, apiId),
+  );
   if (!group) {
     throw new ShortlinkError(
       'URL_GROUP_NOT_FOUND',

@@ -3,7 +3,7 @@ import { hashSecret } from '../auth/secrets';
 import { ShortlinkError } from '../errors/shortlink-error';
 import { z } from 'zod';
 import type { Middleware } from '../procedure/procedure';
-import { isAbsent, ownField } from '../procedure/raw-input';
+import { lookUpField } from './look-up-field';
 import type { Organization } from '../ports/identity-store';
 
 /** `organization_key`: the organization's secret key, any non-empty text (its hash is looked up). */
@@ -22,14 +22,13 @@ export const resolveOrganization: Middleware<AuthenticatedContext, OrganizationC
   rawInput,
   next,
 }) => {
-  const raw = ownField(rawInput, 'organization_key');
-  if (isAbsent(raw)) {
-    throw new ShortlinkError('ORGANIZATION_KEY_MISSING', 'organization_key is required.');
-  }
-  const parsed = organizationKeySchema.safeParse(raw);
-  const organization = parsed.success
-    ? await ctx.deps.store.identities.findOrganizationByKeyHash(hashSecret(parsed.data))
-    : null;
+  const organization = await lookUpField(
+    rawInput,
+    'organization_key',
+    organizationKeySchema,
+    () => new ShortlinkError('ORGANIZATION_KEY_MISSING', 'organization_key is required.'),
+    (key) => ctx.deps.store.identities.findOrganizationByKeyHash(hashSecret(key)),
+  );
   if (!organization) {
     throw new ShortlinkError('ORGANIZATION_KEY_INVALID', 'The organization key is invalid.');
   }
