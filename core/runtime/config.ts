@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-defaults';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positive = z.coerce.number().int().positive();
@@ -31,6 +32,8 @@ export const configSchema = z.object({
   REDIRECT_CACHE_MAX_AGE: z.coerce.number().int().nonnegative().default(90),
   TRUST_PROXY: optionalText,
   SHUTDOWN_TIMEOUT_MS: positive.default(10000),
+  /** How long a completed request's answer is replayed for its idempotency key. */
+  IDEMPOTENCY_TTL_SECONDS: positive.default(DEFAULT_IDEMPOTENCY_TTL_SECONDS),
   /** Open connections allowed per client address on the REST port; 0 = no cap. */
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().default(0),
 

@@ -47,6 +47,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       aliasGenerator: createNanoidAliasGenerator(),
       reservedAliases: reservedAliasSet(config.RESERVED_ALIASES),
       logger,
+      idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
     });
 
     const provisioner = new Provisioner(store.identities, systemClock);

@@ -1,11 +1,13 @@
 import type { Store } from '../../ports/store';
 import { MemoryIdSequence } from './memory-id-sequence';
+import { MemoryIdempotencyStore } from './memory-idempotency-store';
 import { MemoryIdentityStore } from './memory-identity-store';
 import { MemoryLinkStore } from './memory-link-store';
 
 export interface MemoryStore extends Store {
   readonly identities: MemoryIdentityStore;
   readonly links: MemoryLinkStore;
+  readonly idempotency: MemoryIdempotencyStore;
 }
 
 /** The embedded default store: everything in this process, gone when it exits. */
@@ -15,6 +17,7 @@ export function createMemoryStore(): MemoryStore {
     identities: new MemoryIdentityStore(),
     links: new MemoryLinkStore(),
     ids: new MemoryIdSequence(),
+    idempotency: new MemoryIdempotencyStore(),
     ping: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
