@@ -17,7 +17,7 @@ const list = z
       .filter((item) => item !== ''),
   );
 
-/** The process configuration (CONTRACT.md §6 plus the documented extensions). */
+/** The process configuration, from the environment (every variable is listed in core/README.md). */
 export const configSchema = z.object({
   PORT: port.default(8080),
   GRPC_PORT: port.default(50051),
