@@ -9,6 +9,8 @@ export interface HttpLoad {
   requests: Array<{ path: string; body?: string }>;
   /** The status class every answer must have: 2 (2xx) or 3 (3xx). */
   expectedClass: 2 | 3;
+  /** Headers made anew for every request (a fresh idempotency key), added to `headers`. */
+  perRequestHeaders?: () => Record<string, string>;
 }
 
 export const CONNECTIONS = 32;
@@ -33,11 +35,20 @@ async function autocannonRound(
     duration: seconds,
     method: load.method,
     headers: load.headers,
-    requests: load.requests.map((request) => ({
-      method: load.method,
-      path: request.path,
-      ...(request.body !== undefined && { body: request.body }),
-    })),
+    requests: load.requests.map((request) => {
+      const fresh = load.perRequestHeaders;
+      return {
+        method: load.method,
+        path: request.path,
+        ...(request.body !== undefined && { body: request.body }),
+        ...(fresh && {
+          setupRequest: (built: autocannon.Request) => ({
+            ...built,
+            headers: { ...load.headers, ...built.headers, ...fresh() },
+          }),
+        }),
+      };
+    }),
   });
   const expected = load.expectedClass === 2 ? result['2xx'] : result['3xx'];
   const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];

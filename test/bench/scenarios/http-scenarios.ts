@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startChild, type BenchChild } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
 import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
@@ -11,9 +12,11 @@ interface ServerReady {
 }
 
 type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn';
+/** The subject also creates with a fresh Idempotency-Key per request, and replays one key. */
+type CreateTarget = HttpTarget | 'subjectFreshKey' | 'subjectReplay';
 
 export interface HttpResults {
-  create: Record<HttpTarget, Summary>;
+  create: Record<CreateTarget, Summary>;
   follow: Record<HttpTarget, Summary>;
   sampleAnswerBytes: { subject: number; baseline: number };
 }
@@ -27,10 +30,13 @@ interface CreatedLink {
   [field: string]: unknown;
 }
 
-async function createOnce(port: number): Promise<{ link: CreatedLink; bytes: number }> {
+async function createOnce(
+  port: number,
+  headers: Record<string, string> = CREATE_HEADERS,
+): Promise<{ link: CreatedLink; bytes: number }> {
   const answer = await fetch(`http://127.0.0.1:${port}/api/create`, {
     method: 'POST',
-    headers: CREATE_HEADERS,
+    headers,
     body: JSON.stringify(CREATE_BODY),
   });
   const text = await answer.text();
@@ -70,6 +76,17 @@ const createLoad: HttpLoad = {
   requests: [{ path: '/api/create', body: JSON.stringify(CREATE_BODY) }],
   expectedClass: 2,
 };
+
+/** Every request under a new key: the idempotency stage claims and records each one. */
+const freshKeyLoad: HttpLoad = {
+  ...createLoad,
+  perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }),
+};
+
+/** Every request under one key whose create is done: each answer is the recorded one. */
+function replayLoad(key: string): HttpLoad {
+  return { ...createLoad, headers: { ...CREATE_HEADERS, 'idempotency-key': key } };
+}
 
 function followLoad(aliases: readonly string[]): HttpLoad {
   return {
@@ -129,12 +146,16 @@ export async function runHttpScenarios(
     const on = (server: BenchChild<ServerReady>, load: HttpLoad) => (seconds: number) =>
       httpRound({ port: server.ready.httpPort, pid: server.process.pid }, load, seconds);
 
+    const replayKey = `bench-replay-${randomUUID()}`;
+    await createOnce(subject.ready.httpPort, replayLoad(replayKey).headers);
     const create = await alternate(
       [
         { name: 'baseline', run: on(baseline, createLoad) },
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, createLoad) },
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
+        { name: 'subjectFreshKey', run: on(subject, freshKeyLoad) },
+        { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },
       ],
       options,
       report('create'),
