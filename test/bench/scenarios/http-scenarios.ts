@@ -13,7 +13,7 @@ interface ServerReady {
 
 type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn';
 /** The subject also creates with a fresh Idempotency-Key per request, and replays one key. */
-type CreateTarget = HttpTarget | 'subjectFreshKey' | 'subjectReplay';
+type CreateTarget = HttpTarget | 'subjectRebuilt' | 'subjectFreshKey' | 'subjectReplay';
 
 export interface HttpResults {
   create: Record<CreateTarget, Summary>;
@@ -80,7 +80,15 @@ const createLoad: HttpLoad = {
 /** Every request under a new key: the idempotency stage claims and records each one. */
 const freshKeyLoad: HttpLoad = {
   ...createLoad,
-  perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }),
+  headers: { ...CREATE_HEADERS, 'idempotency-key': '[<id>]' },
+  idReplacement: true,
+};
+
+/** The same client work as freshKeyLoad (a request rebuilt with a new id), without a key. */
+const rebuiltLoad: HttpLoad = {
+  ...createLoad,
+  headers: { ...CREATE_HEADERS, 'x-bench-request': '[<id>]' },
+  idReplacement: true,
 };
 
 /** Every request under one key whose create is done: each answer is the recorded one. */
@@ -154,6 +162,7 @@ export async function runHttpScenarios(
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, createLoad) },
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
+        { name: 'subjectRebuilt', run: on(subject, rebuiltLoad) },
         { name: 'subjectFreshKey', run: on(subject, freshKeyLoad) },
         { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },
       ],
