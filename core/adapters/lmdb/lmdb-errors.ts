@@ -29,7 +29,36 @@ export async function onLmdb<T>(
   try {
     return await run();
   } catch (error) {
-    throw asStorageError(error, path, operation);
+    const reason = await commitFailureOf(error);
+    throw asStorageError(reason ?? error, path, operation);
+  }
+}
+
+/**
+ * lmdb-js rejects every write of a failed commit with "Commit failed" and puts the OS's reason
+ * (ENOSPC, EIO, ...) in a separate promise, `commitError`, which rejects in the same tick. It is
+ * read here, so the message says why and the promise is never left unhandled.
+ */
+async function commitFailureOf(error: unknown): Promise<unknown> {
+  const pending =
+    typeof error === 'object' && error !== null && 'commitError' in error
+      ? error.commitError
+      : undefined;
+  if (!(pending instanceof Promise)) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, 100, undefined);
+  });
+  try {
+    return await Promise.race([
+      pending.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

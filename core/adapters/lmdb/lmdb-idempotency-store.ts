@@ -12,7 +12,6 @@ import type {
   LmdbDatabases,
   StoredIdempotencyRecord,
 } from './databases';
-import { durably } from './durable-write';
 import { onLmdb } from './lmdb-errors';
 
 /** How often, at most, a claim first removes expired records (by the caller's clock). */
@@ -52,8 +51,9 @@ function fromStored(stored: StoredIdempotencyRecord): IdempotencyRecord {
  * Idempotency records on LMDB. Each operation is one write transaction, and LMDB has one writer
  * per environment across every process that opens it, so a claim (read, then write when absent
  * or expired) is atomic between processes. An expiry index ([expiresAt, key, user]) lets a sweep
- * remove expired records without reading the live ones. A completion is awaited until it is on
- * disk, as the link it records is: a retry after a crash then replays rather than creating again.
+ * remove expired records without reading the live ones. The environment syncs every commit before
+ * it resolves, so a recorded answer is on disk, as its link is, before the client sees it: a retry
+ * after a crash replays rather than creating again.
  */
 export class LmdbIdempotencyStore implements IdempotencyStore {
   private lastSweep = Number.NEGATIVE_INFINITY;
@@ -132,22 +132,19 @@ export class LmdbIdempotencyStore implements IdempotencyStore {
     next: StoredIdempotencyRecord | null,
   ): Promise<void> {
     const key = keyOf(scope);
-    const { root, idempotency, idempotencyExpiry } = this.dbs;
+    const { idempotency, idempotencyExpiry } = this.dbs;
     return onLmdb(this.path, operation, () =>
-      durably(
-        root,
-        idempotency.transaction(() => {
-          const existing = idempotency.get(key);
-          if (!existing || existing[0] !== 'running' || existing[3] !== owner) return;
-          void idempotencyExpiry.remove(expiryOf(key, existing[2]));
-          if (next === null) {
-            void idempotency.remove(key);
-            return;
-          }
-          void idempotency.put(key, next);
-          void idempotencyExpiry.put(expiryOf(key, next[2]), true);
-        }),
-      ),
+      idempotency.transaction(() => {
+        const existing = idempotency.get(key);
+        if (!existing || existing[0] !== 'running' || existing[3] !== owner) return;
+        void idempotencyExpiry.remove(expiryOf(key, existing[2]));
+        if (next === null) {
+          void idempotency.remove(key);
+          return;
+        }
+        void idempotency.put(key, next);
+        void idempotencyExpiry.put(expiryOf(key, next[2]), true);
+      }),
     );
   }
 }
