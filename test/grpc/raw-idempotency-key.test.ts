@@ -44,16 +44,21 @@ function rawCreate(key: string): Promise<RawOutcome> {
       'idempotency-key': key,
     });
     request.on('error', reject);
-    let headers: Record<string, unknown> = {};
-    request.on('response', (received) => (headers = received));
-    request.on('trailers', (trailers) => (headers = { ...headers, ...trailers }));
+    const headers: Record<string, string> = {};
+    const keep = (received: Record<string, unknown>) => {
+      for (const [name, value] of Object.entries(received)) {
+        if (typeof value === 'string') headers[name] = value;
+      }
+    };
+    request.on('response', keep);
+    request.on('trailers', keep);
     request.resume();
     request.on('end', () => {
       session.close();
       resolve({
         grpcStatus: Number(headers['grpc-status']),
-        shortlinkCode: headers['shortlink-error-code'] as string | undefined,
-        message: decodeURIComponent(String(headers['grpc-message'] ?? '')),
+        shortlinkCode: headers['shortlink-error-code'],
+        message: decodeURIComponent(headers['grpc-message'] ?? ''),
       });
     });
     request.end(frame);
