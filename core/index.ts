@@ -20,6 +20,7 @@ export {
   FlexibleRateLimiter,
   createMemoryRateLimiter,
 } from './adapters/rate-limit/flexible-rate-limiter';
+export { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
 export { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 export { allowAllUrlGuard } from './adapters/allow-all-url-guard';
 export { systemClock } from './adapters/system-clock';

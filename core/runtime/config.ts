@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES } from '../core';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positive = z.coerce.number().int().positive();
@@ -25,6 +26,8 @@ export const configSchema = z.object({
   REDIS_URL: optionalText,
   RATE_LIMIT_PER_MINUTE: positive.default(60),
   AUTH_FAILURES_PER_MINUTE: positive.default(30),
+  /** Client addresses (IPv6: /64 networks) the in-memory auth-failure limiter holds at most. */
+  AUTH_FAILURE_TRACKED_ADDRESSES: positive.default(DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES),
   SHORTLINK_SEED_FILE: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RESERVED_ALIASES: list,
