@@ -12,7 +12,9 @@ export function withSlowTokenLookups(
   let lookups = 0;
   const identities = new Proxy(store.identities, {
     get(target, property, receiver) {
-      if (property !== 'findUserIdByTokenHash') return Reflect.get(target, property, receiver);
+      if (property !== 'findUserIdByTokenHash') {
+        return Reflect.get(target, property, receiver) as unknown;
+      }
       return async (tokenHash: string) => {
         lookups += 1;
         await delay(ms);
