@@ -29,6 +29,7 @@ export { Provisioner, ProvisioningError } from './provisioning/provisioner';
 export { applySeed, loadSeedFile, type Seed } from './provisioning/seed-file';
 export { provisionDemo, demoCurl, demoGrpcurl, type DemoCredentials } from './provisioning/demo';
 export { loadConfig, type Config, ConfigError } from './runtime/config';
+export { compileTrustProxy, type TrustProxy } from './runtime/trust-proxy';
 export { createRuntime, type Runtime } from './runtime/create-runtime';
 export { createMongoStore, createMongoRateLimiters, type MongoStore } from './adapters/mongodb';
 export { createRedisLimiters } from './adapters/redis/redis-limiters';

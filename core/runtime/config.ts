@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compileTrustProxy } from './trust-proxy';
 import { DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES } from '../core';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -32,7 +33,15 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RESERVED_ALIASES: list,
   REDIRECT_CACHE_MAX_AGE: z.coerce.number().int().nonnegative().default(90),
-  TRUST_PROXY: optionalText,
+  /** Proxies whose X-Forwarded-For is believed (a hop count or addresses/subnets; never `true`). */
+  TRUST_PROXY: optionalText.superRefine((value, ctx) => {
+    if (value === undefined) return;
+    try {
+      compileTrustProxy(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  }),
   SHUTDOWN_TIMEOUT_MS: positive.default(10000),
   /** Open connections allowed per client address on the REST port; 0 = no cap. */
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().default(0),
