@@ -47,6 +47,11 @@ export const configSchema = z.object({
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().default(0),
 
   // Anti-phishing check (code 18); see core/url-guard/.
+  /** `1`: URLs to loopback, private, link-local, metadata... addresses and localhost pass. */
+  ALLOW_PRIVATE_TARGETS: z
+    .enum(['0', '1', 'false', 'true'], { message: 'must be 1 (or true) to allow, 0 (or false)' })
+    .optional()
+    .transform((value) => value === '1' || value === 'true'),
   BLOCKED_SHORTENER_DOMAINS: list,
   URL_BLOCKLIST_FILE: optionalText,
   URL_BLOCKLIST_POLL_MS: positive.default(2000),
