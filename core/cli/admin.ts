@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createMemoryStore } from '../adapters/memory/memory-store';
 import { systemClock } from '../adapters/system-clock';
@@ -8,6 +7,7 @@ import type { Store } from '../ports/store';
 import { Provisioner, ProvisioningError } from '../provisioning/provisioner';
 import { seedFromSnapshot } from '../provisioning/seed-export';
 import { loadSeedFile } from '../provisioning/seed-file';
+import { writeSeedFile } from '../provisioning/seed-file-writer';
 import { loadConfig } from '../runtime/config';
 import { createStoreFromConfig } from '../runtime/store-from-config';
 
@@ -22,8 +22,8 @@ const USAGE = `usage: npm run admin -- <command> [options]
   token create  --user USER_ID
 
 Works on the configured store: MongoDB when MONGODB_URI is set; otherwise the seed file named by
-SHORTLINK_SEED_FILE (or --seed-file), which is created or rewritten with secrets as SHA-256 hashes
-only. Each new secret is printed once; it cannot be shown again.`;
+SHORTLINK_SEED_FILE (or --seed-file), which is created or rewritten (atomically, mode 0600) with
+secrets as SHA-256 hashes only. Each new secret is printed once; it cannot be shown again.`;
 
 type Options = Record<string, string | string[] | boolean | undefined>;
 
@@ -146,7 +146,7 @@ async function main(argv: string[]): Promise<void> {
     const lines = await runAdminCommand(provisioner, positionals.slice(0, 2).join(' '), options);
     if (seedStore && seedFile) {
       const seed = seedFromSnapshot(seedStore.identities.snapshot());
-      await writeFile(seedFile, JSON.stringify(seed, null, 2) + '\n', { mode: 0o600 });
+      await writeSeedFile(seedFile, seed);
       lines.push(`seed file ${seedFile} updated (secrets stored as SHA-256 hashes only)`);
     }
     process.stdout.write(lines.join('\n') + '\n');
