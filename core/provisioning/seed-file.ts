@@ -11,7 +11,7 @@ const chosenSecret = z
   .min(MIN_CHOSEN_SECRET_LENGTH, `must have at least ${MIN_CHOSEN_SECRET_LENGTH} characters`);
 
 /**
- * The seed file of CONTRACT.md §5. Besides plain `secret_key` and `tokens`, it accepts their
+ * The seed file (core/provisioning/README.md). Besides plain `secret_key` and `tokens`, it accepts their
  * SHA-256 hashes (`secret_key_sha256`, `token_sha256s`): what the admin CLI writes, so a seed file
  * need not hold secrets.
  */
