@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import {
   createMemoryStore,
+  IN_MEMORY_DATA_DIR,
   loadConfig,
   loadSeedFile,
   Provisioner,
@@ -31,7 +32,12 @@ describe('provisioning refuses weak or conflicting definitions', () => {
     loadSeedFile(new Provisioner(createMemoryStore().identities, systemClock), file);
   /** What starting the real service with this seed file says. */
   const startWith = async (file: string): Promise<string> => {
-    const config = loadConfig({ PORT: '0', GRPC_PORT: '0', SHORTLINK_SEED_FILE: file });
+    const config = loadConfig({
+      PORT: '0',
+      GRPC_PORT: '0',
+      DATA_DIR: IN_MEMORY_DATA_DIR,
+      SHORTLINK_SEED_FILE: file,
+    });
     const outcome = await startService(config, pino({ level: 'silent' })).then(
       async (service) => {
         await service.shutdown();

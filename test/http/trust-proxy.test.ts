@@ -1,6 +1,12 @@
 import { Metadata } from '@grpc/grpc-js';
 import pino from 'pino';
-import { compileTrustProxy, ConfigError, createCore, loadConfig } from '../../core';
+import {
+  compileTrustProxy,
+  ConfigError,
+  createCore,
+  IN_MEMORY_DATA_DIR,
+  loadConfig,
+} from '../../core';
 import { startService } from '../../gateway-http/service';
 import { startGrpc, validRequest } from '../grpc/grpc-fixture';
 import { createTestCore } from '../support/core-fixture';
@@ -35,7 +41,10 @@ describe('TRUST_PROXY', () => {
   });
 
   it('does not start the service with TRUST_PROXY=true', async () => {
-    const config = { ...loadConfig({ PORT: '0', GRPC_PORT: '0' }), TRUST_PROXY: 'true' };
+    const config = {
+      ...loadConfig({ PORT: '0', GRPC_PORT: '0', DATA_DIR: IN_MEMORY_DATA_DIR }),
+      TRUST_PROXY: 'true',
+    };
     await expect(startService(config, pino({ level: 'silent' }))).rejects.toThrow(
       /TRUST_PROXY=true is refused/,
     );
