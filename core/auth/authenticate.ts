@@ -43,7 +43,11 @@ export const authenticate: Middleware<CoreContext, AuthenticatedContext> = async
     tokenHash = hashSecret(parseBearer(ctx.request.authorization));
     userId = await ctx.deps.store.identities.findUserIdByTokenHash(tokenHash);
   } catch (error) {
-    if (!(error instanceof ShortlinkError)) throw error;
+    if (!(error instanceof ShortlinkError)) {
+      // The store could not answer (23): that is no failed check, so the point goes back.
+      if (key !== undefined) await failures.reward(key).catch(() => undefined);
+      throw error;
+    }
     failure = error;
   }
   if (userId !== null) {

@@ -1,6 +1,11 @@
-import { CappedMemoryRateLimiter, createMemoryRateLimiter } from '../../core';
+import {
+  BackendUnavailableError,
+  CappedMemoryRateLimiter,
+  createCore,
+  createMemoryRateLimiter,
+} from '../../core';
 import { createTestCore, TEST_CLIENT_ADDRESS } from '../support/core-fixture';
-import { failureOf } from '../support/failures';
+import { failingStore, failureOf } from '../support/failures';
 
 describe('links.create: the token stage (codes 3, 10, 11)', () => {
   it('refuses a missing Authorization header with code 3', async () => {
@@ -143,5 +148,22 @@ describe('links.create: failed token checks are counted per bounded address', ()
     expect(limiter.size).toBe(1000);
     expect(await limiter.peek('2001:db8:b:b7::/64')).toMatchObject({ remaining: 29 });
     expect(await limiter.peek('2001:db8::/64')).toBeNull();
+  });
+});
+
+describe('links.create: a token check the store could not answer', () => {
+  it('is not counted as a failed check (the point goes back), and answers 23', async () => {
+    const limiter = new CappedMemoryRateLimiter({ limit: 30, maxKeys: 10 });
+    const f = await createTestCore({ authFailureLimiter: limiter });
+    const store = failingStore(f.store, () => new BackendUnavailableError('down'), {
+      parts: ['identities'],
+    });
+    const core = createCore({ ...f.core.deps, store });
+    const caller = core.createCaller({
+      authorization: 'Bearer slpat_x',
+      clientAddress: '192.0.2.4',
+    });
+    expect((await failureOf(caller.links.create(f.body() as never))).code).toBe(23);
+    expect(await limiter.peek('192.0.2.4')).toMatchObject({ remaining: 30 });
   });
 });
