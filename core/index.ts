@@ -6,6 +6,7 @@ export { ErrorCode, reasonOf, type ErrorCodeNumber, type ErrorReason } from './e
 export {
   ShortlinkError,
   BackendUnavailableError,
+  LinkDomainTakenError,
   toShortlinkError,
 } from './errors/shortlink-error';
 export type * from './ports';
@@ -20,6 +21,7 @@ export {
   FlexibleRateLimiter,
   createMemoryRateLimiter,
 } from './adapters/rate-limit/flexible-rate-limiter';
+export { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
 export { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 export { allowAllUrlGuard } from './adapters/allow-all-url-guard';
 export { systemClock } from './adapters/system-clock';
@@ -34,6 +36,7 @@ export {
   DEFAULT_DATA_DIR,
   IN_MEMORY_DATA_DIR,
 } from './runtime/config';
+export { compileTrustProxy, type TrustProxy } from './runtime/trust-proxy';
 export { createRuntime, type Runtime } from './runtime/create-runtime';
 export { createMongoStore, createMongoRateLimiters, type MongoStore } from './adapters/mongodb';
 export { createLmdbStore, DataDirError, FORMAT_VERSION, type LmdbStore } from './adapters/lmdb';

@@ -1,6 +1,6 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import type { Core, Logger } from '../core';
+import { compileTrustProxy, type Core, type Logger } from '../core';
 import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
 import { followStoreHealth } from './health-status';
 import { keepMalformedIdempotencyKeys } from './raw-metadata';
@@ -20,6 +20,11 @@ export interface GrpcServerOptions {
   shutdownTimeoutMs?: number;
   /** Largest request accepted; a create request is a few hundred bytes (REST accepts 16 KiB). */
   maxReceiveMessageBytes?: number;
+  /**
+   * TRUST_PROXY: the proxies (hop count or addresses/subnets) whose `x-forwarded-for` metadata
+   * names the client, the same rule as the REST gateway's; unset, the peer is the client.
+   */
+  trustProxy?: string | undefined;
   /** How often gRPC health asks the store whether it answers (5 s by default). */
   healthCheckIntervalMs?: number;
 }
@@ -58,7 +63,11 @@ export async function listenGrpc(
   });
   server.addService(
     withTolerantDecoding(ShortLinkServiceService),
-    createShortLinkService(core, logger),
+    createShortLinkService(
+      core,
+      logger,
+      options.trustProxy === undefined ? undefined : compileTrustProxy(options.trustProxy),
+    ),
   );
   const health = new HealthImplementation(
     Object.fromEntries(HEALTH_SERVICES.map((service) => [service, 'NOT_SERVING'])),

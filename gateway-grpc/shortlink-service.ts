@@ -1,5 +1,11 @@
 import type { ServerUnaryCall } from '@grpc/grpc-js';
-import { ShortlinkError, type Core, type Logger, type ResponseInfo } from '../core';
+import {
+  ShortlinkError,
+  type Core,
+  type Logger,
+  type ResponseInfo,
+  type TrustProxy,
+} from '../core';
 import { authorizationOf, clientAddressOf } from './call-context';
 import { idempotencyKeyOf, setIdempotencyMetadata } from './idempotency-metadata';
 import type { ShortLinkServiceServer } from './generated/shortlink/v1/shortlink';
@@ -11,16 +17,24 @@ import { unary } from './unary';
 function requestContext<TRequest, TResponse>(
   call: ServerUnaryCall<TRequest, TResponse>,
   response: ResponseInfo,
+  trustProxy: TrustProxy | undefined,
 ) {
   return {
     authorization: authorizationOf(call.metadata),
-    clientAddress: clientAddressOf(call.getPeer()),
+    clientAddress: clientAddressOf(call, trustProxy),
     response,
   };
 }
 
-/** shortlink.v1.ShortLinkService on the core's procedures: no rule lives here. */
-export function createShortLinkService(core: Core, logger: Logger): ShortLinkServiceServer {
+/**
+ * shortlink.v1.ShortLinkService on the core's procedures: no rule lives here. `trustProxy`
+ * (TRUST_PROXY) says whose `x-forwarded-for` metadata names the client, as on REST.
+ */
+export function createShortLinkService(
+  core: Core,
+  logger: Logger,
+  trustProxy?: TrustProxy,
+): ShortLinkServiceServer {
   const windowSeconds = core.deps.rateLimiter.windowSeconds;
   return {
     createShortLink: unary(
@@ -29,7 +43,7 @@ export function createShortLinkService(core: Core, logger: Logger): ShortLinkSer
         const response: ResponseInfo = {};
         try {
           const caller = core.createCaller({
-            ...requestContext(call, response),
+            ...requestContext(call, response, trustProxy),
             idempotencyKey: idempotencyKeyOf(call.metadata),
           });
           // Untrusted input, typed as the transport received it: the core validates it.
@@ -52,7 +66,7 @@ export function createShortLinkService(core: Core, logger: Logger): ShortLinkSer
         }
         const { domain, alias } = call.request;
         const link = await core
-          .createCaller({ clientAddress: clientAddressOf(call.getPeer()) })
+          .createCaller({ clientAddress: clientAddressOf(call, trustProxy) })
           .links.resolve({ domain, alias });
         return { shortLink: toShortLinkMessage(link) };
       },

@@ -54,6 +54,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       port: config.GRPC_PORT,
       host: config.HOST,
       logger,
+      trustProxy: config.TRUST_PROXY,
       // Leaves time, within the process's own shutdown deadline, to release the backends.
       shutdownTimeoutMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2),
     });

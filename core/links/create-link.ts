@@ -16,7 +16,16 @@ const aliasTaken = () =>
   new ShortlinkError('ALIAS_TAKEN', 'This alias is already taken on this link domain.');
 
 async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
-  const verdict = await ctx.deps.urlGuard.check(url, { organization: ctx.organization });
+  let verdict;
+  try {
+    verdict = await ctx.deps.urlGuard.check(url, { organization: ctx.organization });
+  } catch (error) {
+    // A check that cannot run now (a used-up quota, code 23) says when to retry.
+    if (error instanceof ShortlinkError && error.retryAfterSeconds !== undefined) {
+      ctx.response.retryAfterSeconds = error.retryAfterSeconds;
+    }
+    throw error;
+  }
   if (verdict.blocked) {
     throw new ShortlinkError('URL_BLOCKED', `The URL was refused: ${verdict.reason}`);
   }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-defaults';
+import { compileTrustProxy } from './trust-proxy';
+import { DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES } from '../core';
 
 /** Where the embedded store keeps its data unless DATA_DIR says otherwise (relative to the cwd). */
 export const DEFAULT_DATA_DIR = './data';
@@ -33,11 +35,21 @@ export const configSchema = z.object({
   REDIS_URL: optionalText,
   RATE_LIMIT_PER_MINUTE: positive.default(60),
   AUTH_FAILURES_PER_MINUTE: positive.default(30),
+  /** Client addresses (IPv6: /64 networks) the in-memory auth-failure limiter holds at most. */
+  AUTH_FAILURE_TRACKED_ADDRESSES: positive.default(DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES),
   SHORTLINK_SEED_FILE: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RESERVED_ALIASES: list,
   REDIRECT_CACHE_MAX_AGE: z.coerce.number().int().nonnegative().default(90),
-  TRUST_PROXY: optionalText,
+  /** Proxies whose X-Forwarded-For is believed (a hop count or addresses/subnets; never `true`). */
+  TRUST_PROXY: optionalText.superRefine((value, ctx) => {
+    if (value === undefined) return;
+    try {
+      compileTrustProxy(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  }),
   SHUTDOWN_TIMEOUT_MS: positive.default(10000),
   /** How long a completed request's answer is replayed for its idempotency key. */
   IDEMPOTENCY_TTL_SECONDS: positive.default(DEFAULT_IDEMPOTENCY_TTL_SECONDS),
@@ -45,6 +57,11 @@ export const configSchema = z.object({
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().default(0),
 
   // Anti-phishing check (code 18); see core/url-guard/.
+  /** `1`: URLs to loopback, private, link-local, metadata... addresses and localhost pass. */
+  ALLOW_PRIVATE_TARGETS: z
+    .enum(['0', '1', 'false', 'true'], { message: 'must be 1 (or true) to allow, 0 (or false)' })
+    .optional()
+    .transform((value) => value === '1' || value === 'true'),
   BLOCKED_SHORTENER_DOMAINS: list,
   URL_BLOCKLIST_FILE: optionalText,
   URL_BLOCKLIST_POLL_MS: positive.default(2000),

@@ -1,3 +1,4 @@
+import { CappedMemoryRateLimiter } from '../adapters/rate-limit/capped-memory-rate-limiter';
 import { createMemoryRateLimiter } from '../adapters/rate-limit/flexible-rate-limiter';
 import { createMongoRateLimiters } from '../adapters/mongodb/mongo-rate-limiters';
 import { createRedisLimiters } from '../adapters/redis/redis-limiters';
@@ -40,9 +41,9 @@ export async function createLimitersFromConfig(
   }
   return {
     perToken: createMemoryRateLimiter({ limit: config.RATE_LIMIT_PER_MINUTE, keyPrefix: 'token' }),
-    authFailures: createMemoryRateLimiter({
+    authFailures: new CappedMemoryRateLimiter({
       limit: config.AUTH_FAILURES_PER_MINUTE,
-      keyPrefix: 'authfail',
+      maxKeys: config.AUTH_FAILURE_TRACKED_ADDRESSES,
     }),
     close: () => Promise.resolve(),
   };

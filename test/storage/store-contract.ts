@@ -1,4 +1,5 @@
 import {
+  LinkDomainTakenError,
   ShortlinkError,
   type CompletedRecord,
   type IdempotencyScope,
@@ -187,9 +188,7 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
 
     it('lists every link domain once', async () => {
       await store.identities.saveOrganization(organization());
-      await store.identities.saveOrganization(
-        organization({ id: 'acme-eu', keyHash: 'd'.repeat(64) }),
-      );
+      await store.identities.saveOrganization(organization());
       await store.identities.saveOrganization(
         organization({ id: 'beta', domain: 'beta.link:8080', keyHash: 'e'.repeat(64) }),
       );
@@ -197,6 +196,32 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
         'acme.link',
         'beta.link:8080',
       ]);
+    });
+
+    it('never lets two organizations share a link domain, and frees a domain left behind', async () => {
+      await store.identities.saveOrganization(organization());
+      const thief = organization({ id: 'thief', keyHash: 'd'.repeat(64) });
+      await expect(store.identities.saveOrganization(thief)).rejects.toBeInstanceOf(
+        LinkDomainTakenError,
+      );
+      await expect(store.identities.findOrganizationById('thief')).resolves.toBeNull();
+      await expect(store.identities.findOrganizationByKeyHash('d'.repeat(64))).resolves.toBeNull();
+      // acme moves to another domain: acme.link is free again.
+      await store.identities.saveOrganization(organization({ domain: 'acme.example' }));
+      await store.identities.saveOrganization(thief);
+      await expect(store.identities.findOrganizationById('thief')).resolves.toEqual(thief);
+    });
+
+    it(`lets exactly one of ${CONCURRENCY} concurrent organizations take one link domain`, async () => {
+      const results = await settleAll(
+        Array.from({ length: CONCURRENCY }, (_, i) =>
+          store.identities.saveOrganization(
+            organization({ id: `org-${i}`, keyHash: i.toString(16).padStart(64, '0') }),
+          ),
+        ),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(await store.identities.listLinkDomains()).toEqual(['acme.link']);
     });
 
     it('upserts groups by (organization, api id), distinct per organization', async () => {

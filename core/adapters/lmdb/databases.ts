@@ -16,6 +16,11 @@ export const DATABASES = {
   organizations: 'organizations',
   /** keyHash → organization id: a unique index, kept in the same transaction as the record. */
   organizationsByKeyHash: 'organizations_by_key_hash',
+  /**
+   * link domain → organization id: a unique index (two organizations never share a domain),
+   * kept in the same transaction as the record.
+   */
+  organizationsByDomain: 'organizations_by_domain',
   /** [organizationId, apiId] → UrlGroup. */
   groups: 'groups',
   /** user id → User. */
@@ -75,6 +80,7 @@ export interface LmdbDatabases {
   links: Database<StoredLink, LinkKey>;
   organizations: Database<Organization, string>;
   organizationsByKeyHash: Database<string, string>;
+  organizationsByDomain: Database<string, string>;
   groups: Database<UrlGroup, PairKey>;
   users: Database<User, string>;
   tokens: Database<TokenRecord, string>;
@@ -92,6 +98,7 @@ export function openDatabases(root: RootDatabase): LmdbDatabases {
     organizationsByKeyHash: root.openDB<string, string>({
       name: DATABASES.organizationsByKeyHash,
     }),
+    organizationsByDomain: root.openDB<string, string>({ name: DATABASES.organizationsByDomain }),
     groups: root.openDB<UrlGroup, PairKey>({ name: DATABASES.groups }),
     users: root.openDB<User, string>({ name: DATABASES.users }),
     tokens: root.openDB<TokenRecord, string>({ name: DATABASES.tokens }),

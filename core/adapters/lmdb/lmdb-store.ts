@@ -9,6 +9,7 @@ import { checkFormatVersion } from './format-version';
 import { LmdbIdSequence } from './lmdb-id-sequence';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
 import { LmdbIdentityStore } from './lmdb-identity-store';
+import { indexLinkDomains } from './link-domain-index';
 import { LmdbLinkStore } from './lmdb-link-store';
 import { messageOf, onLmdb, readLmdb } from './lmdb-errors';
 
@@ -78,6 +79,8 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
   const dbs = openDatabases(root);
   try {
     const version = await checkFormatVersion(dbs, path);
+    const indexed = await indexLinkDomains(dbs);
+    if (indexed > 0) logger.info({ dataDir: path, indexed }, 'link domains indexed');
     logger.info({ dataDir: path, formatVersion: version }, 'LMDB store ready');
   } catch (error) {
     await root.close().catch(() => undefined);

@@ -33,6 +33,13 @@ export const INDEXES = {
     key: { keyHash: 1 },
     unique: true,
   },
+  /** Two organizations never share a link domain (stored normalised by provisioning). */
+  organizationDomain: {
+    collection: COLLECTIONS.organizations,
+    name: 'domain_unique',
+    key: { domain: 1 },
+    unique: true,
+  },
   groupApiId: {
     collection: COLLECTIONS.groups,
     name: 'organization_api_id_unique',
