@@ -28,7 +28,37 @@ export { Provisioner, ProvisioningError } from './provisioning/provisioner';
 export { applySeed, loadSeedFile, type Seed } from './provisioning/seed-file';
 export { provisionDemo, demoCurl, demoGrpcurl, type DemoCredentials } from './provisioning/demo';
 export { loadConfig, type Config, ConfigError } from './runtime/config';
-export { createRuntime, type Runtime } from './runtime/create-runtime';
+export {
+  hostSetting,
+  listSetting,
+  optionalTextSetting,
+  parseSettings,
+  portSetting,
+  positiveSetting,
+} from './runtime/settings';
+export { createRuntime, type Runtime, type RuntimeOptions } from './runtime/create-runtime';
+export type {
+  Gateway,
+  GatewayContext,
+  GatewayFactory,
+  Listening,
+  Readiness,
+} from './runtime/gateway';
+export {
+  startService,
+  drainTimeoutMs,
+  DRAIN_SHARE,
+  type RunningService,
+  type ServiceOptions,
+} from './runtime/start-service';
+export { superviseWorkers, type Supervisor } from './runtime/cluster/supervise-workers';
+export { refuseUnsharedStore } from './runtime/cluster/shared-store-check';
+export {
+  WORKER_READY,
+  WORKER_ROLE_ENV,
+  type WorkerReady,
+  type WorkerRole,
+} from './runtime/cluster/worker-messages';
 export { createMongoStore, createMongoRateLimiters, type MongoStore } from './adapters/mongodb';
 export { createRedisLimiters } from './adapters/redis/redis-limiters';
 export { createUrlGuardChain } from './url-guard/url-guard-chain';

@@ -1,26 +1,17 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import {
+  listSetting as list,
+  optionalTextSetting as optionalText,
+  parseSettings,
+  positiveSetting as positive,
+} from './settings';
 
-const port = z.coerce.number().int().min(0).max(65535);
-const positive = z.coerce.number().int().positive();
-const optionalText = z
-  .string()
-  .optional()
-  .transform((value) => (value && value.trim() !== '' ? value.trim() : undefined));
-const list = z
-  .string()
-  .optional()
-  .transform((value) =>
-    (value ?? '')
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== ''),
-  );
-
-/** The process configuration (CONTRACT.md §6 plus the documented extensions). */
+/**
+ * The process configuration the core and the composition root read. Transport settings (ports,
+ * HOST, proxies, redirect caching) belong to each gateway's own configuration.
+ */
 export const configSchema = z.object({
-  PORT: port.default(8080),
-  GRPC_PORT: port.default(50051),
-  HOST: z.string().min(1).default('127.0.0.1'),
   MONGODB_URI: optionalText,
   REDIS_URL: optionalText,
   RATE_LIMIT_PER_MINUTE: positive.default(60),
@@ -28,11 +19,11 @@ export const configSchema = z.object({
   SHORTLINK_SEED_FILE: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RESERVED_ALIASES: list,
-  REDIRECT_CACHE_MAX_AGE: z.coerce.number().int().nonnegative().default(90),
-  TRUST_PROXY: optionalText,
   SHUTDOWN_TIMEOUT_MS: positive.default(10000),
-  /** Open connections allowed per client address on the REST port; 0 = no cap. */
-  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().default(0),
+  /** Worker processes serving the gateways (`auto`: one per available core); see ./workers.ts. */
+  WORKERS: z
+    .union([z.literal('auto').transform(() => availableParallelism()), positive])
+    .default(1),
 
   // Anti-phishing check (code 18); see core/url-guard/.
   BLOCKED_SHORTENER_DOMAINS: list,
@@ -60,17 +51,8 @@ export const configSchema = z.object({
 
 export type Config = z.output<typeof configSchema>;
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError } from './settings';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-      .join('; ');
-    throw new ConfigError(`invalid configuration: ${problems}`);
-  }
-  return parsed.data;
+  return parseSettings(configSchema, env);
 }
