@@ -1,10 +1,30 @@
-import { demoCurl, demoGrpcurl, type DemoCredentials } from '../core';
+import { resolve } from 'node:path';
+import {
+  demoCurl,
+  demoGrpcurl,
+  IN_MEMORY_DATA_DIR,
+  type Config,
+  type DemoCredentials,
+} from '../core';
 
-/** What `npm start` prints once on the embedded default: the demo's secrets and commands. */
-export function demoBanner(demo: DemoCredentials, port: number, grpcPort: number): string {
+/** Where the demo lives, for the banner's first line. */
+function storePlace(config: Config): string {
+  return config.DATA_DIR === IN_MEMORY_DATA_DIR
+    ? 'the embedded in-memory store (gone when the process stops)'
+    : `the embedded LMDB store in ${resolve(config.DATA_DIR)} (kept across restarts)`;
+}
+
+/** What `npm start` prints once on an empty embedded store: the demo's secrets and commands. */
+export function demoBanner(
+  demo: DemoCredentials,
+  config: Config,
+  port: number,
+  grpcPort: number,
+): string {
   return [
     '',
-    'shortlink is running on the embedded in-memory store with a demo organization:',
+    `shortlink is running on ${storePlace(config)} with a demo organization.`,
+    'These secrets are shown once:',
     `  personal access token:   ${demo.token}`,
     `  organization secret key: ${demo.organizationKey}`,
     `  url group id:            ${demo.urlGroupId}`,

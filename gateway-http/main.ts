@@ -100,7 +100,9 @@ async function main(): Promise<void> {
   stopOnSignals(config, logger, service);
   // Printed to stdout, not logged: the demo secrets are shown once, as the contract asks.
   if (service.demo) {
-    process.stdout.write(demoBanner(service.demo, service.http.port, service.grpc.port) + '\n');
+    process.stdout.write(
+      demoBanner(service.demo, config, service.http.port, service.grpc.port) + '\n',
+    );
   }
   if (cluster.isWorker) {
     const ready: WorkerReady = {

@@ -7,12 +7,19 @@ import {
   positiveSetting as positive,
 } from './settings';
 
+/** Where the embedded store keeps its data unless DATA_DIR says otherwise (relative to the cwd). */
+export const DEFAULT_DATA_DIR = './data';
+/** The DATA_DIR value that selects the in-memory store (nothing survives the process). */
+export const IN_MEMORY_DATA_DIR = ':memory:';
+
 /**
  * The process configuration the core and the composition root read. Transport settings (ports,
  * HOST, proxies, redirect caching) belong to each gateway's own configuration.
  */
 export const configSchema = z.object({
   MONGODB_URI: optionalText,
+  /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
+  DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
   REDIS_URL: optionalText,
   RATE_LIMIT_PER_MINUTE: positive.default(60),
   AUTH_FAILURES_PER_MINUTE: positive.default(30),

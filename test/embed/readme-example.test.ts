@@ -7,7 +7,7 @@ import {
   type ResponseInfo,
 } from '../../core';
 
-/** The README's "Embedding the core" example, kept honest by running it. */
+/** The embedding example of core/README.md, kept honest by running it. */
 describe('embedding the core in-process', () => {
   it('creates a link through the same procedure the gateways call', async () => {
     const store = createMemoryStore();

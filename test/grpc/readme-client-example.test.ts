@@ -9,8 +9,8 @@ import {
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { startGrpc, type GrpcFixture } from './grpc-fixture';
 
-// The README's "calling the gRPC API from a Node service" example, verbatim apart from the
-// import paths and the address (the README uses npm start's 127.0.0.1:50051).
+// The Node client example of gateway-grpc/README.md ("Calling it from a Node service"), verbatim
+// apart from the import paths and the address (the README uses npm start's 127.0.0.1:50051).
 function example(address: string) {
   const client = new ShortLinkServiceClient(address, credentials.createInsecure());
 
@@ -30,7 +30,7 @@ function example(address: string) {
     });
   }
 
-  /** The spec's numeric code and the reason of a failed call. */
+  /** The numeric code and the reason of a failed call. */
   function describeError(error: ServiceError) {
     const [code] = error.metadata.get('shortlink-error-code');
     const [details] = error.metadata.get('grpc-status-details-bin');
