@@ -117,8 +117,9 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 
+  let ports: WorkerReady['ports'] = {};
   try {
-    await fork('first');
+    ({ ports } = await fork('first'));
     await Promise.all(Array.from({ length: options.workers - 1 }, () => fork('other')));
   } catch (error) {
     stop('a worker failed to start');
@@ -126,6 +127,6 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
     throw error;
   }
   started = true;
-  logger.info({ workers: pids() }, 'workers ready');
+  logger.info({ workers: pids(), ports }, 'workers ready');
   return { pids, stopped: whenAllStopped.then(() => exitCode) };
 }

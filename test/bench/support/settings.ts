@@ -12,6 +12,8 @@ export interface BenchSettings {
   /** BENCH_CPU_PROF=1: the subject servers write V8 CPU profiles here. */
   cpuProfileDir: string | undefined;
   resultsDir: string;
+  /** BENCH_ONLY=workers: only the WORKERS comparison, printed and not written (a quick check). */
+  only: 'workers' | undefined;
 }
 
 function positive(name: string, fallback: number): number {
@@ -31,5 +33,6 @@ export function loadSettings(): BenchSettings {
     warmupSeconds: positive('BENCH_WARMUP_SECONDS', 5),
     cpuProfileDir: process.env.BENCH_CPU_PROF === '1' ? join(resultsDir, 'profiles') : undefined,
     resultsDir,
+    only: process.env.BENCH_ONLY === 'workers' ? 'workers' : undefined,
   };
 }
