@@ -117,7 +117,7 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 
-  let ports: WorkerReady['ports'] = {};
+  let ports: WorkerReady['ports'];
   try {
     ({ ports } = await fork('first'));
     await Promise.all(Array.from({ length: options.workers - 1 }, () => fork('other')));
