@@ -26,7 +26,7 @@ describe('the composition root when start-up fails after the gateways listen', (
     const logs = captureLogs();
     let runtimeClosed = false;
     const demoFailure = new Error('the store refused the demo organization');
-    const started = startService({ PORT: '0', GRPC_PORT: '0' }, logs.logger, {
+    const started = startService({ PORT: '0', GRPC_PORT: '0', DATA_DIR: ':memory:' }, logs.logger, {
       createRuntime: async (config, logger, options) => {
         const runtime = await createRuntime(config, logger, options);
         return {
@@ -52,12 +52,18 @@ describe('the composition root when start-up fails after the gateways listen', (
 
   it('closes the first gateway when the second cannot bind', async () => {
     const logs = captureLogs();
-    const first = await startService({ PORT: '0', GRPC_PORT: '0' }, logs.logger);
+    const first = await startService(
+      { PORT: '0', GRPC_PORT: '0', DATA_DIR: ':memory:' },
+      logs.logger,
+    );
     try {
       const second = captureLogs();
       // The gRPC port is taken by the first service.
       await expect(
-        startService({ PORT: '0', GRPC_PORT: String(first.grpc.port) }, second.logger),
+        startService(
+          { PORT: '0', GRPC_PORT: String(first.grpc.port), DATA_DIR: ':memory:' },
+          second.logger,
+        ),
       ).rejects.toThrow(/No address added|EADDRINUSE/);
       const restPort = second.records().find((record) => record.msg === 'REST gateway listening')
         ?.port as number;

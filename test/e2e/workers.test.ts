@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, status } from '@grpc/grpc-js';
@@ -313,23 +313,44 @@ describe('WORKERS=2 and SIGTERM', () => {
   });
 });
 
+/** Runs the entry point with `env` until it exits; its exit code and everything it printed. */
+async function runToExit(
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(build.dir, 'gateway-http', 'main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_PATH: join(__dirname, '..', '..', 'node_modules'),
+      PORT: '0',
+      GRPC_PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, output };
+}
+
+describe('WORKERS=2 when a worker cannot start', () => {
+  it("stops with the worker's error and exit code 1 instead of restarting it in a loop", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
+    dataDirs.push(dir);
+    const file = join(dir, 'not-a-directory');
+    await writeFile(file, 'x');
+    const { code, output } = await runToExit({ WORKERS: '2', DATA_DIR: file });
+    expect(code).toBe(1);
+    expect(output).toContain(file); // the worker's start-up error names the path
+    expect(output).toMatch(/shortlink failed to start: worker \d+ exited during start-up/);
+    expect(output).not.toMatch(/restarting it|gateway listening/);
+  });
+});
+
 describe('WORKERS>1 on a store that lives in one process', () => {
   it('is refused at start with a clear message, before any worker starts', async () => {
-    const child = spawn(process.execPath, [join(build.dir, 'gateway-http', 'main.js')], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_PATH: join(__dirname, '..', '..', 'node_modules'),
-        WORKERS: '2',
-        DATA_DIR: ':memory:',
-        PORT: '0',
-        GRPC_PORT: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { code, output } = await runToExit({ WORKERS: '2', DATA_DIR: ':memory:' });
     expect(code).toBe(1);
     expect(output).toMatch(/^shortlink failed to start: WORKERS=2 .*DATA_DIR=:memory:/m);
     expect(output).not.toMatch(/gateway listening/);

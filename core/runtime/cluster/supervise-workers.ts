@@ -95,10 +95,10 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
     restarts.add(delayed);
   });
 
-  const stop = (reason: string) => {
+  const stop = (reason: { signal: NodeJS.Signals } | { reason: string }) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal: reason, workers: pids() }, 'shutting down');
+    logger.info({ ...reason, workers: pids() }, 'shutting down');
     for (const timer of restarts) clearTimeout(timer);
     restarts.clear();
     if (live.size === 0) allStopped();
@@ -114,15 +114,15 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
     void whenAllStopped.then(() => clearTimeout(deadline));
   };
   // SIGINT from a terminal reaches the workers too; they treat a repeated stop signal as one.
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop({ signal: 'SIGTERM' }));
+  process.on('SIGINT', () => stop({ signal: 'SIGINT' }));
 
   let ports: WorkerReady['ports'];
   try {
     ({ ports } = await fork('first'));
     await Promise.all(Array.from({ length: options.workers - 1 }, () => fork('other')));
   } catch (error) {
-    stop('a worker failed to start');
+    stop({ reason: 'a worker failed to start' });
     await whenAllStopped;
     throw error;
   }
