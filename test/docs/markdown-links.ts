@@ -1,33 +1,14 @@
+import { headings, withoutFences } from '../support/markdown';
+
 /**
- * Just enough Markdown reading to check links: the relative link targets of a document and the
- * anchors its headings get on GitHub. Code (fenced blocks, inline spans) is removed first, since
- * `[x](y)` inside code is not a link and `# comment` inside a shell block is not a heading.
+ * The relative link targets of a document and the anchors its headings get on GitHub. Code
+ * (fenced blocks, inline spans) is removed first: `[x](y)` inside code is not a link.
  */
 
 export interface MarkdownLink {
   /** The target as written, e.g. `../core/README.md#configuration`. */
   target: string;
   line: number;
-}
-
-/** Blanks out fenced code blocks, keeping line numbers. */
-export function withoutFences(markdown: string): string {
-  let fence: string | undefined;
-  return markdown
-    .split('\n')
-    .map((line) => {
-      const opening = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-      if (fence === undefined && opening !== undefined) {
-        fence = opening;
-        return '';
-      }
-      if (fence !== undefined) {
-        if (line.trim().startsWith(fence)) fence = undefined;
-        return '';
-      }
-      return line;
-    })
-    .join('\n');
 }
 
 /** Blanks out fenced code blocks and inline code spans, keeping line numbers. */
@@ -70,10 +51,8 @@ export function headingSlug(heading: string): string {
 export function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
-  for (const line of withoutFences(markdown).split('\n')) {
-    const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
-    if (heading === undefined) continue;
-    const slug = headingSlug(heading);
+  for (const heading of headings(markdown)) {
+    const slug = headingSlug(heading.text);
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     anchors.add(count === 0 ? slug : `${slug}-${count}`);

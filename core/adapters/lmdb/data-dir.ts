@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, mkdir, readdir, stat } from 'node:fs/promises';
+import { access, mkdir, readdir, stat, statfs } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { messageOf } from './lmdb-errors';
 
@@ -7,6 +7,13 @@ import { messageOf } from './lmdb-errors';
 export class DataDirError extends Error {
   override readonly name = 'DataDirError';
 }
+
+/**
+ * Free space a start needs. LMDB memory-maps its files, and a mapped page the file system cannot
+ * back (a full disk) kills the process with SIGBUS instead of returning an error; refusing to
+ * start on a (nearly) full disk turns that into a clear message.
+ */
+export const MIN_FREE_BYTES = 1024 * 1024;
 
 /** Mode of a data directory the store creates: only the service's own user may read it. */
 export const DATA_DIR_MODE = 0o700;
@@ -35,6 +42,13 @@ export async function prepareDataDir(dataDir: string): Promise<string> {
     await access(path, constants.R_OK | constants.W_OK | constants.X_OK);
   } catch (error) {
     throw new DataDirError(`DATA_DIR ${path} is not writable by this process: ${messageOf(error)}`);
+  }
+  const { bavail, bsize } = await statfs(path);
+  if (bavail * bsize < MIN_FREE_BYTES) {
+    throw new DataDirError(
+      `DATA_DIR ${path} is on a full disk (${bavail * bsize} bytes free, ` +
+        `at least ${MIN_FREE_BYTES} needed to start)`,
+    );
   }
   return path;
 }

@@ -1,5 +1,4 @@
 import { META_KEYS, type LmdbDatabases } from './databases';
-import { durably } from './durable-write';
 import { DataDirError } from './data-dir';
 
 /**
@@ -15,15 +14,12 @@ export const FORMAT_VERSION = 1;
  */
 export async function checkFormatVersion(dbs: LmdbDatabases, path: string): Promise<number> {
   const { meta } = dbs;
-  const found = await durably(
-    dbs.root,
-    meta.transaction(() => {
-      const stored = meta.get(META_KEYS.formatVersion);
-      if (stored === undefined) void meta.put(META_KEYS.formatVersion, FORMAT_VERSION);
-      void meta.put(META_KEYS.openedAt, Date.now());
-      return stored ?? FORMAT_VERSION;
-    }),
-  );
+  const found = await meta.transaction(() => {
+    const stored = meta.get(META_KEYS.formatVersion);
+    if (stored === undefined) void meta.put(META_KEYS.formatVersion, FORMAT_VERSION);
+    void meta.put(META_KEYS.openedAt, Date.now());
+    return stored ?? FORMAT_VERSION;
+  });
   if (typeof found !== 'number' || !Number.isInteger(found)) {
     throw new DataDirError(
       `DATA_DIR ${path} holds an unreadable format version (${JSON.stringify(found)})`,

@@ -29,7 +29,39 @@ export async function onLmdb<T>(
   try {
     return await run();
   } catch (error) {
-    throw asStorageError(error, path, operation);
+    const reason = await commitFailureOf(error);
+    throw asStorageError(reason ?? error, path, operation);
+  }
+}
+
+/**
+ * lmdb-js rejects every write of a failed commit with "Commit failed" and puts the OS's reason
+ * (ENOSPC, EIO, ...) in a separate promise, `commitError`, which usually rejects in the same
+ * tick but, on a busy process, can come later. It is awaited for up to COMMIT_REASON_WAIT_MS, so
+ * the message says why when it can, and the promise is never left unhandled.
+ */
+const COMMIT_REASON_WAIT_MS = 1000;
+
+async function commitFailureOf(error: unknown): Promise<unknown> {
+  const pending =
+    typeof error === 'object' && error !== null && 'commitError' in error
+      ? error.commitError
+      : undefined;
+  if (!(pending instanceof Promise)) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, COMMIT_REASON_WAIT_MS, undefined);
+  });
+  try {
+    return await Promise.race([
+      pending.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -6,7 +6,6 @@ import type {
   User,
 } from '../../ports/identity-store';
 import type { LmdbDatabases } from './databases';
-import { durably } from './durable-write';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
 /**
@@ -62,21 +61,18 @@ export class LmdbIdentityStore implements IdentityStore {
     const { organizations, organizationsByKeyHash } = this.dbs;
     const stored = { ...organization };
     return this.write('organization save', async () => {
-      const outcome = await durably(
-        this.dbs.root,
-        organizations.transaction(() => {
-          const holder = organizationsByKeyHash.get(stored.keyHash);
-          // Checked inside the write transaction; nothing is written when the key is taken.
-          if (holder !== undefined && holder !== stored.id) return 'key_in_use' as const;
-          const previous = organizations.get(stored.id);
-          if (previous && previous.keyHash !== stored.keyHash) {
-            void organizationsByKeyHash.remove(previous.keyHash);
-          }
-          void organizations.put(stored.id, stored);
-          void organizationsByKeyHash.put(stored.keyHash, stored.id);
-          return 'saved' as const;
-        }),
-      );
+      const outcome = await organizations.transaction(() => {
+        const holder = organizationsByKeyHash.get(stored.keyHash);
+        // Checked inside the write transaction; nothing is written when the key is taken.
+        if (holder !== undefined && holder !== stored.id) return 'key_in_use' as const;
+        const previous = organizations.get(stored.id);
+        if (previous && previous.keyHash !== stored.keyHash) {
+          void organizationsByKeyHash.remove(previous.keyHash);
+        }
+        void organizations.put(stored.id, stored);
+        void organizationsByKeyHash.put(stored.keyHash, stored.id);
+        return 'saved' as const;
+      });
       if (outcome === 'key_in_use') {
         throw new Error(
           `organization "${stored.id}": its key hash belongs to another organization`,
@@ -87,33 +83,25 @@ export class LmdbIdentityStore implements IdentityStore {
 
   saveGroup(group: UrlGroup): Promise<void> {
     return this.write('group save', () =>
-      durably(
-        this.dbs.root,
-        this.dbs.groups.put([group.organizationId, group.apiId], { ...group }),
-      ),
+      this.dbs.groups.put([group.organizationId, group.apiId], { ...group }),
     );
   }
 
   saveUser(user: User): Promise<void> {
-    return this.write('user save', () =>
-      durably(this.dbs.root, this.dbs.users.put(user.id, { ...user })),
-    );
+    return this.write('user save', () => this.dbs.users.put(user.id, { ...user }));
   }
 
   saveToken(token: TokenRecord): Promise<void> {
     const { tokens } = this.dbs;
     // Conditional: a token hash, once saved, is never reassigned to another user.
     return this.write('token save', () =>
-      durably(
-        this.dbs.root,
-        tokens.ifNoExists(token.tokenHash, () => void tokens.put(token.tokenHash, { ...token })),
-      ),
+      tokens.ifNoExists(token.tokenHash, () => void tokens.put(token.tokenHash, { ...token })),
     );
   }
 
   saveMembership(userId: string, organizationId: string): Promise<void> {
     return this.write('membership save', () =>
-      durably(this.dbs.root, this.dbs.memberships.put([userId, organizationId], true)),
+      this.dbs.memberships.put([userId, organizationId], true),
     );
   }
 

@@ -1,6 +1,5 @@
 import type { InsertOutcome, LinkRecord, LinkStore } from '../../ports/link-store';
 import { fromStoredLink, toStoredLink, type LinkKey, type LmdbDatabases } from './databases';
-import { durably } from './durable-write';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
 /**
@@ -19,10 +18,7 @@ export class LmdbLinkStore implements LinkStore {
     const stored = toStoredLink(link);
     return onLmdb(this.path, 'link insert', async () => {
       const { links } = this.dbs;
-      const written = await durably(
-        this.dbs.root,
-        links.ifNoExists(key, () => void links.put(key, stored)),
-      );
+      const written = await links.ifNoExists(key, () => void links.put(key, stored));
       return written ? 'inserted' : 'alias_taken';
     });
   }

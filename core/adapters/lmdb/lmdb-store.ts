@@ -50,8 +50,10 @@ function openEnvironment(path: string): RootDatabase {
     // A path with a dot ("./data", "shortlink.v1") is still a directory, never a single file.
     noSubdir: false,
     maxDbs: MAX_DATABASES,
-    // Commits resolve when visible; each write's `flushed` resolves once synced (durable-write.ts).
-    separateFlushed: true,
+    // Every commit is synced to disk before its promise resolves: a resolved write is durable.
+    // (lmdb-js's default on Linux resolves at commit and syncs afterwards; a sync that then fails,
+    // on a full disk say, would leave a caller waiting for ever, and a 200 would promise less.)
+    overlappingSync: false,
   });
 }
 

@@ -1,3 +1,4 @@
+import { IN_MEMORY_DATA_DIR } from '../../../core';
 import { startChild, type BenchChild } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
 import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
@@ -10,7 +11,11 @@ interface ServerReady {
   grpcPort: number | null;
 }
 
-type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn';
+/**
+ * subject and subjectWarn run on the default store (LMDB, each in a DATA_DIR of its own);
+ * subjectMemory on DATA_DIR=:memory:, the reference for what the durable store costs.
+ */
+type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectMemory';
 
 export interface HttpResults {
   create: Record<HttpTarget, Summary>;
@@ -43,6 +48,8 @@ export function startSubject(
   seedFile: string,
   settings: BenchSettings,
   logLevel: string,
+  /** DATA_DIR: a directory (LMDB) or `:memory:`. */
+  dataDir: string,
 ): Promise<BenchChild<ServerReady>> {
   const profile = settings.cpuProfileDir
     ? [
@@ -57,6 +64,7 @@ export function startSubject(
       GRPC_PORT: '0',
       HOST: '127.0.0.1',
       SHORTLINK_SEED_FILE: seedFile,
+      DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
       LOG_LEVEL: logLevel,
     },
@@ -95,13 +103,17 @@ export async function runHttpScenarios(
   seedFile: string,
   settings: BenchSettings,
   log: (line: string) => void,
+  /** Makes an empty data directory for one subject. */
+  newDataDir: () => string,
 ): Promise<HttpResults> {
   const started: Array<BenchChild<unknown>> = [];
   try {
-    const subject = await startSubject(seedFile, settings, 'info');
+    const subject = await startSubject(seedFile, settings, 'info', newDataDir());
     started.push(subject);
-    const subjectWarn = await startSubject(seedFile, settings, 'warn');
+    const subjectWarn = await startSubject(seedFile, settings, 'warn', newDataDir());
     started.push(subjectWarn);
+    const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
+    started.push(subjectMemory);
     const sample = await createOnce(subject.ready.httpPort);
     const startBaseline = async (prebuiltPrototypes: boolean) => {
       const child = await startChild<ServerReady>('servers/bare-express', [], {
@@ -135,6 +147,7 @@ export async function runHttpScenarios(
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, createLoad) },
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
+        { name: 'subjectMemory', run: on(subjectMemory, createLoad) },
       ],
       options,
       report('create'),
@@ -142,12 +155,14 @@ export async function runHttpScenarios(
 
     const subjectAliases = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
     const warnAliases = await createLinks(subjectWarn.ready.httpPort, FOLLOWED_LINKS);
+    const memoryAliases = await createLinks(subjectMemory.ready.httpPort, FOLLOWED_LINKS);
     const follow = await alternate(
       [
         { name: 'baseline', run: on(baseline, followLoad(subjectAliases)) },
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, followLoad(subjectAliases)) },
         { name: 'subject', run: on(subject, followLoad(subjectAliases)) },
         { name: 'subjectWarn', run: on(subjectWarn, followLoad(warnAliases)) },
+        { name: 'subjectMemory', run: on(subjectMemory, followLoad(memoryAliases)) },
       ],
       options,
       report('follow'),

@@ -74,7 +74,9 @@ export async function startEntryPoint(
     }
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the service (WORKERS=${workers}) did not start: ${readFileSync(logFile, 'utf8')}`);
+      throw new Error(
+        `the service (WORKERS=${workers}) did not start: ${readFileSync(logFile, 'utf8')}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -18,6 +18,7 @@ export function row(
 ): Row {
   const ratio = subject !== null && baseline !== null && baseline !== 0 ? subject / baseline : null;
   if (target?.maxRatio !== undefined) {
+    // For measures where less is better (latency): the subject may exceed the baseline by this much.
     return {
       metric,
       subject,

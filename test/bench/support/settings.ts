@@ -14,6 +14,11 @@ export interface BenchSettings {
   resultsDir: string;
   /** BENCH_ONLY=workers: only the WORKERS comparison, printed and not written (a quick check). */
   only: 'workers' | undefined;
+  /**
+   * Links filled into the LMDB store for the growth rows (BENCH_GROWTH_LINKS). The issue's
+   * figure is 10,000,000 (a few minutes and about 1.5 GB of disk); the default keeps the run short.
+   */
+  growthLinks: number;
 }
 
 function positive(name: string, fallback: number): number {
@@ -34,5 +39,6 @@ export function loadSettings(): BenchSettings {
     cpuProfileDir: process.env.BENCH_CPU_PROF === '1' ? join(resultsDir, 'profiles') : undefined,
     resultsDir,
     only: process.env.BENCH_ONLY === 'workers' ? 'workers' : undefined,
+    growthLinks: Math.round(positive('BENCH_GROWTH_LINKS', 1_000_000)),
   };
 }
