@@ -146,8 +146,16 @@ describe('WORKERS=2: one primary, two workers on the same ports', () => {
     s = await startWorkers({});
   });
 
-  it('starts two workers that both listen on the one REST port and the one gRPC port', () => {
+  it('starts two workers that both listen on the one REST port and the one gRPC port', async () => {
     const workers = workerPids(s);
+    // Each process writes its log asynchronously: a worker's lines may follow the primary's.
+    await eventually(
+      () =>
+        pidsLogging(s, 'REST gateway listening').size === 2 &&
+        pidsLogging(s, 'gRPC gateway listening').size === 2,
+      'both workers to log that they listen',
+      30_000,
+    );
     expect(workers).toHaveLength(2);
     expect(workers).not.toContain(s.child.pid);
     for (const gateway of ['REST', 'gRPC']) {
@@ -191,8 +199,11 @@ describe('WORKERS=2: one primary, two workers on the same ports', () => {
       for (const client of clients) client.close();
     }
     await eventually(
-      () => pidsLogging(s, 'call completed').size === 2,
-      'gRPC call lines from both workers',
+      () =>
+        pidsLogging(s, 'call completed').size === 2 &&
+        pidsLogging(s, 'request completed').size === 2,
+      'request and call lines from both workers',
+      30_000,
     );
     const restServers = pidsLogging(
       s,
@@ -234,6 +245,11 @@ describe('WORKERS=2: one primary, two workers on the same ports', () => {
         200,
       );
     }
+    await eventually(
+      () => pidsLogging(s, 'request completed', (record) => record.pid === replacement).size > 0,
+      'a request line from the restarted worker',
+      30_000,
+    ).catch(() => undefined); // asserted just below, with the lines that arrived
     const healthServers = pidsLogging(
       s,
       'request completed',
