@@ -4,6 +4,10 @@ import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
 import { systemClock } from './adapters/system-clock';
 import type { CoreContext, CoreDeps, RequestContext } from './context';
+import {
+  DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+} from './idempotency/idempotency-defaults';
 import { reservedAliasSet } from './links/reserved-aliases';
 import { silentLogger } from './ports/logger';
 import { createCaller, type Caller } from './procedure/router';
@@ -41,6 +45,8 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     reservedAliases: deps.reservedAliases ?? reservedAliasSet(),
     maxAliasAttempts: deps.maxAliasAttempts ?? DEFAULT_MAX_ALIAS_ATTEMPTS,
     logger: deps.logger ?? silentLogger,
+    idempotencyTtlSeconds: deps.idempotencyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+    idempotencyLeaseSeconds: deps.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   };
   return {
     deps: full,

@@ -71,3 +71,9 @@ export { createRedisLimiters } from './adapters/redis/redis-limiters';
 export { createUrlGuardChain } from './url-guard/url-guard-chain';
 export { createUrlGuardFromConfig } from './runtime/url-guard-from-config';
 export { rateLimitFields } from './rate-limit/rate-limit-fields';
+export { idempotencyFields, IDEMPOTENT_REPLAYED_FIELD } from './idempotency/idempotency-fields';
+export {
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+  DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+} from './idempotency/idempotency-defaults';
+export { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency/idempotency-key';

@@ -3,6 +3,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { Core, Logger } from '../core';
 import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
 import { followStoreHealth } from './health-status';
+import { keepMalformedIdempotencyKeys } from './raw-metadata';
 import { createReflectionService } from './reflection';
 import { createShortLinkService } from './shortlink-service';
 import { withTolerantDecoding } from './tolerant-decoding';
@@ -66,6 +67,11 @@ export async function listenGrpc(
   createReflectionService().addToServer(server);
 
   const port = await bind(server, bindAddress(options.host, options.port));
+  if (!keepMalformedIdempotencyKeys(server)) {
+    logger.warn(
+      'this grpc-js hides its HTTP/2 servers: a malformed idempotency-key may be dropped',
+    );
+  }
   // The server runs even when the store does not answer (it may come back); health says so.
   const storeHealth = followStoreHealth(
     health,

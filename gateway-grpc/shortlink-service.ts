@@ -1,6 +1,7 @@
 import type { ServerUnaryCall } from '@grpc/grpc-js';
 import { ShortlinkError, type Core, type Logger, type ResponseInfo } from '../core';
 import { authorizationOf, clientAddressOf } from './call-context';
+import { idempotencyKeyOf, setIdempotencyMetadata } from './idempotency-metadata';
 import type { ShortLinkServiceServer } from './generated/shortlink/v1/shortlink';
 import { toCreateBody, toShortLinkMessage } from './messages';
 import { setRateLimitMetadata } from './rate-limit-metadata';
@@ -27,13 +28,17 @@ export function createShortLinkService(core: Core, logger: Logger): ShortLinkSer
       async (call, trailers) => {
         const response: ResponseInfo = {};
         try {
-          const caller = core.createCaller(requestContext(call, response));
+          const caller = core.createCaller({
+            ...requestContext(call, response),
+            idempotencyKey: idempotencyKeyOf(call.metadata),
+          });
           // Untrusted input, typed as the transport received it: the core validates it.
           const body = isUndecodable(call.request) ? call.request : toCreateBody(call.request);
           const link = await caller.links.create(body as never);
           return { shortLink: toShortLinkMessage(link) };
         } finally {
           setRateLimitMetadata(trailers, response, windowSeconds);
+          setIdempotencyMetadata(trailers, response);
         }
       },
       logger,

@@ -6,6 +6,7 @@ import {
   parseSettings,
   positiveSetting as positive,
 } from './settings';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-defaults';
 
 /** Where the embedded store keeps its data unless DATA_DIR says otherwise (relative to the cwd). */
 export const DEFAULT_DATA_DIR = './data';
@@ -27,10 +28,12 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RESERVED_ALIASES: list,
   SHUTDOWN_TIMEOUT_MS: positive.default(10000),
-  /** Worker processes serving the gateways (`auto`: one per available core); see ./workers.ts. */
+  /** Worker processes serving the gateways (`auto`: one per available core); see ./cluster/. */
   WORKERS: z
     .union([z.literal('auto').transform(() => availableParallelism()), positive])
     .default(1),
+  /** How long a completed request's answer is replayed for its idempotency key. */
+  IDEMPOTENCY_TTL_SECONDS: positive.default(DEFAULT_IDEMPOTENCY_TTL_SECONDS),
 
   // Anti-phishing check (code 18); see core/url-guard/.
   BLOCKED_SHORTENER_DOMAINS: list,

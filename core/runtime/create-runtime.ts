@@ -69,6 +69,7 @@ export async function createRuntime(
       aliasGenerator: createNanoidAliasGenerator(),
       reservedAliases: reservedAliasSet(config.RESERVED_ALIASES),
       logger,
+      idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
     });
 
     const provisioner = new Provisioner(store.identities, systemClock);

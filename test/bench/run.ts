@@ -138,6 +138,23 @@ async function main(): Promise<void> {
         http.create.baselinePrebuilt.requestsPerSecond,
       ),
       row(
+        'REST create req/s, a fresh Idempotency-Key per request, vs without a key',
+        http.create.subjectFreshKey.requestsPerSecond,
+        http.create.subjectRebuilt.requestsPerSecond,
+        { minRatio: 0.85 },
+      ),
+      row(
+        'REST idempotent replay req/s vs REST create req/s',
+        http.create.subjectReplay.requestsPerSecond,
+        http.create.subject.requestsPerSecond,
+        { minRatio: 1 },
+      ),
+      row(
+        'REST idempotent replay p50 ms',
+        http.create.subjectReplay.p50Ms,
+        http.create.subject.p50Ms,
+      ),
+      row(
         'follow link req/s',
         http.follow.subject.requestsPerSecond,
         http.follow.baseline.requestsPerSecond,

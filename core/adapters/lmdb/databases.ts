@@ -24,6 +24,10 @@ export const DATABASES = {
   tokens: 'tokens',
   /** [userId, organizationId] → true. */
   memberships: 'memberships',
+  /** [idempotency key, userId] → StoredIdempotencyRecord. */
+  idempotency: 'idempotency',
+  /** [expiresAt ms, idempotency key, userId] → true: the records in the order they expire. */
+  idempotencyExpiry: 'idempotency_expiry',
 } as const;
 
 /**
@@ -54,6 +58,14 @@ export type StoredLink = [
   createdAtMs: number,
 ];
 
+/** An idempotency record as a tuple; the fingerprint and expiry sit at the same places in both. */
+export type StoredIdempotencyRecord =
+  | [state: 'running', fingerprint: string, expiresAtMs: number, owner: string]
+  | [state: 'completed', fingerprint: string, expiresAtMs: number, code: number, body: string];
+
+export type IdempotencyKey = [key: string, userId: string];
+export type ExpiryKey = [expiresAtMs: number, key: string, userId: string];
+
 export type LinkKey = [domain: string, alias: string];
 export type PairKey = [string, string];
 
@@ -67,6 +79,8 @@ export interface LmdbDatabases {
   users: Database<User, string>;
   tokens: Database<TokenRecord, string>;
   memberships: Database<true, PairKey>;
+  idempotency: Database<StoredIdempotencyRecord, IdempotencyKey>;
+  idempotencyExpiry: Database<true, ExpiryKey>;
 }
 
 export function openDatabases(root: RootDatabase): LmdbDatabases {
@@ -82,6 +96,10 @@ export function openDatabases(root: RootDatabase): LmdbDatabases {
     users: root.openDB<User, string>({ name: DATABASES.users }),
     tokens: root.openDB<TokenRecord, string>({ name: DATABASES.tokens }),
     memberships: root.openDB<true, PairKey>({ name: DATABASES.memberships }),
+    idempotency: root.openDB<StoredIdempotencyRecord, IdempotencyKey>({
+      name: DATABASES.idempotency,
+    }),
+    idempotencyExpiry: root.openDB<true, ExpiryKey>({ name: DATABASES.idempotencyExpiry }),
   };
 }
 

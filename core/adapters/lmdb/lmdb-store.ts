@@ -7,6 +7,7 @@ import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './d
 import { DATA_DIR_MODE, DataDirError, isEmptyOrMissing, prepareDataDir } from './data-dir';
 import { checkFormatVersion } from './format-version';
 import { LmdbIdSequence } from './lmdb-id-sequence';
+import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
 import { LmdbIdentityStore } from './lmdb-identity-store';
 import { LmdbLinkStore } from './lmdb-link-store';
 import { messageOf, onLmdb, readLmdb } from './lmdb-errors';
@@ -21,6 +22,7 @@ export interface LmdbStore extends Store {
   readonly identities: LmdbIdentityStore;
   readonly links: LmdbLinkStore;
   readonly ids: LmdbIdSequence;
+  readonly idempotency: LmdbIdempotencyStore;
   /** The absolute path of the data directory. */
   readonly path: string;
   /**
@@ -96,6 +98,7 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string): LmdbStore {
     identities: new LmdbIdentityStore(dbs, path),
     links: new LmdbLinkStore(dbs, path),
     ids: new LmdbIdSequence(dbs, path),
+    idempotency: new LmdbIdempotencyStore(dbs, path),
     // A read of the format version: it fails once the environment is closed.
     ping: () =>
       readLmdb(path, 'ping', () => {

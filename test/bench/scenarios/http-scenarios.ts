@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { IN_MEMORY_DATA_DIR } from '../../../core';
 import { startChild, type BenchChild } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
@@ -16,9 +17,11 @@ interface ServerReady {
  * subjectMemory on DATA_DIR=:memory:, the reference for what the durable store costs.
  */
 type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectMemory';
+/** The subject also creates with a fresh Idempotency-Key per request, and replays one key. */
+type CreateTarget = HttpTarget | 'subjectRebuilt' | 'subjectFreshKey' | 'subjectReplay';
 
 export interface HttpResults {
-  create: Record<HttpTarget, Summary>;
+  create: Record<CreateTarget, Summary>;
   follow: Record<HttpTarget, Summary>;
   sampleAnswerBytes: { subject: number; baseline: number };
 }
@@ -32,10 +35,13 @@ interface CreatedLink {
   [field: string]: unknown;
 }
 
-async function createOnce(port: number): Promise<{ link: CreatedLink; bytes: number }> {
+async function createOnce(
+  port: number,
+  headers: Record<string, string> = CREATE_HEADERS,
+): Promise<{ link: CreatedLink; bytes: number }> {
   const answer = await fetch(`http://127.0.0.1:${port}/api/create`, {
     method: 'POST',
-    headers: CREATE_HEADERS,
+    headers,
     body: JSON.stringify(CREATE_BODY),
   });
   const text = await answer.text();
@@ -78,6 +84,25 @@ export const createLoad: HttpLoad = {
   requests: [{ path: '/api/create', body: JSON.stringify(CREATE_BODY) }],
   expectedClass: 2,
 };
+
+/** Every request under a new key: the idempotency stage claims and records each one. */
+const freshKeyLoad: HttpLoad = {
+  ...createLoad,
+  headers: { ...CREATE_HEADERS, 'idempotency-key': '[<id>]' },
+  idReplacement: true,
+};
+
+/** The same client work as freshKeyLoad (a request rebuilt with a new id), without a key. */
+const rebuiltLoad: HttpLoad = {
+  ...createLoad,
+  headers: { ...CREATE_HEADERS, 'x-bench-request': '[<id>]' },
+  idReplacement: true,
+};
+
+/** Every request under one key whose create is done: each answer is the recorded one. */
+function replayLoad(key: string): HttpLoad {
+  return { ...createLoad, headers: { ...CREATE_HEADERS, 'idempotency-key': key } };
+}
 
 export function followLoad(aliases: readonly string[]): HttpLoad {
   return {
@@ -141,6 +166,8 @@ export async function runHttpScenarios(
     const on = (server: BenchChild<ServerReady>, load: HttpLoad) => (seconds: number) =>
       httpRound({ port: server.ready.httpPort, pid: server.process.pid }, load, seconds);
 
+    const replayKey = `bench-replay-${randomUUID()}`;
+    await createOnce(subject.ready.httpPort, replayLoad(replayKey).headers);
     const create = await alternate(
       [
         { name: 'baseline', run: on(baseline, createLoad) },
@@ -148,6 +175,9 @@ export async function runHttpScenarios(
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
         { name: 'subjectMemory', run: on(subjectMemory, createLoad) },
+        { name: 'subjectRebuilt', run: on(subject, rebuiltLoad) },
+        { name: 'subjectFreshKey', run: on(subject, freshKeyLoad) },
+        { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },
       ],
       options,
       report('create'),
