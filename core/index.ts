@@ -37,7 +37,38 @@ export {
   IN_MEMORY_DATA_DIR,
 } from './runtime/config';
 export { compileTrustProxy, type TrustProxy } from './runtime/trust-proxy';
-export { createRuntime, type Runtime } from './runtime/create-runtime';
+export {
+  hostSetting,
+  listSetting,
+  optionalTextSetting,
+  parseSettings,
+  portSetting,
+  positiveSetting,
+  trustProxySetting,
+} from './runtime/settings';
+export { createRuntime, type Runtime, type RuntimeOptions } from './runtime/create-runtime';
+export type {
+  Gateway,
+  GatewayContext,
+  GatewayFactory,
+  Listening,
+  Readiness,
+} from './runtime/gateway';
+export {
+  startService,
+  drainTimeoutMs,
+  DRAIN_SHARE,
+  type RunningService,
+  type ServiceOptions,
+} from './runtime/start-service';
+export { superviseWorkers, type Supervisor } from './runtime/cluster/supervise-workers';
+export { refuseUnsharedStore } from './runtime/cluster/shared-store-check';
+export {
+  WORKER_READY,
+  WORKER_ROLE_ENV,
+  type WorkerReady,
+  type WorkerRole,
+} from './runtime/cluster/worker-messages';
 export { createMongoStore, createMongoRateLimiters, type MongoStore } from './adapters/mongodb';
 export { createLmdbStore, DataDirError, FORMAT_VERSION, type LmdbStore } from './adapters/lmdb';
 export { createRedisLimiters } from './adapters/redis/redis-limiters';

@@ -1,11 +1,11 @@
 import express, { type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { compileTrustProxy, type Core } from '../core';
+import { compileTrustProxy, type Core, type Readiness } from '../core';
 import { decodeJsonBody } from './body-decoding';
 import { createLinkHandler } from './create-route';
 import { sendReason } from './envelope';
 import { followLinkHandler } from './follow-route';
-import { addHealthRoutes, type Readiness } from './health-routes';
+import { addHealthRoutes } from './health-routes';
 import { requestLogging } from './request-logging';
 
 export interface HttpAppOptions {

@@ -5,13 +5,12 @@ import pino from 'pino';
 import {
   createMemoryStore,
   IN_MEMORY_DATA_DIR,
-  loadConfig,
   loadSeedFile,
   Provisioner,
   ProvisioningError,
   systemClock,
 } from '../../core';
-import { startService } from '../../gateway-http/service';
+import { startService } from '../../gateway-http/main';
 
 const LONG_KEY = 'acme-organization-secret-0123456789';
 const LONG_TOKEN = 'alice-personal-token-0123456789';
@@ -32,13 +31,13 @@ describe('provisioning refuses weak or conflicting definitions', () => {
     loadSeedFile(new Provisioner(createMemoryStore().identities, systemClock), file);
   /** What starting the real service with this seed file says. */
   const startWith = async (file: string): Promise<string> => {
-    const config = loadConfig({
+    const env = {
       PORT: '0',
       GRPC_PORT: '0',
       DATA_DIR: IN_MEMORY_DATA_DIR,
       SHORTLINK_SEED_FILE: file,
-    });
-    const outcome = await startService(config, pino({ level: 'silent' })).then(
+    };
+    const outcome = await startService(env, pino({ level: 'silent' })).then(
       async (service) => {
         await service.shutdown();
         return 'started';

@@ -1,13 +1,9 @@
 import { Metadata } from '@grpc/grpc-js';
 import pino from 'pino';
-import {
-  compileTrustProxy,
-  ConfigError,
-  createCore,
-  IN_MEMORY_DATA_DIR,
-  loadConfig,
-} from '../../core';
-import { startService } from '../../gateway-http/service';
+import { compileTrustProxy, ConfigError, createCore, IN_MEMORY_DATA_DIR } from '../../core';
+import { loadGrpcConfig } from '../../gateway-grpc';
+import { loadHttpConfig } from '../../gateway-http/http-config';
+import { startService } from '../../gateway-http/main';
 import { startGrpc, validRequest } from '../grpc/grpc-fixture';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp } from '../support/http-fixture';
@@ -28,24 +24,23 @@ describe('TRUST_PROXY', () => {
   it.each(['true', 'TRUE', ' true '])(
     'refuses %j at start, saying what to give instead',
     (value) => {
-      const attempt = () => loadConfig({ TRUST_PROXY: value });
-      expect(attempt).toThrow(ConfigError);
-      expect(attempt).toThrow(/TRUST_PROXY=true is refused: give the number of proxies.*subnets/);
+      for (const load of [loadHttpConfig, loadGrpcConfig]) {
+        const attempt = () => load({ TRUST_PROXY: value });
+        expect(attempt).toThrow(ConfigError);
+        expect(attempt).toThrow(/TRUST_PROXY=true is refused: give the number of proxies.*subnets/);
+      }
     },
   );
 
   it('refuses an entry that is neither an address, a subnet nor a proxy-addr name', () => {
-    expect(() => loadConfig({ TRUST_PROXY: 'loopback, not-an-address' })).toThrow(
+    expect(() => loadHttpConfig({ TRUST_PROXY: 'loopback, not-an-address' })).toThrow(
       /TRUST_PROXY.*not-an-address/,
     );
   });
 
   it('does not start the service with TRUST_PROXY=true', async () => {
-    const config = {
-      ...loadConfig({ PORT: '0', GRPC_PORT: '0', DATA_DIR: IN_MEMORY_DATA_DIR }),
-      TRUST_PROXY: 'true',
-    };
-    await expect(startService(config, pino({ level: 'silent' }))).rejects.toThrow(
+    const env = { PORT: '0', GRPC_PORT: '0', DATA_DIR: IN_MEMORY_DATA_DIR, TRUST_PROXY: 'true' };
+    await expect(startService(env, pino({ level: 'silent' }))).rejects.toThrow(
       /TRUST_PROXY=true is refused/,
     );
   });

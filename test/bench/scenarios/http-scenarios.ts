@@ -26,7 +26,7 @@ export interface HttpResults {
   sampleAnswerBytes: { subject: number; baseline: number };
 }
 
-const FOLLOWED_LINKS = 100;
+export const FOLLOWED_LINKS = 100;
 
 interface CreatedLink {
   id: number;
@@ -78,7 +78,7 @@ export function startSubject(
   });
 }
 
-const createLoad: HttpLoad = {
+export const createLoad: HttpLoad = {
   method: 'POST',
   headers: CREATE_HEADERS,
   requests: [{ path: '/api/create', body: JSON.stringify(CREATE_BODY) }],
@@ -104,7 +104,7 @@ function replayLoad(key: string): HttpLoad {
   return { ...createLoad, headers: { ...CREATE_HEADERS, 'idempotency-key': key } };
 }
 
-function followLoad(aliases: readonly string[]): HttpLoad {
+export function followLoad(aliases: readonly string[]): HttpLoad {
   return {
     method: 'GET',
     headers: { host: BENCH_DOMAIN },
@@ -113,7 +113,7 @@ function followLoad(aliases: readonly string[]): HttpLoad {
   };
 }
 
-async function createLinks(port: number, count: number): Promise<string[]> {
+export async function createLinks(port: number, count: number): Promise<string[]> {
   const aliases: string[] = [];
   for (let i = 0; i < count; i += 1) aliases.push((await createOnce(port)).link.alias);
   return aliases;
