@@ -46,7 +46,7 @@ const noLinks = [
 const restrictImports = (patterns) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
 });
-const PROCEDURES = ['links', 'organizations', 'auth', 'rate-limit', 'procedure'].map(
+const PROCEDURES = ['links', 'organizations', 'auth', 'rate-limit', 'idempotency', 'procedure'].map(
   (dir) => `core/${dir}/**/*.ts`,
 );
 

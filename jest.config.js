@@ -10,8 +10,8 @@ const SUITES = {
   storage: ['storage', 'mongodb', 'redis'],
   /** REST and gRPC on real servers, and `npm start`'s demo. */
   gateways: ['http', 'grpc', 'e2e'],
-  /** Hostile, concurrent and slow clients; graceful shutdown. */
-  reliability: ['reliability'],
+  /** Hostile, concurrent and slow clients; graceful shutdown; restarting crashed workers. */
+  reliability: ['reliability', 'cluster'],
   /** The repository as a whole: the package an embedder installs, the layers, the docs' links. */
   project: ['package', 'embed', 'layers', 'docs', 'project'],
 };

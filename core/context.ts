@@ -20,6 +20,13 @@ export interface CoreDeps {
   /** How many generated aliases are tried before giving up (collisions are retried). */
   maxAliasAttempts: number;
   logger: Logger;
+  /** How long a completed idempotency record is replayed (IDEMPOTENCY_TTL_SECONDS). */
+  idempotencyTtlSeconds: number;
+  /**
+   * How long a running idempotency record holds its key: a process that dies mid-request leaves
+   * the key blocked (code 26) only this long.
+   */
+  idempotencyLeaseSeconds: number;
 }
 
 /** What a transport knows about one request. */
@@ -33,6 +40,8 @@ export interface RequestContext {
    * a logger bound to this request (its id, its RPC) when the transport has one; else the core's.
    */
   logger?: Logger | undefined;
+  /** The raw idempotency key (REST `Idempotency-Key`, gRPC `idempotency-key`); absent: none. */
+  idempotencyKey?: string | null | undefined;
   /** Filled in by the core for the transport to render (rate-limit headers or metadata). */
   response?: ResponseInfo | undefined;
 }
@@ -40,6 +49,8 @@ export interface RequestContext {
 export interface ResponseInfo {
   rateLimit?: RateLimitInfo;
   retryAfterSeconds?: number;
+  /** True when the answer is a recorded one, replayed for a repeated idempotency key. */
+  idempotentReplayed?: boolean;
 }
 
 /** The per-token budget after this request, and the length of its window. */

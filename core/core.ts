@@ -1,13 +1,19 @@
 import { allowAllUrlGuard } from './adapters/allow-all-url-guard';
 import { createMemoryStore } from './adapters/memory/memory-store';
 import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
+import { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
 import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
 import { systemClock } from './adapters/system-clock';
 import type { CoreContext, CoreDeps, RequestContext } from './context';
+import {
+  DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+} from './idempotency/idempotency-defaults';
 import { reservedAliasSet } from './links/reserved-aliases';
 import { silentLogger } from './ports/logger';
 import { createCaller, type Caller, type UntypedCaller } from './procedure/router';
 import {
+  DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   LIMITER_KEY_PREFIX,
@@ -44,9 +50,9 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
       }),
     authFailureLimiter:
       deps.authFailureLimiter ??
-      createMemoryRateLimiter({
+      new CappedMemoryRateLimiter({
         limit: DEFAULT_AUTH_FAILURES_PER_MINUTE,
-        keyPrefix: LIMITER_KEY_PREFIX.authFailures,
+        maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
       }),
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
     clock: deps.clock ?? systemClock,
@@ -54,6 +60,8 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     reservedAliases: deps.reservedAliases ?? reservedAliasSet(),
     maxAliasAttempts: deps.maxAliasAttempts ?? DEFAULT_MAX_ALIAS_ATTEMPTS,
     logger: deps.logger ?? silentLogger,
+    idempotencyTtlSeconds: deps.idempotencyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+    idempotencyLeaseSeconds: deps.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   };
   const bind = (request: RequestContext = {}) => {
     const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };

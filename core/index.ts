@@ -11,6 +11,7 @@ export { ErrorCode, reasonOf, type ErrorCodeNumber, type ErrorReason } from './e
 export {
   ShortlinkError,
   BackendUnavailableError,
+  LinkDomainTakenError,
   toShortlinkError,
 } from './errors/shortlink-error';
 export type * from './ports';
@@ -25,6 +26,7 @@ export {
   FlexibleRateLimiter,
   createMemoryRateLimiter,
 } from './adapters/rate-limit/flexible-rate-limiter';
+export { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
 export { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 export { allowAllUrlGuard } from './adapters/allow-all-url-guard';
 export { systemClock } from './adapters/system-clock';
@@ -34,3 +36,9 @@ export { applySeed, loadSeedFile, type Seed } from './provisioning/seed-file';
 export { provisionDemo, demoCurl, demoGrpcurl, type DemoCredentials } from './provisioning/demo';
 export { createUrlGuardChain } from './url-guard/url-guard-chain';
 export { rateLimitFields } from './rate-limit/rate-limit-fields';
+export { idempotencyFields, IDEMPOTENT_REPLAYED_FIELD } from './idempotency/idempotency-fields';
+export {
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+  DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+} from './idempotency/idempotency-defaults';
+export { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency/idempotency-key';

@@ -6,7 +6,9 @@ import {
   type RequestContext,
   type ResponseInfo,
 } from '../core';
+import type { TrustProxy } from '../core/runtime';
 import { authorizationOf, clientAddressOf } from './call-context';
+import { idempotencyKeyOf, setIdempotencyMetadata } from './idempotency-metadata';
 import type { ShortLinkServiceServer } from './generated/shortlink/v1/shortlink';
 import { toCreateBody, toShortLinkMessage } from './messages';
 import { setRateLimitMetadata } from './rate-limit-metadata';
@@ -17,30 +19,42 @@ function requestContext<TRequest, TResponse>(
   call: ServerUnaryCall<TRequest, TResponse>,
   response: ResponseInfo,
   logger: Logger,
+  trustProxy: TrustProxy | undefined,
 ): RequestContext {
   return {
     authorization: authorizationOf(call.metadata),
-    clientAddress: clientAddressOf(call.getPeer()),
+    clientAddress: clientAddressOf(call, trustProxy),
+    idempotencyKey: idempotencyKeyOf(call.metadata),
     logger,
     response,
   };
 }
 
-/** shortlink.v1.ShortLinkService on the core's procedures: no rule lives here. */
-export function createShortLinkService(core: Core, logger: Logger): ShortLinkServiceServer {
+/**
+ * shortlink.v1.ShortLinkService on the core's procedures: no rule lives here. `trustProxy`
+ * (TRUST_PROXY) says whose `x-forwarded-for` metadata names the client, as on REST.
+ */
+export function createShortLinkService(
+  core: Core,
+  logger: Logger,
+  trustProxy?: TrustProxy,
+): ShortLinkServiceServer {
   return {
     createShortLink: unary(
       'CreateShortLink',
       async (call, trailers) => {
         const response: ResponseInfo = {};
         try {
-          const caller = core.createUntypedCaller(requestContext(call, response, logger));
+          const caller = core.createUntypedCaller(
+            requestContext(call, response, logger, trustProxy),
+          );
           // Untrusted input, typed as the transport received it: the core validates it.
           const body = isUndecodable(call.request) ? call.request : toCreateBody(call.request);
           const link = await caller.links.create(body);
           return { shortLink: toShortLinkMessage(link) };
         } finally {
           setRateLimitMetadata(trailers, response);
+          setIdempotencyMetadata(trailers, response);
         }
       },
       logger,

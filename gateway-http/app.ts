@@ -1,12 +1,13 @@
 import express, { type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Core } from '../core';
-import { DEFAULT_REDIRECT_CACHE_MAX_AGE } from '../core/runtime/config';
+import { compileTrustProxy, type Readiness } from '../core/runtime';
 import { decodeJsonBody } from './body-decoding';
 import { createLinkHandler } from './create-route';
 import { sendReason } from './envelope';
 import { followLinkHandler } from './follow-route';
-import { addHealthRoutes, type Readiness } from './health-routes';
+import { addHealthRoutes } from './health-routes';
+import { DEFAULT_REDIRECT_CACHE_MAX_AGE } from './http-config';
 import { requestLogging } from './request-logging';
 
 export interface HttpAppOptions {
@@ -18,20 +19,14 @@ export interface HttpAppOptions {
   readiness?: Readiness;
 }
 
-/** TRUST_PROXY as express wants it: a hop count, a boolean, or addresses/subnets/names. */
-export function trustProxySetting(value: string): number | boolean | string {
-  if (/^\d+$/.test(value)) return Number(value);
-  if (value === 'true' || value === 'false') return value === 'true';
-  return value;
-}
-
 /** The REST gateway: parses HTTP, calls the core's procedures, renders the contract's answers. */
 export function createHttpApp(core: Core, options: HttpAppOptions) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // The same compiled rule the gRPC gateway applies to its x-forwarded-for metadata.
   if (options.trustProxy !== undefined)
-    app.set('trust proxy', trustProxySetting(options.trustProxy));
+    app.set('trust proxy', compileTrustProxy(options.trustProxy));
   app.use(requestLogging(app, options.logger));
 
   addHealthRoutes(app, core, options.readiness ?? { accepting: true });

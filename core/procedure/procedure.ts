@@ -8,9 +8,10 @@ import type { ShortlinkError } from '../errors/shortlink-error';
  */
 
 /**
- * What `next()` resolves with, and so what a middleware must resolve with: only `next` makes one,
- * so a middleware that forgets to call it (or to return what it gave) does not typecheck. At run
- * time the chain checks it too, for middlewares written without the types.
+ * What `next()` resolves with, and so what a middleware must resolve with: only `next` (or
+ * `answer`, which ends the chain on purpose) makes one, so a middleware that forgets to call it
+ * (or to return what it gave) does not typecheck. At run time the chain checks it too, for
+ * middlewares written without the types.
  */
 export type MiddlewareResult<TNextCtx> = NextResult<TNextCtx>;
 
@@ -25,6 +26,12 @@ export interface MiddlewareOptions<TCtx, TNextCtx> {
   ctx: TCtx;
   rawInput: unknown;
   next: (ctx: TNextCtx) => Promise<MiddlewareResult<TNextCtx>>;
+  /**
+   * Ends the chain here with `output` as the procedure's result: the later stages and the
+   * resolver do not run. For a stage that answers by itself on purpose (an idempotent replay);
+   * `output` must be what the procedure's resolver returns.
+   */
+  answer: (output: unknown) => MiddlewareResult<TNextCtx>;
 }
 
 export type Middleware<TCtx, TNextCtx> = (
@@ -77,6 +84,7 @@ export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
           rawInput,
           // The chain's results carry no context type; each middleware sees its own.
           next: (ctx) => next({ ctx, input: state.input }) as Promise<NextResult<TNextCtx>>,
+          answer: (output) => new NextResult<TNextCtx>(output),
         }),
       );
     return new ProcedureBuilder([...this.steps, step]);

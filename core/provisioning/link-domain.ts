@@ -1,13 +1,17 @@
-import { parseHostText } from '../url-guard/host';
+import { parseHostText, withoutTrailingDot } from '../url-guard/host';
 
 /**
- * Normalises a link domain (`host` or `host:port`) with the WHATWG URL parser; null when the
- * text is anything else (a path, credentials, a scheme).
+ * Normalises a link domain (`host` or `host:port`) with the WHATWG URL parser: lower case,
+ * internationalised names in punycode, no trailing dot; so `Acme.Link.`, `acme.link` and
+ * `ACME.LINK` are one domain, and `bücher.link` is `xn--bcher-kva.link`. Null when the text is
+ * anything else (a path, credentials, a scheme).
  */
 export function normalizeLinkDomain(text: string): string | null {
   const host = parseHostText(text);
   if (!host) return null;
-  // URL drops a default port (":80"); keep exactly what was configured when it was valid.
-  const { hostname } = host.url;
-  return host.url.host === host.text || `${hostname}:80` === host.text ? host.text : null;
+  const hostname = withoutTrailingDot(host.url.hostname);
+  if (hostname === '') return null;
+  // URL drops the default port (":80"); a domain written with it keeps it.
+  const port = host.url.port !== '' ? host.url.port : /:0*80$/.test(host.text) ? '80' : '';
+  return port === '' ? hostname : `${hostname}:${port}`;
 }

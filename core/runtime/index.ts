@@ -11,7 +11,33 @@ export {
   IN_MEMORY_DATA_DIR,
   type Config,
 } from './config';
-export { createRuntime, type Runtime } from './create-runtime';
+export { createRuntime, type Runtime, type RuntimeOptions } from './create-runtime';
 export { createStoreFromConfig } from './store-from-config';
 export { createLimitersFromConfig, type Limiters } from './limiters-from-config';
 export { createUrlGuardFromConfig, type ConfiguredUrlGuard } from './url-guard-from-config';
+export { compileTrustProxy, type TrustProxy } from './trust-proxy';
+export {
+  hostSetting,
+  listSetting,
+  optionalTextSetting,
+  parseSettings,
+  portSetting,
+  positiveSetting,
+  trustProxySetting,
+} from './settings';
+export type { Gateway, GatewayContext, GatewayFactory, Listening, Readiness } from './gateway';
+export {
+  startService,
+  drainTimeoutMs,
+  DRAIN_SHARE,
+  type RunningService,
+  type ServiceOptions,
+} from './start-service';
+export { superviseWorkers, type Supervisor } from './cluster/supervise-workers';
+export { refuseUnsharedStore } from './cluster/shared-store-check';
+export {
+  WORKER_READY,
+  WORKER_ROLE_ENV,
+  type WorkerReady,
+  type WorkerRole,
+} from './cluster/worker-messages';

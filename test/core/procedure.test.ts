@@ -47,6 +47,24 @@ describe('the procedure chain', () => {
     }
   });
 
+  it('ends the chain on purpose with answer(): later stages and the resolver do not run', async () => {
+    const reached: string[] = [];
+    const later: Middleware<Ctx, Ctx> = ({ ctx, next }) => {
+      reached.push('later stage');
+      return next(ctx);
+    };
+    const replaying: Middleware<Ctx, Ctx> = ({ answer }) => Promise.resolve(answer('replayed'));
+    const procedure = ProcedureBuilder.create<Ctx>()
+      .use(replaying)
+      .use(later)
+      .query(() => {
+        reached.push('resolver');
+        return Promise.resolve('computed');
+      });
+    await expect(createCaller({ procedure }, {}).procedure(undefined)).resolves.toBe('replayed');
+    expect(reached).toEqual([]);
+  });
+
   it('types links.create input from the zod schemas', () => {
     type Expected = {
       organization_key: string;

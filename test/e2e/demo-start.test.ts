@@ -2,18 +2,17 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { demoCurl } from '../../core';
-import { loadConfig } from '../../core/runtime';
-import { startService, type RunningService } from '../../gateway-http/service';
+import { startService, type Service } from '../../gateway-http/main';
 
 const run = promisify(execFile);
 
 /** What `npm start` does on the embedded default, checked with the real curl it prints. */
 describe('start-up on the embedded default', () => {
-  let service: RunningService;
+  let service: Service;
 
   beforeAll(async () => {
     service = await startService(
-      loadConfig({ PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' }),
+      { PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
       pino({ level: 'silent' }),
     );
   });
