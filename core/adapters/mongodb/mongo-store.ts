@@ -5,6 +5,7 @@ import type { Store } from '../../ports/store';
 import { isBackendUnavailable, messageOf, onMongo } from './backend-errors';
 import { databaseNameFromUri, mongoClientOptions } from './connection-options';
 import { COLLECTIONS } from './documents';
+import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
 import { ensureIndexes } from './indexes';
 import { MongoIdSequence } from './mongo-id-sequence';
 import { MongoIdentityStore } from './mongo-identity-store';
@@ -103,8 +104,10 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Mong
   try {
     await db.command({ ping: 1 });
     await ensureIndexes(db);
+    await checkIdCounter(db.collection(COLLECTIONS.links), db.collection(COLLECTIONS.counters));
   } catch (error) {
     await client.close().catch(() => undefined);
+    if (error instanceof IdCounterBehindError) throw error;
     throw startupError(error, client);
   }
   logger.info({ hosts: describeHosts(client), database: db.databaseName }, 'MongoDB store ready');
