@@ -17,6 +17,13 @@ export { UndecodableBody } from './links/undecodable-body';
 export { reservedAliasSet, BUILT_IN_RESERVED_ALIASES } from './links/reserved-aliases';
 export { createMemoryStore, type MemoryStore } from './adapters/memory/memory-store';
 export {
+  withCaches,
+  DEFAULT_LINK_CACHE_SIZE,
+  DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
+  type CachedStore,
+  type CacheOptions,
+} from './caches/cached-store';
+export {
   FlexibleRateLimiter,
   createMemoryRateLimiter,
 } from './adapters/rate-limit/flexible-rate-limiter';

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import {
+  DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
+  DEFAULT_LINK_CACHE_SIZE,
+} from '../caches/cached-store';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positive = z.coerce.number().int().positive();
@@ -33,6 +37,16 @@ export const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positive.default(10000),
   /** Open connections allowed per client address on the REST port; 0 = no cap. */
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().default(0),
+  /** Found links kept in each process for following; 0 = no link cache. */
+  LINK_CACHE_SIZE: z.coerce.number().int().nonnegative().default(DEFAULT_LINK_CACHE_SIZE),
+  /** How long identity lookups are trusted in each process; 0 = no identity cache. */
+  IDENTITY_CACHE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(DEFAULT_IDENTITY_CACHE_TTL_SECONDS),
+  /** With REDIS_URL listing sentinels: the name of the master they watch. */
+  REDIS_SENTINEL_NAME: optionalText,
 
   // Anti-phishing check (code 18); see core/url-guard/.
   BLOCKED_SHORTENER_DOMAINS: list,

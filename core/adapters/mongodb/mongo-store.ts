@@ -7,6 +7,7 @@ import { databaseNameFromUri, mongoClientOptions } from './connection-options';
 import { COLLECTIONS } from './documents';
 import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
 import { ensureIndexes } from './indexes';
+import { watchIdentityChanges } from './identity-change-stream';
 import { MongoIdSequence } from './mongo-id-sequence';
 import { MongoIdentityStore } from './mongo-identity-store';
 import { MongoLinkStore } from './mongo-link-store';
@@ -46,7 +47,12 @@ export function describeHosts(client: MongoClient): string {
  * The store on an existing client and database, without any I/O. `closeClient` says whether
  * closing the store closes the client (it does when the store opened it).
  */
-export function mongoStoreOn(client: MongoClient, db: Db, closeClient: boolean): MongoStore {
+export function mongoStoreOn(
+  client: MongoClient,
+  db: Db,
+  closeClient: boolean,
+  logger: Logger = silentLogger,
+): MongoStore {
   return {
     kind: MONGO_STORE_KIND,
     client,
@@ -54,6 +60,7 @@ export function mongoStoreOn(client: MongoClient, db: Db, closeClient: boolean):
     identities: new MongoIdentityStore(db),
     links: new MongoLinkStore(db.collection(COLLECTIONS.links)),
     ids: new MongoIdSequence(db.collection(COLLECTIONS.counters)),
+    watchIdentityChanges: (listener) => watchIdentityChanges(db, listener, { logger }),
     ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
     close: () => (closeClient ? client.close() : Promise.resolve()),
   };
@@ -111,5 +118,5 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Mong
     throw startupError(error, client);
   }
   logger.info({ hosts: describeHosts(client), database: db.databaseName }, 'MongoDB store ready');
-  return mongoStoreOn(client, db, true);
+  return mongoStoreOn(client, db, true, logger);
 }
