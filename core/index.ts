@@ -6,6 +6,7 @@ export { ErrorCode, reasonOf, type ErrorCodeNumber, type ErrorReason } from './e
 export {
   ShortlinkError,
   BackendUnavailableError,
+  BACKEND_RETRY_AFTER_SECONDS,
   toShortlinkError,
 } from './errors/shortlink-error';
 export type * from './ports';
