@@ -10,7 +10,7 @@ interface ServerReady {
   grpcPort: number | null;
 }
 
-type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn';
+type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectNoCaches';
 
 export interface HttpResults {
   create: Record<HttpTarget, Summary>;
@@ -19,6 +19,9 @@ export interface HttpResults {
 }
 
 const FOLLOWED_LINKS = 100;
+
+/** The subject with both in-process caches turned off, for the caches-on/off rows. */
+const CACHES_OFF = { LINK_CACHE_SIZE: '0', IDENTITY_CACHE_TTL_SECONDS: '0' };
 
 interface CreatedLink {
   id: number;
@@ -43,6 +46,8 @@ export function startSubject(
   seedFile: string,
   settings: BenchSettings,
   logLevel: string,
+  /** Extra configuration (the caches-off subject turns both caches off). */
+  env: Record<string, string> = {},
 ): Promise<BenchChild<ServerReady>> {
   const profile = settings.cpuProfileDir
     ? [
@@ -59,6 +64,7 @@ export function startSubject(
       SHORTLINK_SEED_FILE: seedFile,
       RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
       LOG_LEVEL: logLevel,
+      ...env,
     },
     execArgv: profile,
   });
@@ -102,6 +108,8 @@ export async function runHttpScenarios(
     started.push(subject);
     const subjectWarn = await startSubject(seedFile, settings, 'warn');
     started.push(subjectWarn);
+    const subjectNoCaches = await startSubject(seedFile, settings, 'info', CACHES_OFF);
+    started.push(subjectNoCaches);
     const sample = await createOnce(subject.ready.httpPort);
     const startBaseline = async (prebuiltPrototypes: boolean) => {
       const child = await startChild<ServerReady>('servers/bare-express', [], {
@@ -135,6 +143,7 @@ export async function runHttpScenarios(
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, createLoad) },
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
+        { name: 'subjectNoCaches', run: on(subjectNoCaches, createLoad) },
       ],
       options,
       report('create'),
@@ -142,12 +151,14 @@ export async function runHttpScenarios(
 
     const subjectAliases = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
     const warnAliases = await createLinks(subjectWarn.ready.httpPort, FOLLOWED_LINKS);
+    const noCacheAliases = await createLinks(subjectNoCaches.ready.httpPort, FOLLOWED_LINKS);
     const follow = await alternate(
       [
         { name: 'baseline', run: on(baseline, followLoad(subjectAliases)) },
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, followLoad(subjectAliases)) },
         { name: 'subject', run: on(subject, followLoad(subjectAliases)) },
         { name: 'subjectWarn', run: on(subjectWarn, followLoad(warnAliases)) },
+        { name: 'subjectNoCaches', run: on(subjectNoCaches, followLoad(noCacheAliases)) },
       ],
       options,
       report('follow'),
