@@ -1,3 +1,4 @@
+import { IN_MEMORY_DATA_DIR } from '../../../core';
 import { startChild, type BenchChild } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
 import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
@@ -10,7 +11,13 @@ interface ServerReady {
   grpcPort: number | null;
 }
 
-type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectNoCaches';
+/**
+ * subject and subjectWarn run on the default store (LMDB, each in a DATA_DIR of its own);
+ * subjectMemory on DATA_DIR=:memory:, the reference for what the durable store costs;
+ * subjectNoCaches on LMDB with both in-process caches off.
+ */
+type HttpTarget =
+  'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectMemory' | 'subjectNoCaches';
 
 export interface HttpResults {
   create: Record<HttpTarget, Summary>;
@@ -46,6 +53,8 @@ export function startSubject(
   seedFile: string,
   settings: BenchSettings,
   logLevel: string,
+  /** DATA_DIR: a directory (LMDB) or `:memory:`. */
+  dataDir: string,
   /** Extra configuration (the caches-off subject turns both caches off). */
   env: Record<string, string> = {},
 ): Promise<BenchChild<ServerReady>> {
@@ -62,6 +71,7 @@ export function startSubject(
       GRPC_PORT: '0',
       HOST: '127.0.0.1',
       SHORTLINK_SEED_FILE: seedFile,
+      DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
       LOG_LEVEL: logLevel,
       ...env,
@@ -101,14 +111,24 @@ export async function runHttpScenarios(
   seedFile: string,
   settings: BenchSettings,
   log: (line: string) => void,
+  /** Makes an empty data directory for one subject. */
+  newDataDir: () => string,
 ): Promise<HttpResults> {
   const started: Array<BenchChild<unknown>> = [];
   try {
-    const subject = await startSubject(seedFile, settings, 'info');
+    const subject = await startSubject(seedFile, settings, 'info', newDataDir());
     started.push(subject);
-    const subjectWarn = await startSubject(seedFile, settings, 'warn');
+    const subjectWarn = await startSubject(seedFile, settings, 'warn', newDataDir());
     started.push(subjectWarn);
-    const subjectNoCaches = await startSubject(seedFile, settings, 'info', CACHES_OFF);
+    const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
+    started.push(subjectMemory);
+    const subjectNoCaches = await startSubject(
+      seedFile,
+      settings,
+      'info',
+      newDataDir(),
+      CACHES_OFF,
+    );
     started.push(subjectNoCaches);
     const sample = await createOnce(subject.ready.httpPort);
     const startBaseline = async (prebuiltPrototypes: boolean) => {
@@ -143,6 +163,7 @@ export async function runHttpScenarios(
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, createLoad) },
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
+        { name: 'subjectMemory', run: on(subjectMemory, createLoad) },
         { name: 'subjectNoCaches', run: on(subjectNoCaches, createLoad) },
       ],
       options,
@@ -151,6 +172,7 @@ export async function runHttpScenarios(
 
     const subjectAliases = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
     const warnAliases = await createLinks(subjectWarn.ready.httpPort, FOLLOWED_LINKS);
+    const memoryAliases = await createLinks(subjectMemory.ready.httpPort, FOLLOWED_LINKS);
     const noCacheAliases = await createLinks(subjectNoCaches.ready.httpPort, FOLLOWED_LINKS);
     const follow = await alternate(
       [
@@ -158,6 +180,7 @@ export async function runHttpScenarios(
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, followLoad(subjectAliases)) },
         { name: 'subject', run: on(subject, followLoad(subjectAliases)) },
         { name: 'subjectWarn', run: on(subjectWarn, followLoad(warnAliases)) },
+        { name: 'subjectMemory', run: on(subjectMemory, followLoad(memoryAliases)) },
         { name: 'subjectNoCaches', run: on(subjectNoCaches, followLoad(noCacheAliases)) },
       ],
       options,
