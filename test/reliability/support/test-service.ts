@@ -1,5 +1,10 @@
 import pino from 'pino';
-import { loadConfig, type DemoCredentials, type MemoryStore } from '../../../core';
+import {
+  loadConfig,
+  type CachedStore,
+  type DemoCredentials,
+  type MemoryStore,
+} from '../../../core';
 import { startService, type RunningService } from '../../../gateway-http/service';
 
 export interface TestService {
@@ -23,7 +28,9 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   );
   const demo = service.demo;
   if (!demo) throw new Error('the embedded default should provision a demo organization');
-  const store = service.runtime.core.deps.store;
+  // The runtime puts the caches in front of the store; the links are counted in the store itself.
+  const cached = service.runtime.core.deps.store;
+  const store = 'backend' in cached ? (cached as CachedStore).backend : cached;
   if (store.kind !== 'memory') throw new Error('these tests count links in the memory store');
   return {
     service,
