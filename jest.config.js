@@ -12,8 +12,8 @@ const SUITES = {
   gateways: ['http', 'grpc', 'e2e'],
   /** Hostile, concurrent and slow clients; graceful shutdown; restarting crashed workers. */
   reliability: ['reliability', 'cluster'],
-  /** The repository as a whole: the package an embedder installs, the layers, the docs' links. */
-  project: ['package', 'embed', 'layers', 'docs', 'project'],
+  /** The repository as a whole: the package an embedder installs, the layers, the docs' links, CI. */
+  project: ['package', 'embed', 'layers', 'docs', 'project', 'ci'],
 };
 
 const transform = {

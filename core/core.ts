@@ -67,6 +67,8 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };
     return createCaller(appRouter, ctx, {
       onError: (failure, path) => {
+        // A failure that says when to retry (code 23) tells the transport, as a 429 does.
+        ctx.response.retryAfterSeconds ??= failure.retryAfterSeconds;
         if (!failure.isServerFault) return;
         (request.logger ?? full.logger).error(
           { err: failure.cause ?? failure, procedure: path },
