@@ -9,6 +9,7 @@ import { provisionDemo, type DemoCredentials } from '../provisioning/demo';
 import { Provisioner } from '../provisioning/provisioner';
 import { loadSeedFile } from '../provisioning/seed-file';
 import type { Config } from './config';
+import { cachedStoreFromConfig } from './caches-from-config';
 import { createLimitersFromConfig, type LocalLimits } from './limiters-from-config';
 import { createStoreFromConfig } from './store-from-config';
 import { createUrlGuardFromConfig } from './url-guard-from-config';
@@ -53,9 +54,15 @@ export async function createRuntime(
     for (const close of closers.reverse()) await close();
   };
   try {
-    const store = await createStoreFromConfig(config, logger);
+    // The caches wrap the store once here; the limiters share the backend's own client.
+    const store = cachedStoreFromConfig(await createStoreFromConfig(config, logger), config);
     closers.push(() => store.close());
-    const limiters = await createLimitersFromConfig(config, logger, store, options.localLimits);
+    const limiters = await createLimitersFromConfig(
+      config,
+      logger,
+      store.backend,
+      options.localLimits,
+    );
     closers.push(() => limiters.close());
     const urlGuard = await createUrlGuardFromConfig(config, logger, store);
     closers.push(() => urlGuard.close());

@@ -14,9 +14,11 @@ interface ServerReady {
 
 /**
  * subject and subjectWarn run on the default store (LMDB, each in a DATA_DIR of its own);
- * subjectMemory on DATA_DIR=:memory:, the reference for what the durable store costs.
+ * subjectMemory on DATA_DIR=:memory:, the reference for what the durable store costs;
+ * subjectNoCaches on LMDB with both in-process caches off.
  */
-type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectMemory';
+type HttpTarget =
+  'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectMemory' | 'subjectNoCaches';
 /** The subject also creates with a fresh Idempotency-Key per request, and replays one key. */
 type CreateTarget = HttpTarget | 'subjectRebuilt' | 'subjectFreshKey' | 'subjectReplay';
 
@@ -27,6 +29,9 @@ export interface HttpResults {
 }
 
 export const FOLLOWED_LINKS = 100;
+
+/** The subject with both in-process caches turned off, for the caches-on/off rows. */
+const CACHES_OFF = { LINK_CACHE_SIZE: '0', IDENTITY_CACHE_TTL_SECONDS: '0' };
 
 interface CreatedLink {
   id: number;
@@ -56,6 +61,8 @@ export function startSubject(
   logLevel: string,
   /** DATA_DIR: a directory (LMDB) or `:memory:`. */
   dataDir: string,
+  /** Extra configuration (the caches-off subject turns both caches off). */
+  env: Record<string, string> = {},
 ): Promise<BenchChild<ServerReady>> {
   const profile = settings.cpuProfileDir
     ? [
@@ -73,6 +80,7 @@ export function startSubject(
       DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
       LOG_LEVEL: logLevel,
+      ...env,
     },
     execArgv: profile,
   });
@@ -139,6 +147,14 @@ export async function runHttpScenarios(
     started.push(subjectWarn);
     const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
     started.push(subjectMemory);
+    const subjectNoCaches = await startSubject(
+      seedFile,
+      settings,
+      'info',
+      newDataDir(),
+      CACHES_OFF,
+    );
+    started.push(subjectNoCaches);
     const sample = await createOnce(subject.ready.httpPort);
     const startBaseline = async (prebuiltPrototypes: boolean) => {
       const child = await startChild<ServerReady>('servers/bare-express', [], {
@@ -178,6 +194,7 @@ export async function runHttpScenarios(
         { name: 'subjectRebuilt', run: on(subject, rebuiltLoad) },
         { name: 'subjectFreshKey', run: on(subject, freshKeyLoad) },
         { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },
+        { name: 'subjectNoCaches', run: on(subjectNoCaches, createLoad) },
       ],
       options,
       report('create'),
@@ -186,6 +203,7 @@ export async function runHttpScenarios(
     const subjectAliases = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
     const warnAliases = await createLinks(subjectWarn.ready.httpPort, FOLLOWED_LINKS);
     const memoryAliases = await createLinks(subjectMemory.ready.httpPort, FOLLOWED_LINKS);
+    const noCacheAliases = await createLinks(subjectNoCaches.ready.httpPort, FOLLOWED_LINKS);
     const follow = await alternate(
       [
         { name: 'baseline', run: on(baseline, followLoad(subjectAliases)) },
@@ -193,6 +211,7 @@ export async function runHttpScenarios(
         { name: 'subject', run: on(subject, followLoad(subjectAliases)) },
         { name: 'subjectWarn', run: on(subjectWarn, followLoad(warnAliases)) },
         { name: 'subjectMemory', run: on(subjectMemory, followLoad(memoryAliases)) },
+        { name: 'subjectNoCaches', run: on(subjectNoCaches, followLoad(noCacheAliases)) },
       ],
       options,
       report('follow'),
