@@ -6,8 +6,8 @@
 const SUITES = {
   /** The rules of the product through the core's procedures, in process. */
   core: ['core', 'property', 'url-guard', 'cli'],
-  /** The stores and limiter backends: the storage contract, MongoDB's driver, Redis. */
-  storage: ['storage', 'mongodb', 'redis'],
+  /** The stores, their caches and the limiter backends: the storage contract, MongoDB, Redis. */
+  storage: ['storage', 'caches', 'mongodb', 'redis'],
   /** REST and gRPC on real servers, and `npm start`'s demo. */
   gateways: ['http', 'grpc', 'e2e'],
   /** Hostile, concurrent and slow clients; graceful shutdown; restarting crashed workers. */
@@ -29,5 +29,7 @@ module.exports = {
     roots: folders.map((folder) => `<rootDir>/test/${folder}`),
     testMatch: ['**/*.test.ts'],
     transform,
+    // One lmdb-js per jest worker process: see test/support/lmdb-process-wide.js.
+    moduleNameMapper: { '^lmdb$': '<rootDir>/test/support/lmdb-process-wide.js' },
   })),
 };
