@@ -34,3 +34,14 @@ export { createRedisLimiters } from './adapters/redis/redis-limiters';
 export { createUrlGuardChain } from './url-guard/url-guard-chain';
 export { createUrlGuardFromConfig } from './runtime/url-guard-from-config';
 export { rateLimitFields } from './rate-limit/rate-limit-fields';
+export {
+  ShortlinkMetrics,
+  type Gateway,
+  type Operation,
+  type OperationMetrics,
+  type LimiterName,
+  type LimiterBackendState,
+  type SafeBrowsingResult,
+} from './metrics/shortlink-metrics';
+export { timedStore } from './metrics/timed-store';
+export { observedRateLimiter } from './metrics/observed-rate-limiter';

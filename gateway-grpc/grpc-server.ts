@@ -1,6 +1,6 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import type { Core, Logger } from '../core';
+import type { Core, Logger, ShortlinkMetrics } from '../core';
 import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
 import { followStoreHealth } from './health-status';
 import { createReflectionService } from './reflection';
@@ -21,6 +21,8 @@ export interface GrpcServerOptions {
   maxReceiveMessageBytes?: number;
   /** How often gRPC health asks the store whether it answers (5 s by default). */
   healthCheckIntervalMs?: number;
+  /** When given, create and resolve calls are counted and timed. */
+  metrics?: ShortlinkMetrics | undefined;
 }
 
 export interface RunningGrpcServer {
@@ -57,7 +59,7 @@ export async function listenGrpc(
   });
   server.addService(
     withTolerantDecoding(ShortLinkServiceService),
-    createShortLinkService(core, logger),
+    createShortLinkService(core, logger, options.metrics),
   );
   const health = new HealthImplementation(
     Object.fromEntries(HEALTH_SERVICES.map((service) => [service, 'NOT_SERVING'])),

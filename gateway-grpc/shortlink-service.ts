@@ -1,11 +1,18 @@
 import type { ServerUnaryCall } from '@grpc/grpc-js';
-import { ShortlinkError, type Core, type Logger, type ResponseInfo } from '../core';
+import {
+  ShortlinkError,
+  type Core,
+  type Logger,
+  type ResponseInfo,
+  type ShortlinkMetrics,
+} from '../core';
 import { authorizationOf, clientAddressOf } from './call-context';
 import type { ShortLinkServiceServer } from './generated/shortlink/v1/shortlink';
 import { toCreateBody, toShortLinkMessage } from './messages';
 import { setRateLimitMetadata } from './rate-limit-metadata';
 import { isUndecodable } from './tolerant-decoding';
 import { unary } from './unary';
+import { measuredBy } from './measured-handler';
 
 function requestContext<TRequest, TResponse>(
   call: ServerUnaryCall<TRequest, TResponse>,
@@ -19,28 +26,36 @@ function requestContext<TRequest, TResponse>(
 }
 
 /** shortlink.v1.ShortLinkService on the core's procedures: no rule lives here. */
-export function createShortLinkService(core: Core, logger: Logger): ShortLinkServiceServer {
+export function createShortLinkService(
+  core: Core,
+  logger: Logger,
+  metrics?: ShortlinkMetrics,
+): ShortLinkServiceServer {
   const windowSeconds = core.deps.rateLimiter.windowSeconds;
   return {
     createShortLink: unary(
       'CreateShortLink',
-      async (call, trailers) => {
-        const response: ResponseInfo = {};
-        try {
-          const caller = core.createCaller(requestContext(call, response));
-          // Untrusted input, typed as the transport received it: the core validates it.
-          const body = isUndecodable(call.request) ? call.request : toCreateBody(call.request);
-          const link = await caller.links.create(body as never);
-          return { shortLink: toShortLinkMessage(link) };
-        } finally {
-          setRateLimitMetadata(trailers, response, windowSeconds);
-        }
-      },
+      measuredBy(
+        metrics?.operation('grpc', 'create'),
+        async (call, trailers) => {
+          const response: ResponseInfo = {};
+          try {
+            const caller = core.createCaller(requestContext(call, response));
+            // Untrusted input, typed as the transport received it: the core validates it.
+            const body = isUndecodable(call.request) ? call.request : toCreateBody(call.request);
+            const link = await caller.links.create(body as never);
+            return { shortLink: toShortLinkMessage(link) };
+          } finally {
+            setRateLimitMetadata(trailers, response, windowSeconds);
+          }
+        },
+        metrics?.linkCreatedOn('grpc'),
+      ),
       logger,
     ),
     resolveShortLink: unary(
       'ResolveShortLink',
-      async (call) => {
+      measuredBy(metrics?.operation('grpc', 'resolve'), async (call) => {
         // Public, like following a link over HTTP: no token is asked for.
         if (isUndecodable(call.request)) {
           throw new ShortlinkError(call.request.reason, call.request.message);
@@ -50,7 +65,7 @@ export function createShortLinkService(core: Core, logger: Logger): ShortLinkSer
           .createCaller({ clientAddress: clientAddressOf(call.getPeer()) })
           .links.resolve({ domain, alias });
         return { shortLink: toShortLinkMessage(link) };
-      },
+      }),
       logger,
     ),
   };

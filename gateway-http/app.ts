@@ -1,7 +1,6 @@
 import express, { type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Core } from '../core';
-import { decodeJsonBody } from './body-decoding';
+import { ErrorCode, type Core, type ShortlinkMetrics } from '../core';
 import { createLinkHandler } from './create-route';
 import { sendReason } from './envelope';
 import { followLinkHandler } from './follow-route';
@@ -15,6 +14,8 @@ export interface HttpAppOptions {
   /** express's `trust proxy` setting, for the client address behind a load balancer. */
   trustProxy?: string | undefined;
   readiness?: Readiness;
+  /** When given, create and follow requests are counted and timed. */
+  metrics?: ShortlinkMetrics | undefined;
 }
 
 /** TRUST_PROXY as express wants it: a hop count, a boolean, or addresses/subnets/names. */
@@ -35,16 +36,19 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
 
   addHealthRoutes(app, core, options.readiness ?? { accepting: true });
 
-  app.post('/api/create', decodeJsonBody, createLinkHandler(core));
+  app.post('/api/create', createLinkHandler(core, options.metrics));
+  const wrongMethod = options.metrics?.operation('rest', 'create');
   app.all('/api/create', (_req, res) => {
+    const startedAt = performance.now();
     res.setHeader('Allow', 'POST');
     sendReason(res, 'METHOD_NOT_ALLOWED', 'Method not allowed; use POST.');
+    wrongMethod?.observe(ErrorCode.METHOD_NOT_ALLOWED, startedAt);
   });
   app.all(['/api', '/api/*rest'], (_req, res) => {
     sendReason(res, 'NOT_FOUND', 'No such endpoint.');
   });
 
-  const follow = followLinkHandler(core, options.redirectCacheMaxAge ?? 90);
+  const follow = followLinkHandler(core, options.redirectCacheMaxAge ?? 90, options.metrics);
   app.get('/:alias', follow); // express answers HEAD with the GET route, without a body
 
   app.use((_req, res) => {

@@ -20,6 +20,8 @@ const list = z
 export const configSchema = z.object({
   PORT: port.default(8080),
   GRPC_PORT: port.default(50051),
+  /** Prometheus metrics (GET /metrics) on their own port; 0 turns metrics off altogether. */
+  METRICS_PORT: port.default(9464),
   HOST: z.string().min(1).default('127.0.0.1'),
   MONGODB_URI: optionalText,
   REDIS_URL: optionalText,

@@ -6,6 +6,9 @@ import type { Logger } from '../ports/logger';
 import { provisionDemo, type DemoCredentials } from '../provisioning/demo';
 import { Provisioner } from '../provisioning/provisioner';
 import { loadSeedFile } from '../provisioning/seed-file';
+import { observedRateLimiter } from '../metrics/observed-rate-limiter';
+import { ShortlinkMetrics } from '../metrics/shortlink-metrics';
+import { timedStore } from '../metrics/timed-store';
 import type { Config } from './config';
 import { createLimitersFromConfig } from './limiters-from-config';
 import { createStoreFromConfig } from './store-from-config';
@@ -16,6 +19,8 @@ export interface Runtime {
   readonly config: Config;
   /** True when no seed file and no persistent store are configured: start-up shows a demo. */
   readonly wantsDemo: boolean;
+  /** The service's metrics; undefined when METRICS_PORT is 0 (nothing is measured then). */
+  readonly metrics: ShortlinkMetrics | undefined;
   /** Creates the demo organization (link domain `localhost:<port>`), group "1" and a token. */
   provisionDemo(port: number): Promise<DemoCredentials>;
   close(): Promise<void>;
@@ -31,17 +36,24 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     for (const close of closers.reverse()) await close();
   };
   try {
+    const metrics = config.METRICS_PORT === 0 ? undefined : new ShortlinkMetrics();
     const store = await createStoreFromConfig(config, logger);
     closers.push(() => store.close());
     const limiters = await createLimitersFromConfig(config, logger, store);
     closers.push(() => limiters.close());
-    const urlGuard = await createUrlGuardFromConfig(config, logger, store);
+    const urlGuard = await createUrlGuardFromConfig(config, logger, store, metrics);
     closers.push(() => urlGuard.close());
+    if (metrics && limiters.backendState) metrics.followLimiterBackend(limiters.backendState);
 
+    // Metrics are decorators over the ports: the procedures never know they are measured.
     const core = createCore({
-      store,
-      rateLimiter: limiters.perToken,
-      authFailureLimiter: limiters.authFailures,
+      store: metrics ? timedStore(store, metrics) : store,
+      rateLimiter: metrics
+        ? observedRateLimiter(limiters.perToken, 'token', metrics)
+        : limiters.perToken,
+      authFailureLimiter: metrics
+        ? observedRateLimiter(limiters.authFailures, 'auth_failures', metrics)
+        : limiters.authFailures,
       urlGuard: urlGuard.guard,
       clock: systemClock,
       aliasGenerator: createNanoidAliasGenerator(),
@@ -59,6 +71,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       core,
       config,
       wantsDemo: !config.SHORTLINK_SEED_FILE && store.kind === 'memory',
+      metrics,
       provisionDemo: async (port) => {
         const demo = await provisionDemo(provisioner, port);
         urlGuard.linkDomainsChanged();

@@ -4,11 +4,14 @@ import { createRedisLimiters } from '../adapters/redis/redis-limiters';
 import type { Logger } from '../ports/logger';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { Store } from '../ports/store';
+import type { LimiterBackendState } from '../metrics/shortlink-metrics';
 import type { Config } from './config';
 
 export interface Limiters {
   perToken: RateLimiter;
   authFailures: RateLimiter;
+  /** Shared limiters that can fall back to per-process counting say where they count now. */
+  backendState?: () => LimiterBackendState;
   close(): Promise<void>;
 }
 
@@ -23,12 +26,16 @@ export async function createLimitersFromConfig(
   store?: Store,
 ): Promise<Limiters> {
   if (config.REDIS_URL) {
-    return createRedisLimiters({
+    const redis = await createRedisLimiters({
       url: config.REDIS_URL,
       perTokenLimit: config.RATE_LIMIT_PER_MINUTE,
       authFailureLimit: config.AUTH_FAILURES_PER_MINUTE,
       logger,
     });
+    return {
+      ...redis,
+      backendState: () => (redis.monitor.mode === 'shared' ? 'shared' : 'fallback'),
+    };
   }
   if (config.MONGODB_URI) {
     return createMongoRateLimiters({

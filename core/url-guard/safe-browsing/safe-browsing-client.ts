@@ -29,6 +29,15 @@ export interface SafeBrowsingOptions {
   cacheEntries: number;
   logger: Logger;
   now?: () => number;
+  /** Told how each lookup was answered (metrics); nothing about the URL is passed. */
+  observer?: SafeBrowsingObserver;
+}
+
+/** How a lookup was answered: cache (or a call already running), a call, a failed call, or none. */
+export type LookupResult = 'cache_hit' | 'miss' | 'error' | 'throttled';
+
+export interface SafeBrowsingObserver {
+  lookedUp(result: LookupResult): void;
 }
 
 export type Reputation =
@@ -75,13 +84,26 @@ export class SafeBrowsingClient {
   }
 
   lookup(url: string): Promise<Reputation> {
+    const { observer } = this.options;
     const cached = this.cache.get(url);
-    if (cached) return Promise.resolve(cached);
+    if (cached) {
+      observer?.lookedUp('cache_hit');
+      return Promise.resolve(cached);
+    }
     const pending = this.inFlight.get(url);
-    if (pending) return pending;
+    if (pending) {
+      observer?.lookedUp('cache_hit');
+      return pending;
+    }
     const lookup = this.throttledCall(url).finally(() => this.inFlight.delete(url));
     this.inFlight.set(url, lookup);
     return lookup;
+  }
+
+  /** Lookups waiting for a free slot under the quota and concurrency limits. */
+  queued(): number {
+    const counts = this.limiter.counts();
+    return counts.RECEIVED + counts.QUEUED;
   }
 
   async close(): Promise<void> {
@@ -91,7 +113,7 @@ export class SafeBrowsingClient {
 
   private async throttledCall(url: string): Promise<Reputation> {
     // The quota refills once a minute: a request cannot wait for that, so it is decided now.
-    if ((await this.limiter.currentReservoir()) === 0) return throttled('quota used up');
+    if ((await this.limiter.currentReservoir()) === 0) return this.throttled('quota used up');
     let gaveUp = false;
     let started = false;
     let timer: NodeJS.Timeout | undefined;
@@ -99,7 +121,7 @@ export class SafeBrowsingClient {
       timer = setTimeout(() => {
         if (started) return;
         gaveUp = true;
-        resolve(throttled('no free slot in time'));
+        resolve(this.throttled('no free slot in time'));
       }, this.options.maxWaitMs);
     });
     const called = this.limiter
@@ -109,7 +131,7 @@ export class SafeBrowsingClient {
         started = true;
         return this.call(url);
       })
-      .catch(() => throttled('dropped by the limiter'));
+      .catch(() => this.throttled('dropped by the limiter'));
     try {
       return await Promise.race([called, waited]);
     } finally {
@@ -143,6 +165,7 @@ export class SafeBrowsingClient {
     }
     const answer = readLookupAnswer(body);
     if (!answer) return this.failed('answer not in the Lookup API format');
+    this.options.observer?.lookedUp('miss');
     if (answer.kind === 'clean') {
       const clean: Reputation = { kind: 'clean' };
       this.cache.set(url, clean, this.options.cleanCacheMs);
@@ -160,7 +183,13 @@ export class SafeBrowsingClient {
   private failed(why: string): Reputation {
     // Neither the URL (user data) nor the endpoint (it holds the key) is logged.
     this.options.logger.warn({ why }, 'reputation lookup failed');
+    this.options.observer?.lookedUp('error');
     return { kind: 'unavailable', why };
+  }
+
+  private throttled(why: string): Reputation {
+    this.options.observer?.lookedUp('throttled');
+    return throttled(why);
   }
 }
 

@@ -12,6 +12,7 @@ export function createBenchRuntime(seedFile: string): Promise<Runtime> {
   const config = loadConfig({
     ...process.env,
     SHORTLINK_SEED_FILE: seedFile,
+    METRICS_PORT: '0',
     RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
   });
   return createRuntime(config, pino({ level: 'silent' }));
