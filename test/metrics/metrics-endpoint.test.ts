@@ -1,0 +1,218 @@
+import { request } from 'node:http';
+import pino from 'pino';
+import { loadConfig } from '../../core';
+import { startService, type RunningService } from '../../gateway-http/service';
+import { connectGrpc, type GrpcClientFixture } from '../grpc/grpc-fixture';
+import { freePort } from '../redis/support/redis-process';
+import { MetricsSnapshot, promtoolCheck, scrape } from './support/exposition';
+
+const ALIAS = 'metricsProbeAlias';
+const RATE_LIMIT = 6;
+
+/** GET `path` with a Host header (a link domain), without following the redirect. */
+function getWithHost(port: number, host: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)', () => {
+  let service: RunningService;
+  let grpc: GrpcClientFixture;
+  let metricsPort: number;
+
+  beforeAll(async () => {
+    metricsPort = await freePort();
+    service = await startService(
+      loadConfig({
+        PORT: '0',
+        GRPC_PORT: '0',
+        METRICS_PORT: String(metricsPort),
+        LOG_LEVEL: 'silent',
+        RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+      }),
+      pino({ level: 'silent' }),
+    );
+    grpc = connectGrpc(`127.0.0.1:${service.grpc.port}`);
+  });
+  afterAll(async () => {
+    await grpc.close();
+    await service.shutdown();
+  });
+
+  it('serves the Prometheus text format that promtool parses and lints clean', async () => {
+    const answer = await scrape(metricsPort);
+    expect(answer.status).toBe(200);
+    expect(answer.type).toMatch(/^text\/plain; version=0\.0\.4/);
+    const lint = promtoolCheck(answer.text);
+    expect(lint).toEqual({ status: 0, output: '' });
+    const snapshot = await MetricsSnapshot.of(service.runtime.metrics!.registry);
+    for (const name of [
+      'shortlink_requests_total',
+      'shortlink_request_duration_seconds',
+      'shortlink_links_created_total',
+      'shortlink_idempotent_replays_total',
+      'shortlink_rate_limit_refusals_total',
+      'shortlink_url_guard_refusals_total',
+      'shortlink_store_call_duration_seconds',
+      'shortlink_rate_limiter_call_duration_seconds',
+      'shortlink_safe_browsing_lookups_total',
+      'process_cpu_seconds_total',
+      'nodejs_heap_size_used_bytes',
+    ]) {
+      expect(snapshot.help(name)).toMatch(/\w/);
+      expect(answer.text).toContain(`# HELP ${name} `);
+    }
+  });
+
+  it('answers only GET and HEAD /metrics', async () => {
+    const base = `http://127.0.0.1:${metricsPort}`;
+    expect((await fetch(`${base}/other`)).status).toBe(404);
+    const post = await fetch(`${base}/metrics`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    const head = await fetch(`${base}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+  });
+
+  it('moves each counter by exactly what a scripted mix of REST and gRPC requests adds', async () => {
+    const demo = service.demo!;
+    const httpPort = service.http.port;
+    const base = `http://127.0.0.1:${httpPort}`;
+    const restCreate = (body: Record<string, unknown>, token: string | null = demo.token) =>
+      fetch(`${base}/api/create`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify({
+          organization_key: demo.organizationKey,
+          url_group_id: demo.urlGroupId,
+          url: 'https://example.com/metrics-mix',
+          ...body,
+        }),
+      }).then(async (answer) => ((await answer.json()) as { code: number }).code);
+    const grpcCreate = (alias: string) =>
+      grpc
+        .create(
+          {
+            organizationKey: demo.organizationKey,
+            urlGroupId: demo.urlGroupId,
+            url: 'https://example.com/metrics-grpc',
+            alias,
+          },
+          demo.token,
+        )
+        .then((outcome) => outcome.error?.code ?? 0);
+
+    const registry = service.runtime.metrics!.registry;
+    const before = await MetricsSnapshot.of(registry);
+
+    // Six requests pass the token check: the limit (6) is used up exactly.
+    expect(await restCreate({ alias: ALIAS })).toBe(0);
+    expect(await restCreate({})).toBe(0);
+    expect(await restCreate({ url: 'not a url' })).toBe(7);
+    expect(await restCreate({ url: 'http://paypal.com@evil.example/' })).toBe(18);
+    expect(await restCreate({}, null)).toBe(3);
+    expect((await fetch(`${base}/api/create`)).status).toBe(405);
+    expect(await getWithHost(httpPort, demo.domain, `/${ALIAS}`)).toBe(301);
+    expect(await getWithHost(httpPort, demo.domain, '/noSuchAliasHere')).toBe(404);
+    expect(await grpcCreate(`${ALIAS}Grpc`)).toBe(0);
+    expect(await grpcCreate(ALIAS)).not.toBe(0); // ALREADY_EXISTS, code 15
+    const resolved = await grpc.resolve({ domain: demo.domain, alias: ALIAS });
+    expect(resolved.error).toBeUndefined();
+    const unknown = await grpc.resolve({ domain: demo.domain, alias: 'noSuchAliasHere' });
+    expect(unknown.error).toBeDefined();
+    expect(await restCreate({})).toBe(19); // the seventh within the minute
+
+    const after = await MetricsSnapshot.of(registry);
+    const scraped = (await scrape(metricsPort)).text;
+    const delta = (name: string, labels: Record<string, string>) =>
+      after.value(name, labels) - before.value(name, labels);
+    const countDelta = (name: string, labels: Record<string, string>) =>
+      after.count(name, labels) - before.count(name, labels);
+
+    const requests = (gateway: string, operation: string, code: number) =>
+      delta('shortlink_requests_total', { gateway, operation, code: String(code) });
+    expect({
+      restCreate: [0, 2, 3, 7, 18, 19].map((code) => requests('rest', 'create', code)),
+      restFollow: [0, 24].map((code) => requests('rest', 'follow', code)),
+      grpcCreate: [0, 15].map((code) => requests('grpc', 'create', code)),
+      grpcResolve: [0, 24].map((code) => requests('grpc', 'resolve', code)),
+    }).toEqual({
+      restCreate: [2, 1, 1, 1, 1, 1],
+      restFollow: [1, 1],
+      grpcCreate: [1, 1],
+      grpcResolve: [1, 1],
+    });
+    const durations = (gateway: string, operation: string) =>
+      countDelta('shortlink_request_duration_seconds', { gateway, operation });
+    expect([
+      durations('rest', 'create'),
+      durations('rest', 'follow'),
+      durations('grpc', 'create'),
+      durations('grpc', 'resolve'),
+    ]).toEqual([7, 2, 2, 2]);
+    expect([
+      delta('shortlink_links_created_total', { gateway: 'rest' }),
+      delta('shortlink_links_created_total', { gateway: 'grpc' }),
+    ]).toEqual([2, 1]);
+    expect([
+      delta('shortlink_rate_limit_refusals_total', { limiter: 'token' }),
+      delta('shortlink_rate_limit_refusals_total', { limiter: 'auth_failures' }),
+    ]).toEqual([1, 0]);
+    expect(delta('shortlink_url_guard_refusals_total', { rule: 'credentials' })).toBe(1);
+    // Store calls: four aliases were tried (three stored, one taken), four looked up.
+    const storeCalls = (operation: string) =>
+      countDelta('shortlink_store_call_duration_seconds', { operation });
+    expect([
+      storeCalls('links.insert'),
+      storeCalls('ids.next'),
+      storeCalls('links.findByAlias'),
+    ]).toEqual([4, 4, 4]);
+    // Every request with a token counts against it (7); the one without counts as a failure.
+    const limiterCalls = (limiter: string, operation: string) =>
+      countDelta('shortlink_rate_limiter_call_duration_seconds', { limiter, operation });
+    expect([
+      limiterCalls('token', 'consume'),
+      limiterCalls('auth_failures', 'peek'),
+      limiterCalls('auth_failures', 'consume'),
+    ]).toEqual([7, 8, 1]);
+
+    // The scrape shows what the registry holds.
+    expect(scraped).toContain(
+      `shortlink_links_created_total{gateway="rest"} ${after.value('shortlink_links_created_total', { gateway: 'rest' })}`,
+    );
+
+    // Bounded labels: nothing the callers sent shows up in the exposition.
+    for (const secret of [demo.token, demo.organizationKey, ALIAS, 'example.com', demo.domain]) {
+      expect(scraped).not.toContain(secret);
+    }
+  });
+});
+
+describe('METRICS_PORT=0', () => {
+  it('turns metrics off: no port, and the ports are not decorated', async () => {
+    const service = await startService(
+      loadConfig({ PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent' }),
+      pino({ level: 'silent' }),
+    );
+    try {
+      expect(service.metrics).toBeUndefined();
+      expect(service.runtime.metrics).toBeUndefined();
+      expect(service.runtime.core.deps.store.kind).toBe('memory');
+      expect('links' in service.runtime.core.deps.store).toBe(true);
+      expect(
+        typeof (service.runtime.core.deps.store as { links: { size?: number } }).links.size,
+      ).toBe('number');
+    } finally {
+      await service.shutdown();
+    }
+  });
+});
