@@ -5,6 +5,7 @@ import { createLinkHandler } from './create-route';
 import { sendReason } from './envelope';
 import { followLinkHandler } from './follow-route';
 import { addHealthRoutes, type Readiness } from './health-routes';
+import { addOpenApiRoutes } from './openapi/openapi-routes';
 import { requestLogging } from './request-logging';
 
 export interface HttpAppOptions {
@@ -47,6 +48,8 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
   app.all(['/api', '/api/*rest'], (_req, res) => {
     sendReason(res, 'NOT_FOUND', 'No such endpoint.');
   });
+
+  addOpenApiRoutes(app);
 
   const follow = followLinkHandler(core, options.redirectCacheMaxAge ?? 90, options.metrics);
   app.get('/:alias', follow); // express answers HEAD with the GET route, without a body
