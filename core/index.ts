@@ -27,9 +27,16 @@ export { hashSecret, generateToken, generateOrganizationKey } from './auth/secre
 export { Provisioner, ProvisioningError } from './provisioning/provisioner';
 export { applySeed, loadSeedFile, type Seed } from './provisioning/seed-file';
 export { provisionDemo, demoCurl, demoGrpcurl, type DemoCredentials } from './provisioning/demo';
-export { loadConfig, type Config, ConfigError } from './runtime/config';
+export {
+  loadConfig,
+  type Config,
+  ConfigError,
+  DEFAULT_DATA_DIR,
+  IN_MEMORY_DATA_DIR,
+} from './runtime/config';
 export { createRuntime, type Runtime } from './runtime/create-runtime';
 export { createMongoStore, createMongoRateLimiters, type MongoStore } from './adapters/mongodb';
+export { createLmdbStore, DataDirError, FORMAT_VERSION, type LmdbStore } from './adapters/lmdb';
 export { createRedisLimiters } from './adapters/redis/redis-limiters';
 export { createUrlGuardChain } from './url-guard/url-guard-chain';
 export { createUrlGuardFromConfig } from './runtime/url-guard-from-config';

@@ -10,7 +10,9 @@ export function authorizationOf(metadata: Metadata): string | undefined {
 /**
  * The client's address from `call.getPeer()` (`<address>:<port>`, IPv6 with or without
  * brackets): the port is dropped so every connection from one address shares the auth-failure
- * budget, exactly as the REST gateway keys it (the socket's remote address).
+ * budget. REST keys the same budget by express's `req.ip`, which is the socket's address unless
+ * TRUST_PROXY names a proxy in front; then it is the address that proxy forwarded, while gRPC
+ * always sees the peer.
  */
 export function clientAddressOf(peer: string): string | undefined {
   const match = /^\[?(.+?)\]?:(\d+)$/.exec(peer);

@@ -2,9 +2,10 @@ import { status } from '@grpc/grpc-js';
 import type { ErrorReason } from '../core';
 
 /**
- * The one gRPC mapping of the core's error catalogue (CONTRACT.md §4); a new code does not
- * compile until mapped. Codes the contract's table leaves out are transport failures REST alone
- * can produce (2, 20, 21, 22) or its unknown path (24); they are mapped by their meaning.
+ * The one gRPC mapping of the core's error catalogue (documented in gateway-grpc/README.md); a new
+ * code does not compile until mapped. gRPC answers 20 (request bytes that are not a valid
+ * message) and 24 (ResolveShortLink of an unknown link) too. Only 2, 21 and 22 describe HTTP
+ * requests and never occur over gRPC; they are mapped by their meaning so the table stays total.
  */
 export const GRPC_STATUS_BY_REASON: Record<ErrorReason, status> = {
   INTERNAL: status.INTERNAL,

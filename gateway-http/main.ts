@@ -1,12 +1,28 @@
 import closeWithGrace from 'close-with-grace';
-import { demoCurl, demoGrpcurl, loadConfig, type DemoCredentials } from '../core';
+import { resolve } from 'node:path';
+import {
+  demoCurl,
+  demoGrpcurl,
+  IN_MEMORY_DATA_DIR,
+  loadConfig,
+  type Config,
+  type DemoCredentials,
+} from '../core';
 import { createLogger } from './logger';
 import { startService } from './service';
 
-function demoBanner(demo: DemoCredentials, port: number, grpcPort: number): string {
+/** Where the demo lives, for the banner's first line. */
+function storePlace(config: Config): string {
+  return config.DATA_DIR === IN_MEMORY_DATA_DIR
+    ? 'the embedded in-memory store (gone when the process stops)'
+    : `the embedded LMDB store in ${resolve(config.DATA_DIR)} (kept across restarts)`;
+}
+
+function demoBanner(demo: DemoCredentials, config: Config, port: number, grpcPort: number): string {
   return [
     '',
-    'shortlink is running on the embedded in-memory store with a demo organization:',
+    `shortlink is running on ${storePlace(config)} with a demo organization.`,
+    'These secrets are shown once:',
     `  personal access token:   ${demo.token}`,
     `  organization secret key: ${demo.organizationKey}`,
     `  url group id:            ${demo.urlGroupId}`,
@@ -37,7 +53,8 @@ async function main(): Promise<void> {
 
   const { demo } = service;
   // Printed to stdout, not logged: the demo secrets are shown once, as the contract asks.
-  if (demo) process.stdout.write(demoBanner(demo, service.http.port, service.grpc.port) + '\n');
+  if (demo)
+    process.stdout.write(demoBanner(demo, config, service.http.port, service.grpc.port) + '\n');
 }
 
 main().catch((error: unknown) => {

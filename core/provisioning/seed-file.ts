@@ -5,7 +5,7 @@ import { ProvisioningError, type Provisioner } from './provisioner';
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 
 /**
- * The seed file of CONTRACT.md §5. Besides plain `secret_key` and `tokens`, it accepts their
+ * The seed file (core/provisioning/README.md). Besides plain `secret_key` and `tokens`, it accepts their
  * SHA-256 hashes (`secret_key_sha256`, `token_sha256s`): what the admin CLI writes, so a seed file
  * need not hold secrets.
  */

@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+/** Where the embedded store keeps its data unless DATA_DIR says otherwise (relative to the cwd). */
+export const DEFAULT_DATA_DIR = './data';
+/** The DATA_DIR value that selects the in-memory store (nothing survives the process). */
+export const IN_MEMORY_DATA_DIR = ':memory:';
+
 const port = z.coerce.number().int().min(0).max(65535);
 const positive = z.coerce.number().int().positive();
 const optionalText = z
@@ -16,7 +21,7 @@ const list = z
       .filter((item) => item !== ''),
   );
 
-/** The process configuration (CONTRACT.md §6 plus the documented extensions). */
+/** The process configuration, from the environment (every variable is listed in core/README.md). */
 export const configSchema = z.object({
   PORT: port.default(8080),
   GRPC_PORT: port.default(50051),
@@ -24,6 +29,8 @@ export const configSchema = z.object({
   METRICS_PORT: port.default(9464),
   HOST: z.string().min(1).default('127.0.0.1'),
   MONGODB_URI: optionalText,
+  /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
+  DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
   REDIS_URL: optionalText,
   RATE_LIMIT_PER_MINUTE: positive.default(60),
   AUTH_FAILURES_PER_MINUTE: positive.default(30),

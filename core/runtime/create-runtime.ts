@@ -1,3 +1,5 @@
+import { LMDB_STORE_KIND } from '../adapters/lmdb/lmdb-store';
+import { MEMORY_STORE_KIND } from '../adapters/memory/memory-store';
 import { createNanoidAliasGenerator } from '../adapters/nanoid-alias-generator';
 import { systemClock } from '../adapters/system-clock';
 import { createCore, type Core } from '../core';
@@ -14,10 +16,20 @@ import { createLimitersFromConfig } from './limiters-from-config';
 import { createStoreFromConfig } from './store-from-config';
 import { createUrlGuardFromConfig } from './url-guard-from-config';
 
+/** Stores started with a demo when empty: the embedded ones, never a shared MongoDB. */
+const EMBEDDED_STORE_KINDS: ReadonlySet<string> = new Set([MEMORY_STORE_KIND, LMDB_STORE_KIND]);
+
+/** Logged at start-up when the embedded store already holds organizations (no new demo). */
+export const NO_DEMO_MESSAGE = 'the store already holds organizations: no demo provisioned';
+
 export interface Runtime {
   readonly core: Core;
   readonly config: Config;
-  /** True when no seed file and no persistent store are configured: start-up shows a demo. */
+  /**
+   * True when the embedded store (memory or LMDB) holds no organization and no seed file is
+   * configured: start-up shows a demo. On LMDB that is the first start on an empty DATA_DIR; the
+   * demo then stays, and later starts make none.
+   */
   readonly wantsDemo: boolean;
   /** The service's metrics; undefined when METRICS_PORT is 0 (nothing is measured then). */
   readonly metrics: ShortlinkMetrics | undefined;
@@ -67,10 +79,17 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       logger.info({ ...counts, file: config.SHORTLINK_SEED_FILE }, 'seed file applied');
       urlGuard.linkDomainsChanged();
     }
+    const wantsDemo =
+      !config.SHORTLINK_SEED_FILE &&
+      EMBEDDED_STORE_KINDS.has(store.kind) &&
+      (await store.identities.listLinkDomains()).length === 0;
+    if (!wantsDemo && !config.SHORTLINK_SEED_FILE && EMBEDDED_STORE_KINDS.has(store.kind)) {
+      logger.info({ store: store.kind }, NO_DEMO_MESSAGE);
+    }
     return {
       core,
       config,
-      wantsDemo: !config.SHORTLINK_SEED_FILE && store.kind === 'memory',
+      wantsDemo,
       metrics,
       provisionDemo: async (port) => {
         const demo = await provisionDemo(provisioner, port);

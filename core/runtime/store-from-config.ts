@@ -1,11 +1,16 @@
+import { createLmdbStore } from '../adapters/lmdb/lmdb-store';
 import { createMemoryStore } from '../adapters/memory/memory-store';
 import { createMongoStore } from '../adapters/mongodb/mongo-store';
 import type { Logger } from '../ports/logger';
 import type { Store } from '../ports/store';
-import type { Config } from './config';
+import { IN_MEMORY_DATA_DIR, type Config } from './config';
 
-/** The embedded memory store, or MongoDB when MONGODB_URI is set. */
+/**
+ * MongoDB when MONGODB_URI is set; otherwise the embedded store: LMDB in DATA_DIR (durable, safe
+ * for several processes on one directory), or the memory store when DATA_DIR is `:memory:`.
+ */
 export function createStoreFromConfig(config: Config, logger: Logger): Promise<Store> {
   if (config.MONGODB_URI) return createMongoStore({ uri: config.MONGODB_URI, logger });
-  return Promise.resolve(createMemoryStore());
+  if (config.DATA_DIR === IN_MEMORY_DATA_DIR) return Promise.resolve(createMemoryStore());
+  return createLmdbStore({ dataDir: config.DATA_DIR, logger });
 }

@@ -34,7 +34,13 @@ describe('GET /docs in a real browser (headless Chromium)', () => {
 
   beforeAll(async () => {
     service = await startService(
-      loadConfig({ PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent' }),
+      loadConfig({
+        PORT: '0',
+        GRPC_PORT: '0',
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATA_DIR: ':memory:',
+      }),
       pino({ level: 'silent' }),
     );
     origin = `http://127.0.0.1:${service.http.port}`;

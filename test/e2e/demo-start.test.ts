@@ -12,7 +12,13 @@ describe('start-up on the embedded default', () => {
 
   beforeAll(async () => {
     service = await startService(
-      loadConfig({ PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent' }),
+      loadConfig({
+        PORT: '0',
+        GRPC_PORT: '0',
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATA_DIR: ':memory:',
+      }),
       pino({ level: 'silent' }),
     );
   });

@@ -6,9 +6,25 @@ import {
   systemClock,
   type ResponseInfo,
 } from '../../core';
+import { readmeCodeBlock, runExample } from '../support/readme-code';
 
-/** The README's "Embedding the core" example, kept honest by running it. */
+/** The embedding example of core/README.md, kept honest by running it. */
 describe('embedding the core in-process', () => {
+  it('runs the example of core/README.md as printed', async () => {
+    const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    const error = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const code = readmeCodeBlock('core/README.md', 'Embedding the core in another Node process');
+      await runExample(code, { modules: { shortlink: 'core' } }, require);
+      expect(error).not.toHaveBeenCalled();
+      expect(log).toHaveBeenCalledTimes(1);
+      expect(log.mock.calls[0]?.[0]).toMatch(/^https:\/\/acme\.link\/[0-9A-Za-z]{7}$/);
+    } finally {
+      log.mockRestore();
+      error.mockRestore();
+    }
+  });
+
   it('creates a link through the same procedure the gateways call', async () => {
     const store = createMemoryStore();
     const provisioner = new Provisioner(store.identities, systemClock);

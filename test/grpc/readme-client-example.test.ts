@@ -1,53 +1,46 @@
-import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { ErrorInfo } from '../../gateway-grpc/generated/google/rpc/error_details';
-import { Status } from '../../gateway-grpc/generated/google/rpc/status';
-import {
+import { status, type ServiceError } from '@grpc/grpc-js';
+import type {
   CreateShortLinkRequest,
+  ShortLink,
   ShortLinkServiceClient,
-  type ShortLink,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import { readmeCodeBlock, runExample } from '../support/readme-code';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { startGrpc, type GrpcFixture } from './grpc-fixture';
 
-// The README's "calling the gRPC API from a Node service" example, verbatim apart from the
-// import paths and the address (the README uses npm start's 127.0.0.1:50051).
-function example(address: string) {
-  const client = new ShortLinkServiceClient(address, credentials.createInsecure());
+/** The Node client example of gateway-grpc/README.md, run as printed against a test server. */
+const printed = readmeCodeBlock('gateway-grpc/README.md', 'Calling it from a Node service');
 
-  function createShortLink(
-    token: string,
-    request: Partial<CreateShortLinkRequest>,
-  ): Promise<ShortLink> {
-    const metadata = new Metadata();
-    metadata.set('authorization', `Bearer ${token}`);
-    return new Promise((resolve, reject) => {
-      client.createShortLink(
-        CreateShortLinkRequest.fromPartial(request), // unset fields: "", 0 (= absent)
-        metadata,
-        { deadline: Date.now() + 5000 },
-        (error, response) => (error ? reject(error) : resolve(response.shortLink!)),
-      );
-    });
-  }
-
-  /** The spec's numeric code and the reason of a failed call. */
-  function describeError(error: ServiceError) {
-    const [code] = error.metadata.get('shortlink-error-code');
-    const [details] = error.metadata.get('grpc-status-details-bin');
-    const status = Status.decode(details as Buffer);
-    const info = ErrorInfo.decode(status.details[0]!.value);
-    return {
-      grpcStatus: error.code,
-      code: Number(code),
-      reason: info.reason,
-      messages: error.details,
-    };
-  }
-
-  return { client, createShortLink, describeError };
+interface ExampleApi {
+  client: ShortLinkServiceClient;
+  createShortLink(token: string, request: Partial<CreateShortLinkRequest>): Promise<ShortLink>;
+  describeError(error: ServiceError): unknown;
 }
 
-describe('the README example of a Node gRPC client', () => {
+/** Runs the example (its own create included) and resolves with what it printed. */
+async function runPrinted(address: string) {
+  let printedLine!: (line: unknown) => void;
+  const output = new Promise<unknown>((resolve) => (printedLine = resolve));
+  const log = jest
+    .spyOn(console, 'log')
+    .mockImplementation((line: unknown) => printedLine({ log: line }));
+  const error = jest
+    .spyOn(console, 'error')
+    .mockImplementation((line: unknown) => printedLine({ error: line }));
+  try {
+    const api = (await runExample(
+      printed,
+      { modules: {}, replace: [["'127.0.0.1:50051'", JSON.stringify(address)]] },
+      require,
+    )) as unknown as ExampleApi;
+    return { api, output: await output };
+  } finally {
+    log.mockRestore();
+    error.mockRestore();
+  }
+}
+
+describe('the gateway-grpc/README.md example of a Node gRPC client', () => {
   let f: CoreFixture;
   let grpc: GrpcFixture;
 
@@ -57,9 +50,16 @@ describe('the README example of a Node gRPC client', () => {
   });
   afterAll(() => grpc.close());
 
-  it('creates a link, and reads a failure as the spec code and the ErrorInfo reason', async () => {
-    const { client, createShortLink, describeError } = example(grpc.address);
+  it('creates the link the example asks for, and reads a failure as the code and the ErrorInfo reason', async () => {
+    process.env.SHORTLINK_TOKEN = f.token;
+    process.env.SHORTLINK_ORGANIZATION_KEY = f.organizationKey;
+    const { api, output } = await runPrinted(grpc.address);
+    const { client, createShortLink, describeError } = api;
     try {
+      expect(output).toEqual({
+        log: expect.stringMatching(new RegExp(`^https://${f.domain}/[0-9A-Za-z]{7}$`)),
+      });
+
       const link = await createShortLink(f.token, {
         organizationKey: f.organizationKey,
         urlGroupId: '1',
@@ -82,6 +82,8 @@ describe('the README example of a Node gRPC client', () => {
       });
     } finally {
       client.close();
+      delete process.env.SHORTLINK_TOKEN;
+      delete process.env.SHORTLINK_ORGANIZATION_KEY;
     }
   });
 });

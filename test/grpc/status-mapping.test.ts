@@ -15,7 +15,7 @@ import { failingStore } from '../support/failures';
 import { decodeStatusDetails } from './error-details';
 import { metadataText, startGrpc, type CallOutcome, type GrpcFixture } from './grpc-fixture';
 
-/** CONTRACT.md §4, as printed there. */
+/** The product's gRPC status table for the codes both transports share (gateway-grpc/README.md). */
 const CONTRACT_TABLE: Array<[codes: number[], grpcStatus: status]> = [
   [[3, 10, 11, 12, 13], status.UNAUTHENTICATED],
   [[17], status.PERMISSION_DENIED],
@@ -27,7 +27,10 @@ const CONTRACT_TABLE: Array<[codes: number[], grpcStatus: status]> = [
   [[1], status.INTERNAL],
   [[23], status.UNAVAILABLE],
 ];
-/** Codes the contract's table leaves to the gateway (REST-only failures and the unknown path). */
+/**
+ * Codes the gateway decides: 20 (an undecodable message) and 24 (an unknown link in
+ * ResolveShortLink) occur over gRPC; 2, 21 and 22 describe HTTP requests and never do.
+ */
 const GATEWAY_DECISIONS: Array<[codes: number[], grpcStatus: status]> = [
   [[2], status.UNIMPLEMENTED],
   [[20, 21, 22], status.INVALID_ARGUMENT],

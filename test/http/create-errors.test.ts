@@ -8,7 +8,7 @@ import {
 } from '../support/http-assertions';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
 
-/** Every row of CONTRACT.md §1's error table that HTTP can reach, with exact answers. */
+/** Every row of the error table (gateway-http/README.md) that HTTP can reach, with exact answers. */
 
 const URL_INVALID =
   'url must be an absolute http:// or https:// URL with a host and no spaces or control characters.';

@@ -34,6 +34,7 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
         GRPC_PORT: '0',
         METRICS_PORT: String(metricsPort),
         LOG_LEVEL: 'silent',
+        DATA_DIR: ':memory:',
         RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
       }),
       pino({ level: 'silent' }),
@@ -200,7 +201,13 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
 describe('METRICS_PORT=0', () => {
   it('turns metrics off: no port, and the ports are not decorated', async () => {
     const service = await startService(
-      loadConfig({ PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent' }),
+      loadConfig({
+        PORT: '0',
+        GRPC_PORT: '0',
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATA_DIR: ':memory:',
+      }),
       pino({ level: 'silent' }),
     );
     try {

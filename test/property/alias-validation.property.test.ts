@@ -3,7 +3,7 @@ import { BUILT_IN_RESERVED_ALIASES } from '../../core';
 import { createTestCore } from '../support/core-fixture';
 import { failureOf } from '../support/failures';
 
-/** Alias rules (CONTRACT.md §1) checked over generated inputs, through links.create. */
+/** Alias rules (gateway-http/README.md, body fields) checked over generated inputs, through links.create. */
 
 const RUNS = { numRuns: 100 };
 const ALIAS_CHAR = /^[A-Za-z0-9_-]$/;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createTestCore } from '../support/core-fixture';
 import { failureOf } from '../support/failures';
 
-/** Long-URL rules (CONTRACT.md §1) checked over generated inputs, through links.create. */
+/** Long-URL rules (gateway-http/README.md, body fields) checked over generated inputs, through links.create. */
 
 const RUNS = { numRuns: 100 };
 const httpUrl = fc.webUrl({

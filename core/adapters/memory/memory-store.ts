@@ -8,10 +8,12 @@ export interface MemoryStore extends Store {
   readonly links: MemoryLinkStore;
 }
 
+export const MEMORY_STORE_KIND = 'memory';
+
 /** The embedded default store: everything in this process, gone when it exits. */
 export function createMemoryStore(): MemoryStore {
   return {
-    kind: 'memory',
+    kind: MEMORY_STORE_KIND,
     identities: new MemoryIdentityStore(),
     links: new MemoryLinkStore(),
     ids: new MemoryIdSequence(),

@@ -3,6 +3,7 @@ import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { transformFile } from '@swc/core';
+import { NO_DEMO_MESSAGE } from '../../../core/runtime/create-runtime';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const SOURCES = ['core', 'gateway-http', 'gateway-grpc'];
@@ -61,6 +62,8 @@ export function startChildService(dir: string, env: Record<string, string>): Pro
       GRPC_PORT: '0',
       METRICS_PORT: '0',
       LOG_LEVEL: 'info',
+      // The in-memory store unless the test names a data directory.
+      DATA_DIR: ':memory:',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -101,12 +104,14 @@ export function startChildService(dir: string, env: Record<string, string>): Pro
     const onExit = () => reject(new Error(`the service exited during start-up:\n${output}`));
     child.once('exit', onExit);
     const ready = () => {
-      // pino's lines and the banner may arrive in either order: wait for all three.
+      // pino's lines and the banner may arrive in either order: wait for all three. A restart on
+      // a data directory that already holds the demo prints no banner but says so in the log.
       const ports = [
         ...output.matchAll(/"port":(\d+)[^\n]*"msg":"(REST|gRPC) gateway listening"/g),
       ];
       const portOf = (kind: string) => Number(ports.find((match) => match[2] === kind)?.[1]);
-      if (!/link domain:\s+\S+/.test(output) || !portOf('REST') || !portOf('gRPC')) {
+      const demoSettled = /link domain:\s+\S+/.test(output) || messages.has(NO_DEMO_MESSAGE);
+      if (!demoSettled || !portOf('REST') || !portOf('gRPC')) {
         listeners.push(ready);
         return;
       }

@@ -1,0 +1,63 @@
+import { constants } from 'node:fs';
+import { access, mkdir, readdir, stat, statfs } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { messageOf } from './lmdb-errors';
+
+/** A data directory the store cannot use; the message names the path and what is wrong. */
+export class DataDirError extends Error {
+  override readonly name = 'DataDirError';
+}
+
+/**
+ * Free space a start needs. LMDB memory-maps its files, and a mapped page the file system cannot
+ * back (a full disk) kills the process with SIGBUS instead of returning an error; refusing to
+ * start on a (nearly) full disk turns that into a clear message.
+ */
+export const MIN_FREE_BYTES = 1024 * 1024;
+
+/** Mode of a data directory the store creates: only the service's own user may read it. */
+export const DATA_DIR_MODE = 0o700;
+
+/**
+ * Makes sure `dataDir` is a directory this process can read and write, creating it (mode 0700,
+ * parents included) when it does not exist. Returns the absolute path.
+ */
+export async function prepareDataDir(dataDir: string): Promise<string> {
+  const path = resolve(dataDir);
+  const found = await stat(path).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new DataDirError(`DATA_DIR ${path} cannot be examined: ${messageOf(error)}`);
+  });
+  if (found && !found.isDirectory()) {
+    throw new DataDirError(`DATA_DIR ${path} is not a directory`);
+  }
+  if (!found) {
+    try {
+      await mkdir(path, { recursive: true, mode: DATA_DIR_MODE });
+    } catch (error) {
+      throw new DataDirError(`DATA_DIR ${path} cannot be created: ${messageOf(error)}`);
+    }
+  }
+  try {
+    await access(path, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch (error) {
+    throw new DataDirError(`DATA_DIR ${path} is not writable by this process: ${messageOf(error)}`);
+  }
+  const { bavail, bsize } = await statfs(path);
+  if (bavail * bsize < MIN_FREE_BYTES) {
+    throw new DataDirError(
+      `DATA_DIR ${path} is on a full disk (${bavail * bsize} bytes free, ` +
+        `at least ${MIN_FREE_BYTES} needed to start)`,
+    );
+  }
+  return path;
+}
+
+/** True when `path` does not exist or is an empty directory (a backup target). */
+export async function isEmptyOrMissing(path: string): Promise<boolean> {
+  try {
+    return (await readdir(path)).length === 0;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}

@@ -1,0 +1,115 @@
+import type { Database, RootDatabase } from 'lmdb';
+import type { Organization, TokenRecord, UrlGroup, User } from '../../ports/identity-store';
+import type { LinkRecord } from '../../ports/link-store';
+
+/**
+ * What the environment holds, one named database each. Keys are ordered-binary (lmdb-js's
+ * default), so a tuple such as [domain, alias] is one key; values are MessagePack. These shapes
+ * stay inside the adapter: the ports know nothing of LMDB.
+ */
+export const DATABASES = {
+  /** Format version and counters. */
+  meta: 'meta',
+  /** [domain, alias] → StoredLink. The key is what makes an alias unique per domain. */
+  links: 'links',
+  /** organization id → Organization (the secret key only as keyHash). */
+  organizations: 'organizations',
+  /** keyHash → organization id: a unique index, kept in the same transaction as the record. */
+  organizationsByKeyHash: 'organizations_by_key_hash',
+  /** [organizationId, apiId] → UrlGroup. */
+  groups: 'groups',
+  /** user id → User. */
+  users: 'users',
+  /** tokenHash → TokenRecord (only the hash of a token). */
+  tokens: 'tokens',
+  /** [userId, organizationId] → true. */
+  memberships: 'memberships',
+} as const;
+
+/**
+ * Named databases an environment may hold: room for the ones above and for later unique indexes
+ * (a link domain per organization, idempotency records) without reopening with other settings.
+ */
+export const MAX_DATABASES = 32;
+
+export const META_KEYS = {
+  formatVersion: 'format_version',
+  linkIds: 'link_id',
+  /** When a process last opened the store (written at start-up, as a write probe). */
+  openedAt: 'opened_at',
+} as const;
+
+/**
+ * A link without its key (domain and alias) as a fixed-order tuple: about half the bytes of a
+ * MessagePack map with field names, which counts at millions of links.
+ */
+export type StoredLink = [
+  id: number,
+  url: string,
+  redirectType: LinkRecord['redirectType'],
+  scheme: LinkRecord['scheme'],
+  organizationId: string,
+  groupApiId: string,
+  userId: string,
+  createdAtMs: number,
+];
+
+export type LinkKey = [domain: string, alias: string];
+export type PairKey = [string, string];
+
+export interface LmdbDatabases {
+  root: RootDatabase;
+  meta: Database<unknown, string>;
+  links: Database<StoredLink, LinkKey>;
+  organizations: Database<Organization, string>;
+  organizationsByKeyHash: Database<string, string>;
+  groups: Database<UrlGroup, PairKey>;
+  users: Database<User, string>;
+  tokens: Database<TokenRecord, string>;
+  memberships: Database<true, PairKey>;
+}
+
+export function openDatabases(root: RootDatabase): LmdbDatabases {
+  return {
+    root,
+    meta: root.openDB<unknown, string>({ name: DATABASES.meta }),
+    links: root.openDB<StoredLink, LinkKey>({ name: DATABASES.links }),
+    organizations: root.openDB<Organization, string>({ name: DATABASES.organizations }),
+    organizationsByKeyHash: root.openDB<string, string>({
+      name: DATABASES.organizationsByKeyHash,
+    }),
+    groups: root.openDB<UrlGroup, PairKey>({ name: DATABASES.groups }),
+    users: root.openDB<User, string>({ name: DATABASES.users }),
+    tokens: root.openDB<TokenRecord, string>({ name: DATABASES.tokens }),
+    memberships: root.openDB<true, PairKey>({ name: DATABASES.memberships }),
+  };
+}
+
+export function toStoredLink(link: LinkRecord): StoredLink {
+  return [
+    link.id,
+    link.url,
+    link.redirectType,
+    link.scheme,
+    link.organizationId,
+    link.groupApiId,
+    link.userId,
+    link.createdAt.getTime(),
+  ];
+}
+
+export function fromStoredLink([domain, alias]: LinkKey, stored: StoredLink): LinkRecord {
+  const [id, url, redirectType, scheme, organizationId, groupApiId, userId, createdAtMs] = stored;
+  return {
+    id,
+    domain,
+    alias,
+    url,
+    redirectType,
+    scheme,
+    organizationId,
+    groupApiId,
+    userId,
+    createdAt: new Date(createdAtMs),
+  };
+}

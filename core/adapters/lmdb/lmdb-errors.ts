@@ -1,0 +1,83 @@
+import { BackendUnavailableError } from '../../errors/shortlink-error';
+
+/** An error's message, also for errors from another realm (instanceof Error fails there). */
+export function messageOf(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    return String(error.message);
+  }
+  return String(error);
+}
+
+/**
+ * True for failures of the storage itself: a commit the OS refused (full disk, I/O error,
+ * read-only file system), LMDB's own MDB_* errors, or an environment already closed. A TypeError
+ * from a bug in this adapter is not one of them and stays what it is (code 1).
+ */
+export function isStorageFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  if ('commitError' in error || 'code' in error) return true;
+  const message = messageOf(error);
+  return /MDB_|commit failed|has been closed|no space|read-only|I\/O error/i.test(message);
+}
+
+/** Runs one storage operation, reporting a storage failure as BackendUnavailableError. */
+export async function onLmdb<T>(
+  path: string,
+  operation: string,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const reason = await commitFailureOf(error);
+    throw asStorageError(reason ?? error, path, operation);
+  }
+}
+
+/**
+ * lmdb-js rejects every write of a failed commit with "Commit failed" and puts the OS's reason
+ * (ENOSPC, EIO, ...) in a separate promise, `commitError`, which rejects in the same tick. It is
+ * read here, so the message says why and the promise is never left unhandled.
+ */
+async function commitFailureOf(error: unknown): Promise<unknown> {
+  const pending =
+    typeof error === 'object' && error !== null && 'commitError' in error
+      ? error.commitError
+      : undefined;
+  if (!(pending instanceof Promise)) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, 100, undefined);
+  });
+  try {
+    return await Promise.race([
+      pending.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** BackendUnavailableError for a storage failure; anything else unchanged (a real bug). */
+function asStorageError(error: unknown, path: string, operation: string): Error {
+  if (!isStorageFailure(error)) {
+    return error instanceof Error ? error : new Error(messageOf(error));
+  }
+  return new BackendUnavailableError(
+    `the LMDB store in ${path} failed during ${operation}: ${messageOf(error)}`,
+    { cause: error },
+  );
+}
+
+/** The same for synchronous reads (lmdb-js reads are synchronous, from the memory map). */
+export function readLmdb<T>(path: string, operation: string, run: () => T): Promise<T> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    return Promise.reject(asStorageError(error, path, operation));
+  }
+}

@@ -1,0 +1,115 @@
+import type {
+  IdentityStore,
+  Organization,
+  TokenRecord,
+  UrlGroup,
+  User,
+} from '../../ports/identity-store';
+import type { LmdbDatabases } from './databases';
+import { onLmdb, readLmdb } from './lmdb-errors';
+
+/**
+ * Identities on LMDB. Each record lives under its natural key (organization id, [organization,
+ * api id], user id, token hash, [user, organization]); the key-hash index is written in the same
+ * transaction as the organization, so the two never disagree. A further unique index (one link
+ * domain per organization, say) is another database written the same way.
+ */
+export class LmdbIdentityStore implements IdentityStore {
+  constructor(
+    private readonly dbs: LmdbDatabases,
+    private readonly path: string,
+  ) {}
+
+  findUserIdByTokenHash(tokenHash: string): Promise<string | null> {
+    return this.read('token lookup', () => this.dbs.tokens.get(tokenHash)?.userId ?? null);
+  }
+
+  findOrganizationByKeyHash(keyHash: string): Promise<Organization | null> {
+    return this.read('organization lookup', () => {
+      const id = this.dbs.organizationsByKeyHash.get(keyHash);
+      return id === undefined ? null : (this.dbs.organizations.get(id) ?? null);
+    });
+  }
+
+  findOrganizationById(id: string): Promise<Organization | null> {
+    return this.read('organization lookup', () => this.dbs.organizations.get(id) ?? null);
+  }
+
+  isMember(userId: string, organizationId: string): Promise<boolean> {
+    return this.read('membership lookup', () =>
+      this.dbs.memberships.doesExist([userId, organizationId]),
+    );
+  }
+
+  findGroup(organizationId: string, apiId: string): Promise<UrlGroup | null> {
+    return this.read('group lookup', () => this.dbs.groups.get([organizationId, apiId]) ?? null);
+  }
+
+  listLinkDomains(): Promise<string[]> {
+    return this.read('link domain listing', () => {
+      const domains = new Set<string>();
+      for (const { value } of this.dbs.organizations.getRange()) domains.add(value.domain);
+      return [...domains];
+    });
+  }
+
+  findUserById(id: string): Promise<User | null> {
+    return this.read('user lookup', () => this.dbs.users.get(id) ?? null);
+  }
+
+  saveOrganization(organization: Organization): Promise<void> {
+    const { organizations, organizationsByKeyHash } = this.dbs;
+    const stored = { ...organization };
+    return this.write('organization save', async () => {
+      const outcome = await organizations.transaction(() => {
+        const holder = organizationsByKeyHash.get(stored.keyHash);
+        // Checked inside the write transaction; nothing is written when the key is taken.
+        if (holder !== undefined && holder !== stored.id) return 'key_in_use' as const;
+        const previous = organizations.get(stored.id);
+        if (previous && previous.keyHash !== stored.keyHash) {
+          void organizationsByKeyHash.remove(previous.keyHash);
+        }
+        void organizations.put(stored.id, stored);
+        void organizationsByKeyHash.put(stored.keyHash, stored.id);
+        return 'saved' as const;
+      });
+      if (outcome === 'key_in_use') {
+        throw new Error(
+          `organization "${stored.id}": its key hash belongs to another organization`,
+        );
+      }
+    });
+  }
+
+  saveGroup(group: UrlGroup): Promise<void> {
+    return this.write('group save', () =>
+      this.dbs.groups.put([group.organizationId, group.apiId], { ...group }),
+    );
+  }
+
+  saveUser(user: User): Promise<void> {
+    return this.write('user save', () => this.dbs.users.put(user.id, { ...user }));
+  }
+
+  saveToken(token: TokenRecord): Promise<void> {
+    const { tokens } = this.dbs;
+    // Conditional: a token hash, once saved, is never reassigned to another user.
+    return this.write('token save', () =>
+      tokens.ifNoExists(token.tokenHash, () => void tokens.put(token.tokenHash, { ...token })),
+    );
+  }
+
+  saveMembership(userId: string, organizationId: string): Promise<void> {
+    return this.write('membership save', () =>
+      this.dbs.memberships.put([userId, organizationId], true),
+    );
+  }
+
+  private read<T>(operation: string, run: () => T): Promise<T> {
+    return readLmdb(this.path, operation, run);
+  }
+
+  private async write(operation: string, run: () => Promise<unknown>): Promise<void> {
+    await onLmdb(this.path, operation, run);
+  }
+}

@@ -1,0 +1,120 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { open, type RootDatabase } from 'lmdb';
+import { silentLogger, type Logger } from '../../ports/logger';
+import type { Store } from '../../ports/store';
+import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
+import { DATA_DIR_MODE, DataDirError, isEmptyOrMissing, prepareDataDir } from './data-dir';
+import { checkFormatVersion } from './format-version';
+import { LmdbIdSequence } from './lmdb-id-sequence';
+import { LmdbIdentityStore } from './lmdb-identity-store';
+import { LmdbLinkStore } from './lmdb-link-store';
+import { messageOf, onLmdb, readLmdb } from './lmdb-errors';
+
+export const LMDB_STORE_KIND = 'lmdb';
+
+/** The file LMDB keeps its data in, inside the data directory (a backup holds the same file). */
+export const LMDB_DATA_FILE = 'data.mdb';
+
+export interface LmdbStore extends Store {
+  readonly kind: typeof LMDB_STORE_KIND;
+  readonly identities: LmdbIdentityStore;
+  readonly links: LmdbLinkStore;
+  readonly ids: LmdbIdSequence;
+  /** The absolute path of the data directory. */
+  readonly path: string;
+  /**
+   * Writes a consistent copy of the store (one read snapshot, compacted) into `targetDir`, which
+   * must be missing or empty. Safe while this and other processes keep writing.
+   */
+  backup(targetDir: string): Promise<string>;
+}
+
+export interface LmdbStoreOptions {
+  /** The data directory; created (mode 0700) when missing. */
+  dataDir: string;
+  logger?: Logger;
+}
+
+export function isLmdbStore(store: Store): store is LmdbStore {
+  return store.kind === LMDB_STORE_KIND && 'backup' in store;
+}
+
+/**
+ * The environment's settings. Every process opening one directory must use the same ones (LMDB
+ * refuses a different sync mode), so they live here and nowhere else.
+ */
+function openEnvironment(path: string): RootDatabase {
+  return open({
+    path,
+    // A path with a dot ("./data", "shortlink.v1") is still a directory, never a single file.
+    noSubdir: false,
+    maxDbs: MAX_DATABASES,
+    // Every commit is synced to disk before its promise resolves: a resolved write is durable.
+    // (lmdb-js's default on Linux resolves at commit and syncs afterwards; a sync that then fails,
+    // on a full disk say, would leave a caller waiting for ever, and a 200 would promise less.)
+    overlappingSync: false,
+  });
+}
+
+/**
+ * Opens (creating when needed) the store in `dataDir`. A directory that cannot hold it (not a
+ * directory, not writable, full, written by newer code) fails here with a DataDirError naming
+ * the path, so a process never starts half-working.
+ */
+export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbStore> {
+  const logger = options.logger ?? silentLogger;
+  const path = await prepareDataDir(options.dataDir);
+  let root: RootDatabase;
+  try {
+    root = openEnvironment(path);
+  } catch (error) {
+    throw new DataDirError(
+      `DATA_DIR ${path} cannot be opened as an LMDB store: ${messageOf(error)}`,
+    );
+  }
+  const dbs = openDatabases(root);
+  try {
+    const version = await checkFormatVersion(dbs, path);
+    logger.info({ dataDir: path, formatVersion: version }, 'LMDB store ready');
+  } catch (error) {
+    await root.close().catch(() => undefined);
+    if (error instanceof DataDirError) throw error;
+    throw new DataDirError(`DATA_DIR ${path} cannot be written: ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+  return lmdbStoreOn(dbs, path);
+}
+
+function lmdbStoreOn(dbs: LmdbDatabases, path: string): LmdbStore {
+  const { root } = dbs;
+  let closing: Promise<void> | undefined;
+  return {
+    kind: LMDB_STORE_KIND,
+    path,
+    identities: new LmdbIdentityStore(dbs, path),
+    links: new LmdbLinkStore(dbs, path),
+    ids: new LmdbIdSequence(dbs, path),
+    // A read of the format version: it fails once the environment is closed.
+    ping: () =>
+      readLmdb(path, 'ping', () => {
+        if (dbs.meta.get(META_KEYS.formatVersion) === undefined) {
+          throw new Error('the format version is missing');
+        }
+      }),
+    backup: (targetDir) => backupTo(root, path, targetDir),
+    close: () => (closing ??= root.close()),
+  };
+}
+
+async function backupTo(root: RootDatabase, path: string, targetDir: string): Promise<string> {
+  const target = resolve(targetDir);
+  if (target === path) throw new Error(`the backup target ${target} is the data directory itself`);
+  if (!(await isEmptyOrMissing(target))) {
+    throw new Error(`the backup target ${target} exists and is not empty`);
+  }
+  await mkdir(target, { recursive: true, mode: DATA_DIR_MODE });
+  await onLmdb(path, 'backup', () => root.backup(target, true));
+  return target;
+}

@@ -1,0 +1,61 @@
+import { headings, withoutFences } from '../support/markdown';
+
+/**
+ * The relative link targets of a document and the anchors its headings get on GitHub. Code
+ * (fenced blocks, inline spans) is removed first: `[x](y)` inside code is not a link.
+ */
+
+export interface MarkdownLink {
+  /** The target as written, e.g. `../core/README.md#configuration`. */
+  target: string;
+  line: number;
+}
+
+/** Blanks out fenced code blocks and inline code spans, keeping line numbers. */
+export function withoutCode(markdown: string): string {
+  return withoutFences(markdown).replace(/(`+)[^`]*?\1/g, '');
+}
+
+const INLINE_LINK = /!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g;
+const REFERENCE_DEFINITION = /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$/;
+const HAS_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** Every link of the document that stays inside the repository (no scheme, not `//host`). */
+export function relativeLinks(markdown: string): MarkdownLink[] {
+  const links: MarkdownLink[] = [];
+  withoutCode(markdown)
+    .split('\n')
+    .forEach((text, index) => {
+      const targets = [...text.matchAll(INLINE_LINK)].map((match) => match[1] ?? '');
+      const definition = REFERENCE_DEFINITION.exec(text)?.[1];
+      if (definition !== undefined) targets.push(definition);
+      for (const target of targets) {
+        if (target === '' || HAS_SCHEME.test(target) || target.startsWith('//')) continue;
+        links.push({ target, line: index + 1 });
+      }
+    });
+  return links;
+}
+
+/** GitHub's anchor for a heading text: lower case, punctuation dropped, spaces to hyphens. */
+export function headingSlug(heading: string): string {
+  return heading
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // a link's text only
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** The anchors of every heading, numbered as GitHub numbers repeats (`x`, `x-1`, `x-2`). */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  for (const heading of headings(markdown)) {
+    const slug = headingSlug(heading.text);
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
+}

@@ -1,0 +1,106 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Metadata } from '@grpc/grpc-js';
+import pino from 'pino';
+import { loadConfig } from '../../core/runtime/config';
+import {
+  CreateShortLinkRequest,
+  type CreateShortLinkResponse,
+} from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import { startService, type RunningService } from '../../gateway-http/service';
+import { connectGrpc, outcomeOf } from '../grpc/grpc-fixture';
+import { readmeCodeBlocks } from '../support/readme-code';
+
+const run = promisify(execFile);
+const README = 'README.md';
+const readme = readFileSync(path.resolve(__dirname, '../..', README), 'utf8');
+
+/** The root README's quick start, run as printed against `npm start`'s composition on free ports. */
+describe('the root README quick start', () => {
+  let service: RunningService;
+  /** The README with npm start's default ports replaced by this service's. */
+  let onThisService: (text: string) => string;
+
+  beforeAll(async () => {
+    service = await startService(
+      // The volatile store, so the README's fixed alias is free on every run whatever the default.
+      loadConfig({
+        PORT: '0',
+        GRPC_PORT: '0',
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATA_DIR: ':memory:',
+      }),
+      pino({ level: 'silent' }),
+    );
+    onThisService = (text) =>
+      text
+        .replaceAll('localhost:8080', `localhost:${service.http.port}`)
+        .replaceAll('127.0.0.1:50051', `127.0.0.1:${service.grpc.port}`);
+  });
+  afterAll(() => service.shutdown());
+
+  /** A shell block of the README with the banner's secrets filled in where it says so. */
+  function withBannerSecrets(block: string): string {
+    const { token, organizationKey } = service.demo!;
+    return onThisService(block)
+      .replace("TOKEN='slpat_...'", `TOKEN='${token}'`)
+      .replace("ORG_KEY='slorg_...'", `ORG_KEY='${organizationKey}'`);
+  }
+
+  it('creates the link with the printed curl, refuses it the second time, and follows it', async () => {
+    const [curl] = readmeCodeBlocks(README, 'Create a short link', 'sh');
+    const [success, taken] = readmeCodeBlocks(README, 'Create a short link', 'json');
+    expect(curl).toContain("TOKEN='slpat_...'");
+
+    const first = await run('bash', ['-c', withBannerSecrets(curl!)]);
+    expect(JSON.parse(first.stdout)).toEqual(JSON.parse(onThisService(success!)));
+    const second = await run('bash', ['-c', withBannerSecrets(curl!)]);
+    expect(JSON.parse(second.stdout)).toEqual(JSON.parse(taken!));
+
+    const follow =
+      /Follow it: `(curl [^`]+)` answers `([^`]+)` with\s+`([^`]+)` and `([^`]+)`/.exec(readme);
+    expect(follow).not.toBeNull();
+    const [, command, statusLine, location, cacheControl] = follow!;
+    const followed = await run('bash', ['-c', onThisService(command!)]);
+    expect(followed.stdout).toMatch(new RegExp(`^HTTP/1\\.1 ${statusLine}\\r\\n`));
+    expect(followed.stdout).toContain(`${location}\r\n`);
+    expect(followed.stdout).toContain(`${cacheControl}\r\n`);
+  });
+
+  // grpcurl is not installed here: the printed command runs in bash with `grpcurl` standing for a
+  // function that reports its arguments, and a grpc-js client sends exactly those (header, JSON
+  // body in the proto's field names, address, method) to the service.
+  it('creates a link with the arguments of the printed grpcurl command', async () => {
+    const [grpcurl] = readmeCodeBlocks(README, 'The same over gRPC', 'sh');
+    const script = `grpcurl() { node -e 'console.log(JSON.stringify(process.argv.slice(1)))' -- "$@"; }
+${withBannerSecrets(`TOKEN='slpat_...'\nORG_KEY='slorg_...'\n${grpcurl!}`)}`;
+    const printed = await run('bash', ['-c', script]);
+    const args = JSON.parse(printed.stdout) as string[];
+    expect(args.slice(0, 2)).toEqual(['-plaintext', '-H']);
+    const [header, , data, address, method] = args.slice(2);
+    expect(args[3]).toBe('-d');
+    expect(address).toBe(`127.0.0.1:${service.grpc.port}`);
+    expect(method).toBe('shortlink.v1.ShortLinkService/CreateShortLink');
+
+    const [name, value] = header!.split(/:\s*/, 2);
+    const metadata = new Metadata();
+    metadata.set(name!, value!);
+    const request = CreateShortLinkRequest.fromJSON(JSON.parse(data!));
+    const connection = connectGrpc(address!);
+    try {
+      const outcome = await outcomeOf<CreateShortLinkResponse>((callback) =>
+        connection.client.createShortLink(request, metadata, callback),
+      );
+      expect(outcome.error).toBeUndefined();
+      const answer = /It answers `(\{"shortLink": .*?\})`/s.exec(readme)?.[1];
+      const shortUrl = /"shortUrl": "([^"]+)"/.exec(onThisService(answer ?? ''))?.[1];
+      expect(shortUrl).toBeDefined();
+      expect(outcome.response?.shortLink?.shortUrl).toBe(shortUrl);
+    } finally {
+      await connection.close();
+    }
+  });
+});

@@ -1,0 +1,316 @@
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import { createLmdbStore, FORMAT_VERSION } from '../../core';
+import { DATABASES, META_KEYS } from '../../core/adapters/lmdb';
+import { NO_DEMO_MESSAGE } from '../../core/runtime/create-runtime';
+import { freePort } from '../redis/support/redis-process';
+import {
+  fillUp,
+  mountSupport,
+  mountTmpfs,
+  type SmallFilesystem,
+} from '../support/small-filesystem';
+import { tempDirs } from '../support/temp-dirs';
+import { buildServiceToTemp, startChildService, type ChildService } from './support/child-service';
+import { pause, sendRaw } from './support/raw-http';
+import { UNLIMITED } from './support/test-service';
+
+jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '..', '..');
+const dirs = tempDirs('lmdb-processes');
+const mounts: SmallFilesystem[] = [];
+const children: ChildService[] = [];
+let build: { dir: string; remove(): Promise<void> };
+
+beforeAll(async () => {
+  build = await buildServiceToTemp();
+  await writeFile(join(build.dir, 'race-child.js'), RACE_CHILD);
+});
+
+afterAll(async () => {
+  for (const service of children.splice(0)) {
+    if (service.child.exitCode === null) service.child.kill('SIGKILL');
+  }
+  for (const mount of mounts.splice(0)) mount.unmount();
+  await build?.remove();
+  await dirs.removeAll();
+});
+
+/**
+ * A process that opens the store in DATA_DIR, says "ready", and on a line from its parent races
+ * for ROUNDS aliases (race-0, race-1, ...): an id from the sequence, then an insert. It prints
+ * what it got as one JSON line.
+ */
+const RACE_CHILD = `
+const { createLmdbStore } = require('./core/adapters/lmdb');
+(async () => {
+  const store = await createLmdbStore({ dataDir: process.env.DATA_DIR });
+  process.stdout.write('ready\\n');
+  process.stdin.once('data', async () => {
+    const results = [];
+    for (let i = 0; i < Number(process.env.ROUNDS); i += 1) {
+      const id = await store.ids.next();
+      const url = 'https://example.com/' + process.pid + '/' + i;
+      const outcome = await store.links.insert({
+        id, domain: 'acme.link', alias: 'race-' + i, url, redirectType: 301, scheme: 'https',
+        organizationId: 'acme', groupApiId: '1', userId: 'alice', createdAt: new Date(),
+      });
+      results.push({ id, url, outcome });
+    }
+    process.stdout.write(JSON.stringify(results) + '\\n');
+    await store.close();
+  });
+})().catch((error) => { process.stderr.write(String(error && error.stack)); process.exit(1); });
+`;
+
+interface RaceResult {
+  id: number;
+  url: string;
+  outcome: 'inserted' | 'alias_taken';
+}
+
+function startRacer(dataDir: string, rounds: number) {
+  const child = spawn(process.execPath, [join(build.dir, 'race-child.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_PATH: join(ROOT, 'node_modules'),
+      DATA_DIR: dataDir,
+      ROUNDS: String(rounds),
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let errors = '';
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.startsWith('ready\n')) resolve();
+    });
+    child.once('exit', () => reject(new Error(`racer exited early: ${errors}`)));
+  });
+  const results = new Promise<RaceResult[]>((resolve, reject) => {
+    child.once('exit', (code) => {
+      const line = output.split('\n')[1] ?? '';
+      if (code === 0 && line) resolve(JSON.parse(line) as RaceResult[]);
+      else reject(new Error(`racer exited with ${code}: ${errors}`));
+    });
+  });
+  results.catch(() => undefined);
+  return { ready, results, go: () => child.stdin.end('go\n') };
+}
+
+/** Runs the service until it exits by itself; its exit code and everything it printed. */
+function runUntilExit(
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(build.dir, 'gateway-http', 'main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_PATH: join(ROOT, 'node_modules'),
+      PORT: '0',
+      GRPC_PORT: '0',
+      METRICS_PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const guard = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(guard);
+      resolve({ code, output });
+    }),
+  );
+}
+
+function createBody(service: ChildService, alias?: string, url = 'https://example.com/landing') {
+  return JSON.stringify({
+    organization_key: service.organizationKey,
+    url_group_id: service.urlGroupId,
+    url,
+    ...(alias === undefined ? {} : { alias }),
+  });
+}
+
+function create(port: number, token: string, body: string) {
+  return sendRaw({
+    port,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body,
+  });
+}
+
+describe('LMDB: several processes on one DATA_DIR', () => {
+  it('lets exactly one process win each alias, with distinct increasing ids', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    const rounds = 40;
+    const racers = Array.from({ length: 3 }, () => startRacer(dataDir, rounds));
+    await Promise.all(racers.map((racer) => racer.ready));
+    for (const racer of racers) racer.go();
+    const results = await Promise.all(racers.map((racer) => racer.results));
+
+    const ids = results.flat().map((result) => result.id);
+    expect(new Set(ids).size).toBe(rounds * racers.length);
+    for (const own of results) {
+      const mine = own.map((result) => result.id);
+      expect(mine).toEqual([...mine].sort((a, b) => a - b));
+    }
+    const store = await createLmdbStore({ dataDir });
+    try {
+      for (let i = 0; i < rounds; i += 1) {
+        const winners = results.map((own) => own[i]).filter((r) => r?.outcome === 'inserted');
+        expect(winners).toHaveLength(1);
+        await expect(store.links.findByAlias('acme.link', `race-${i}`)).resolves.toMatchObject({
+          id: winners[0]?.id,
+          url: winners[0]?.url,
+        });
+      }
+      // The sequence went on from the highest id any process was given.
+      expect(await store.ids.next()).toBe(Math.max(...ids) + 1);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('LMDB: a 200 means the link is on disk', () => {
+  it('loses no link answered 200 when the server is killed (SIGKILL) under load', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    const service = await startChildService(build.dir, { ...UNLIMITED, DATA_DIR: dataDir });
+    children.push(service);
+    const answered: Array<{ alias: string; id: number; url: string }> = [];
+    let attempts = 0;
+    let stop = false;
+    const worker = async (w: number) => {
+      for (let n = 0; !stop; n += 1) {
+        const alias = `k${w}-${n}`;
+        const url = `https://example.com/${alias}`;
+        attempts += 1;
+        try {
+          const answer = await create(
+            service.httpPort,
+            service.token,
+            createBody(service, alias, url),
+          );
+          if (answer.status === 200) {
+            const { data } = JSON.parse(answer.text) as { data: { id: number } };
+            answered.push({ alias, id: data.id, url });
+          }
+        } catch {
+          return; // the server is gone
+        }
+      }
+    };
+    const workers = Array.from({ length: 8 }, (_, w) => worker(w));
+    while (answered.length < 150) await pause(20);
+    service.child.kill('SIGKILL');
+    expect(await service.exited).toBe('SIGKILL');
+    stop = true;
+    await Promise.all(workers);
+    // Some requests were in flight when the process died: the kill came mid-load.
+    expect(attempts).toBeGreaterThan(answered.length);
+
+    const store = await createLmdbStore({ dataDir });
+    try {
+      for (const link of answered) {
+        await expect(
+          store.links.findByAlias('localhost:' + String(service.httpPort), link.alias),
+        ).resolves.toMatchObject({ id: link.id, url: link.url });
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('LMDB: the demo on the first start, and the same credentials after a restart', () => {
+  it('prints the demo once; after a restart it makes none and the printed token still works', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    // One port for both starts: the demo's link domain is localhost:<port>.
+    const env = { ...UNLIMITED, DATA_DIR: dataDir, PORT: String(await freePort()) };
+    const first = await startChildService(build.dir, env);
+    children.push(first);
+    expect(first.token).toMatch(/^slpat_/);
+    expect(first.output()).toContain(`embedded LMDB store in ${dataDir}`);
+    const before = await create(first.httpPort, first.token, createBody(first, 'before'));
+    expect(before.status).toBe(200);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = await startChildService(build.dir, env);
+    children.push(second);
+    expect(second.output()).toContain(NO_DEMO_MESSAGE);
+    expect(second.output()).not.toContain('personal access token');
+    const after = await create(second.httpPort, first.token, createBody(first, 'after'));
+    expect(after.status).toBe(200);
+    expect(JSON.parse(after.text)).toMatchObject({ code: 0, data: { id: 2, alias: 'after' } });
+    const followed = await sendRaw({
+      port: second.httpPort,
+      method: 'GET',
+      path: '/before',
+      headers: { Host: `localhost:${second.httpPort}` },
+    });
+    expect(followed.status).toBe(301);
+    expect(followed.headers.location).toBe('https://example.com/landing');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+});
+
+describe('LMDB: a DATA_DIR it cannot use stops `npm start` with a message naming the path', () => {
+  const expectRefused = (result: { code: number | null; output: string }, message: string) => {
+    expect(result.code).toBe(1);
+    expect(result.output).toContain(`shortlink failed to start: ${message}`);
+    expect(result.output).not.toMatch(/gateway listening/);
+  };
+
+  it('refuses a file where the directory should be', async () => {
+    const file = join(await dirs.make(), 'data');
+    await writeFile(file, 'x');
+    expectRefused(await runUntilExit({ DATA_DIR: file }), `DATA_DIR ${file} is not a directory`);
+  });
+
+  it('refuses a store written in a newer format', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    await (await createLmdbStore({ dataDir })).close();
+    const raw = open({ path: dataDir, maxDbs: 32, overlappingSync: false });
+    await raw.openDB({ name: DATABASES.meta }).put(META_KEYS.formatVersion, FORMAT_VERSION + 1);
+    await raw.close();
+    expectRefused(
+      await runUntilExit({ DATA_DIR: dataDir }),
+      `DATA_DIR ${dataDir} holds data in format version ${FORMAT_VERSION + 1}`,
+    );
+  });
+
+  const mounting = mountSupport();
+  const onMounts = mounting.available ? it : it.skip;
+  if (!mounting.available) {
+    process.stderr.write(
+      `\nLMDB read-only and full-disk start tests SKIPPED: ${mounting.reason}\n`,
+    );
+  }
+
+  onMounts('refuses a read-only file system', async () => {
+    const mount = await mountTmpfs(join(await dirs.make(), 'ro'), { sizeKb: 256, readOnly: true });
+    mounts.push(mount);
+    expectRefused(
+      await runUntilExit({ DATA_DIR: mount.dir }),
+      `DATA_DIR ${mount.dir} is not writable by this process`,
+    );
+  });
+
+  onMounts('refuses a full disk', async () => {
+    const mount = await mountTmpfs(join(await dirs.make(), 'full'), { sizeKb: 64 });
+    mounts.push(mount);
+    await fillUp(mount.dir);
+    const dataDir = join(mount.dir, 'data');
+    expectRefused(await runUntilExit({ DATA_DIR: dataDir }), `DATA_DIR ${dataDir}`);
+  });
+});

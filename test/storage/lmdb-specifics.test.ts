@@ -1,0 +1,207 @@
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import {
+  BackendUnavailableError,
+  createCore,
+  createLmdbStore,
+  DataDirError,
+  FORMAT_VERSION,
+  type LmdbStore,
+} from '../../core';
+import { DATABASES, META_KEYS } from '../../core/adapters/lmdb';
+import {
+  fillUp,
+  mountSupport,
+  mountTmpfs,
+  type SmallFilesystem,
+} from '../support/small-filesystem';
+import { tempDirs } from '../support/temp-dirs';
+import { linkRecord, provisionedCore } from './fixtures';
+
+jest.setTimeout(60_000);
+
+const dirs = tempDirs('lmdb');
+const mounts: SmallFilesystem[] = [];
+afterAll(async () => {
+  for (const mount of mounts.splice(0)) mount.unmount();
+  await dirs.removeAll();
+});
+
+async function dataDir(): Promise<string> {
+  return join(await dirs.make(), 'data');
+}
+
+describe('LMDB store: restarts', () => {
+  it('keeps links, identities and the id sequence across close and reopen', async () => {
+    const dir = await dataDir();
+    const before = await createLmdbStore({ dataDir: dir });
+    const f = await provisionedCore(before);
+    const created = await f.caller().links.create(f.body({ alias: 'kept' }) as never);
+    const lastId = await before.ids.next();
+    await before.close();
+
+    const after = await createLmdbStore({ dataDir: dir });
+    try {
+      await expect(after.links.findByAlias('acme.link', 'kept')).resolves.toMatchObject({
+        id: created.id,
+        url: created.url,
+        alias: 'kept',
+      });
+      expect(await after.ids.next()).toBe(lastId + 1);
+      await expect(after.identities.findOrganizationById('acme')).resolves.toMatchObject({
+        domain: 'acme.link',
+      });
+      // The same token and organization key still create links after the restart.
+      const again = await createCoreCaller(after, f.token, f.organizationKey);
+      expect(again.id).toBe(lastId + 2);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('creates its directory with mode 0700, parents included', async () => {
+    const dir = join(await dirs.make(), 'nested', 'data');
+    const store = await createLmdbStore({ dataDir: dir });
+    await store.close();
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
+});
+
+function createCoreCaller(store: LmdbStore, token: string, organizationKey: string) {
+  const core = createCore({ store });
+  return core
+    .createCaller({ authorization: `Bearer ${token}`, clientAddress: '203.0.113.9' })
+    .links.create({
+      organization_key: organizationKey,
+      url_group_id: '1',
+      url: 'https://example.com/after/restart',
+    });
+}
+
+describe('LMDB store: a data directory it cannot use is a start-up error naming the path', () => {
+  it('refuses a format version newer than the code', async () => {
+    const dir = await dataDir();
+    await (await createLmdbStore({ dataDir: dir })).close();
+    const raw = open({ path: dir, maxDbs: 32 });
+    await raw.openDB({ name: DATABASES.meta }).put(META_KEYS.formatVersion, FORMAT_VERSION + 1);
+    await raw.close();
+
+    const opening = createLmdbStore({ dataDir: dir });
+    await expect(opening).rejects.toBeInstanceOf(DataDirError);
+    await expect(opening).rejects.toThrow(
+      `DATA_DIR ${dir} holds data in format version ${FORMAT_VERSION + 1}, newer than this code's ${FORMAT_VERSION}`,
+    );
+  });
+
+  it('refuses a file where the directory should be', async () => {
+    const file = join(await dirs.make(), 'data');
+    await writeFile(file, 'not a directory');
+    await expect(createLmdbStore({ dataDir: file })).rejects.toThrow(
+      new DataDirError(`DATA_DIR ${file} is not a directory`),
+    );
+  });
+
+  it('refuses a directory that cannot be created (a file in its path)', async () => {
+    const parent = join(await dirs.make(), 'file');
+    await writeFile(parent, 'x');
+    const dir = join(parent, 'data');
+    const opening = createLmdbStore({ dataDir: dir });
+    await expect(opening).rejects.toBeInstanceOf(DataDirError);
+    await expect(opening).rejects.toThrow(`DATA_DIR ${dir} cannot be examined`);
+  });
+
+  const mounting = mountSupport();
+  if (!mounting.available) {
+    process.stderr.write(`\nLMDB read-only and full-disk tests SKIPPED: ${mounting.reason}\n`);
+    it.skip(`read-only and full-disk tests skipped: ${mounting.reason}`, () => undefined);
+    return;
+  }
+
+  it('refuses a read-only file system', async () => {
+    const mount = await mountTmpfs(join(await dirs.make(), 'ro'), { sizeKb: 256, readOnly: true });
+    mounts.push(mount);
+    const opening = createLmdbStore({ dataDir: mount.dir });
+    await expect(opening).rejects.toBeInstanceOf(DataDirError);
+    await expect(opening).rejects.toThrow(`DATA_DIR ${mount.dir} is not writable by this process`);
+  });
+
+  it('refuses a full disk', async () => {
+    const mount = await mountTmpfs(join(await dirs.make(), 'full'), { sizeKb: 64 });
+    mounts.push(mount);
+    await fillUp(mount.dir);
+    const dir = join(mount.dir, 'data');
+    await mkdir(dir);
+    const opening = createLmdbStore({ dataDir: dir });
+    await expect(opening).rejects.toBeInstanceOf(DataDirError);
+    await expect(opening).rejects.toThrow(`DATA_DIR ${dir} is on a full disk`);
+  });
+
+  it('answers a write on a disk that fills up later with BackendUnavailableError (code 23)', async () => {
+    const mount = await mountTmpfs(join(await dirs.make(), 'fills'), { sizeKb: 4096 });
+    mounts.push(mount);
+    const store = await createLmdbStore({ dataDir: join(mount.dir, 'data') });
+    try {
+      await fillUp(mount.dir);
+      let failure: unknown;
+      for (let i = 0; i < 5000 && failure === undefined; i += 1) {
+        const link = linkRecord({
+          id: i + 1,
+          alias: `a${i}`,
+          url: `https://e.example/${'x'.repeat(2000)}${i}`,
+        });
+        failure = await store.links.insert(link).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      }
+      expect(failure).toBeInstanceOf(BackendUnavailableError);
+      expect((failure as Error).message).toContain(store.path);
+      // The OS's reason, not lmdb-js's generic "Commit failed".
+      expect((failure as Error).message).toMatch(/No space left on device/);
+    } finally {
+      await store.close().catch(() => undefined);
+    }
+  });
+});
+
+describe('LMDB store: backup', () => {
+  it('copies a consistent store while writes go on; the copy opens as a store', async () => {
+    const store = await createLmdbStore({ dataDir: await dataDir() });
+    const target = join(await dirs.make(), 'backup');
+    try {
+      for (let i = 0; i < 200; i += 1) {
+        await store.links.insert(linkRecord({ id: i + 1, alias: `before-${i}` }));
+      }
+      const during = Array.from({ length: 200 }, (_, i) =>
+        store.links.insert(linkRecord({ id: 1000 + i, alias: `during-${i}` })),
+      );
+      await expect(store.backup(target)).resolves.toBe(target);
+      await Promise.all(during);
+    } finally {
+      await store.close();
+    }
+    const copy = await createLmdbStore({ dataDir: target });
+    try {
+      for (let i = 0; i < 200; i += 1) {
+        await expect(copy.links.findByAlias('acme.link', `before-${i}`)).resolves.toMatchObject({
+          id: i + 1,
+        });
+      }
+      await expect(copy.ping()).resolves.toBeUndefined();
+    } finally {
+      await copy.close();
+    }
+  });
+
+  it('refuses a target that is not empty', async () => {
+    const store = await createLmdbStore({ dataDir: await dataDir() });
+    const target = await dirs.make();
+    await writeFile(join(target, 'something'), 'x');
+    try {
+      await expect(store.backup(target)).rejects.toThrow(`${target} exists and is not empty`);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,15 @@
+import { join } from 'node:path';
+import { createLmdbStore } from '../../core/adapters/lmdb';
+import { tempDirs } from '../support/temp-dirs';
+import { describeStoreContract } from './store-contract';
+
+const dirs = tempDirs('lmdb-contract');
+
+afterAll(() => dirs.removeAll());
+
+describe('storage contract: LMDB store', () => {
+  // Each store gets a directory of its own: "fresh" means empty, as for the other adapters.
+  describeStoreContract(() => ({
+    fresh: async () => createLmdbStore({ dataDir: join(await dirs.make(), 'data') }),
+  }));
+});
