@@ -90,6 +90,12 @@ async function main(): Promise<void> {
         http.create.baseline.requestsPerSecond,
       ),
       row(
+        'REST create req/s with metrics vs METRICS_PORT=0',
+        http.create.subject.requestsPerSecond,
+        http.create.subjectNoMetrics.requestsPerSecond,
+        { minRatio: 0.95 },
+      ),
+      row(
         'REST create req/s vs bare express with prebuilt prototypes',
         http.create.subject.requestsPerSecond,
         http.create.baselinePrebuilt.requestsPerSecond,

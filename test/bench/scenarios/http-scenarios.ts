@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { startChild, type BenchChild } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
 import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
@@ -13,7 +14,8 @@ interface ServerReady {
 type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn';
 
 export interface HttpResults {
-  create: Record<HttpTarget, Summary>;
+  /** `subjectNoMetrics`: the subject with METRICS_PORT=0, for the cost of metrics. */
+  create: Record<HttpTarget | 'subjectNoMetrics', Summary>;
   follow: Record<HttpTarget, Summary>;
   sampleAnswerBytes: { subject: number; baseline: number };
 }
@@ -38,11 +40,27 @@ async function createOnce(port: number): Promise<{ link: CreatedLink; bytes: num
   return { link: (JSON.parse(text) as { data: CreatedLink }).data, bytes: text.length };
 }
 
-/** Starts the service as `npm start` composes it, with only the rate limit raised. */
-export function startSubject(
+/** A TCP port nothing listens on right now (each subject's metrics need their own). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts the service as `npm start` composes it, with only the rate limit raised and metrics
+ * on a free port (or off, with `metrics: false`).
+ */
+export async function startSubject(
   seedFile: string,
   settings: BenchSettings,
   logLevel: string,
+  metrics = true,
 ): Promise<BenchChild<ServerReady>> {
   const profile = settings.cpuProfileDir
     ? [
@@ -51,7 +69,7 @@ export function startSubject(
         `--cpu-prof-name=subject-${logLevel}-${Date.now()}.cpuprofile`,
       ]
     : [];
-  return startChild<ServerReady>('servers/shortlink-server', [], {
+  return await startChild<ServerReady>('servers/shortlink-server', [], {
     env: {
       PORT: '0',
       GRPC_PORT: '0',
@@ -59,6 +77,7 @@ export function startSubject(
       SHORTLINK_SEED_FILE: seedFile,
       RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
       LOG_LEVEL: logLevel,
+      METRICS_PORT: metrics ? String(await freePort()) : '0',
     },
     execArgv: profile,
   });
@@ -102,6 +121,8 @@ export async function runHttpScenarios(
     started.push(subject);
     const subjectWarn = await startSubject(seedFile, settings, 'warn');
     started.push(subjectWarn);
+    const subjectNoMetrics = await startSubject(seedFile, settings, 'info', false);
+    started.push(subjectNoMetrics);
     const sample = await createOnce(subject.ready.httpPort);
     const startBaseline = async (prebuiltPrototypes: boolean) => {
       const child = await startChild<ServerReady>('servers/bare-express', [], {
@@ -135,6 +156,7 @@ export async function runHttpScenarios(
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, createLoad) },
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
+        { name: 'subjectNoMetrics', run: on(subjectNoMetrics, createLoad) },
       ],
       options,
       report('create'),
