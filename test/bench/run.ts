@@ -96,6 +96,11 @@ async function main(): Promise<void> {
         { minRatio: 0.95 },
       ),
       row(
+        'REST create server CPU ms/req with metrics vs METRICS_PORT=0',
+        http.create.subject.serverCpuMsPerRequest,
+        http.create.subjectNoMetrics.serverCpuMsPerRequest,
+      ),
+      row(
         'REST create req/s vs bare express with prebuilt prototypes',
         http.create.subject.requestsPerSecond,
         http.create.baselinePrebuilt.requestsPerSecond,
