@@ -1,15 +1,9 @@
-import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createMemoryStore } from '../adapters/memory/memory-store';
-import { systemClock } from '../adapters/system-clock';
-import { silentLogger } from '../ports/logger';
-import type { Store } from '../ports/store';
-import { Provisioner, ProvisioningError } from '../provisioning/provisioner';
-import { seedFromSnapshot } from '../provisioning/seed-export';
-import { loadSeedFile } from '../provisioning/seed-file';
+import type { Provisioner } from '../provisioning/provisioner';
+import { ProvisioningError } from '../provisioning/provisioner';
 import { loadConfig } from '../runtime/config';
-import { createStoreFromConfig } from '../runtime/store-from-config';
+import { openAdminTarget } from './admin-store';
+import { runBackup } from './backup';
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
@@ -20,10 +14,12 @@ const USAGE = `usage: npm run admin -- <command> [options]
   user create   --id ID [--name NAME] [--org ORG_ID ...]
   member add    --user USER_ID --org ORG_ID
   token create  --user USER_ID
+  backup        DIR      (LMDB only: a consistent copy of DATA_DIR into DIR, missing or empty)
 
-Works on the configured store: MongoDB when MONGODB_URI is set; otherwise the seed file named by
-SHORTLINK_SEED_FILE (or --seed-file), which is created or rewritten with secrets as SHA-256 hashes
-only. Each new secret is printed once; it cannot be shown again.`;
+Works on the seed file named by SHORTLINK_SEED_FILE (or --seed-file) when one is named: it is
+created or rewritten with secrets as SHA-256 hashes only. Otherwise on the server's store:
+MongoDB when MONGODB_URI is set, else LMDB in DATA_DIR (default ./data). Every command may run
+while the server runs. Each new secret is printed once; it cannot be shown again.`;
 
 type Options = Record<string, string | string[] | boolean | undefined>;
 
@@ -125,33 +121,28 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE + '\n');
     return;
   }
+  const config = loadConfig();
+  if (positionals[0] === 'backup') {
+    process.stdout.write((await runBackup(config, positionals[1] ?? '')) + '\n');
+    return;
+  }
   // --org is repeatable for "user create" and single elsewhere.
   const options: Options = { ...values };
   const orgs = values.org ?? [];
   if (positionals.join(' ') !== 'user create') options.org = orgs[orgs.length - 1];
 
-  const config = loadConfig();
-  const seedFile = values['seed-file'] ?? config.SHORTLINK_SEED_FILE;
-  if (!config.MONGODB_URI && !seedFile) {
-    throw new ProvisioningError(
-      'no store configured: set MONGODB_URI, or SHORTLINK_SEED_FILE (or --seed-file) for the embedded store',
-    );
-  }
-  // Without MongoDB the seed file is the persistent form of the embedded store.
-  const seedStore = config.MONGODB_URI ? undefined : createMemoryStore();
-  const store: Store = seedStore ?? (await createStoreFromConfig(config, silentLogger));
+  const target = await openAdminTarget(config, values['seed-file'] ?? config.SHORTLINK_SEED_FILE);
   try {
-    const provisioner = new Provisioner(store.identities, systemClock);
-    if (seedStore && seedFile && existsSync(seedFile)) await loadSeedFile(provisioner, seedFile);
-    const lines = await runAdminCommand(provisioner, positionals.slice(0, 2).join(' '), options);
-    if (seedStore && seedFile) {
-      const seed = seedFromSnapshot(seedStore.identities.snapshot());
-      await writeFile(seedFile, JSON.stringify(seed, null, 2) + '\n', { mode: 0o600 });
-      lines.push(`seed file ${seedFile} updated (secrets stored as SHA-256 hashes only)`);
-    }
+    const lines = await runAdminCommand(
+      target.provisioner,
+      positionals.slice(0, 2).join(' '),
+      options,
+    );
+    const saved = await target.save();
+    if (saved) lines.push(saved);
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
-    await store.close();
+    await target.close();
   }
 }
 

@@ -1,6 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { IN_MEMORY_DATA_DIR } from '../../core';
+import type { GrowthResult } from './in-process/growth';
 import { runChild } from './support/child';
 import { writeBenchSeed } from './support/credentials';
 import { formatTable, row, type Row } from './support/report';
@@ -51,16 +53,28 @@ async function main(): Promise<void> {
       `bench: ${settings.warmupSeconds} s warm-up, then ${settings.rounds} rounds of ${settings.seconds} s per target, 32 connections`,
     );
 
-    const http = await runHttpScenarios(seedFile, settings, log);
-    const grpc = await runGrpcScenario(seedFile, settings, log);
+    let dataDirs = 0;
+    const newDataDir = () => join(work, `data-${(dataDirs += 1)}`);
+    const http = await runHttpScenarios(seedFile, settings, log, newDataDir);
+    const grpc = await runGrpcScenario(seedFile, settings, log, newDataDir);
 
-    log('core: in-process links.create');
-    const core = await runChild<CoreCeiling>('in-process/core-ceiling', [
-      seedFile,
-      String(settings.seconds),
-      String(settings.rounds),
-      String(settings.warmupSeconds),
-    ]);
+    const coreOn = (dataDir: string) =>
+      runChild<CoreCeiling>('in-process/core-ceiling', [
+        seedFile,
+        String(settings.seconds),
+        String(settings.rounds),
+        String(settings.warmupSeconds),
+        dataDir,
+      ]);
+    log('core: in-process links.create, LMDB and DATA_DIR=:memory:');
+    const core = await coreOn(newDataDir());
+    const coreMemory = await coreOn(IN_MEMORY_DATA_DIR);
+    log(`growth: LMDB empty, then filled with ${settings.growthLinks} links (BENCH_GROWTH_LINKS)`);
+    const growth = await runChild<GrowthResult>(
+      'in-process/growth',
+      [seedFile, newDataDir(), String(settings.growthLinks), String(settings.seconds)],
+      { timeoutMs: 3 * 60 * 60 * 1000 },
+    );
     log('memory: 100,000 links; 100,000 limiter tokens');
     const memoryOptions = { execArgv: ['--expose-gc'] };
     const links = await runChild<MemoryResult>(
@@ -90,14 +104,14 @@ async function main(): Promise<void> {
         http.create.baseline.requestsPerSecond,
       ),
       row(
-        'REST create req/s with metrics vs METRICS_PORT=0',
-        http.create.subject.requestsPerSecond,
+        'REST create req/s with metrics vs METRICS_PORT=0 (both DATA_DIR=:memory:)',
+        http.create.subjectMemory.requestsPerSecond,
         http.create.subjectNoMetrics.requestsPerSecond,
         { minRatio: 0.95 },
       ),
       row(
-        'REST create server CPU ms/req with metrics vs METRICS_PORT=0',
-        http.create.subject.serverCpuMsPerRequest,
+        'REST create server CPU ms/req with metrics vs METRICS_PORT=0 (both :memory:)',
+        http.create.subjectMemory.serverCpuMsPerRequest,
         http.create.subjectNoMetrics.serverCpuMsPerRequest,
       ),
       row(
@@ -128,6 +142,23 @@ async function main(): Promise<void> {
         http.follow.subject.requestsPerSecond,
         http.follow.baselinePrebuilt.requestsPerSecond,
       ),
+      row(
+        'REST create req/s, LMDB vs DATA_DIR=:memory:',
+        http.create.subject.requestsPerSecond,
+        http.create.subjectMemory.requestsPerSecond,
+        { minRatio: 0.8 },
+      ),
+      row(
+        'REST create p99 ms, LMDB vs DATA_DIR=:memory:',
+        http.create.subject.p99Ms,
+        http.create.subjectMemory.p99Ms,
+      ),
+      row(
+        'follow link req/s, LMDB vs DATA_DIR=:memory:',
+        http.follow.subject.requestsPerSecond,
+        http.follow.subjectMemory.requestsPerSecond,
+        { minRatio: 0.9 },
+      ),
     ];
     if (grpc) {
       rows.push(
@@ -141,12 +172,36 @@ async function main(): Promise<void> {
           grpc.subject.serverCpuMsPerRequest,
           grpc.baseline.serverCpuMsPerRequest,
         ),
+        row(
+          'gRPC create req/s, LMDB vs DATA_DIR=:memory:',
+          grpc.subject.requestsPerSecond,
+          grpc.subjectMemory.requestsPerSecond,
+          { minRatio: 0.8 },
+        ),
       );
     } else {
       log('gRPC: the gRPC gateway is not available in this build; its rows are missing');
     }
     rows.push(
-      row('core links.create calls/s (in-process)', core.callsPerSecond, null),
+      row(
+        'core links.create calls/s (in-process), LMDB vs DATA_DIR=:memory:',
+        core.callsPerSecond,
+        coreMemory.callsPerSecond,
+      ),
+      row(
+        `growth: core create calls/s, LMDB with ${growth.links} links vs empty`,
+        growth.full.createsPerSecond,
+        growth.empty.createsPerSecond,
+        { minRatio: 0.8 },
+      ),
+      row(
+        `growth: core follow (resolve) p99 ms, LMDB with ${growth.links} links vs empty`,
+        growth.full.followP99Ms,
+        growth.empty.followP99Ms,
+        { maxRatio: 1.2 },
+      ),
+      row('growth: LMDB disk bytes per link', growth.diskBytesPerLink, null),
+      row(`growth: seconds to fill ${growth.links} links in batches`, growth.fillSeconds, null),
       row('memory: RSS MB per 100k links', links.rssBytes / MB, null),
       row('memory: heap MB per 100k links', links.heapBytes / MB, null),
       row('memory: RSS MB per 100k limiter tokens', tokens.rssBytes / MB, null),
@@ -155,7 +210,7 @@ async function main(): Promise<void> {
     const summaries = [
       ...Object.values(http.create),
       ...Object.values(http.follow),
-      ...(grpc ? [grpc.baseline, grpc.subject] : []),
+      ...(grpc ? [grpc.baseline, grpc.subject, grpc.subjectMemory] : []),
     ];
     const failures = summaries.reduce((t, s) => t + s.errors + s.unexpectedStatus, 0);
     rows.push(row('errors + unexpected statuses, all runs', failures, null, { max: 0 }));
@@ -168,11 +223,14 @@ async function main(): Promise<void> {
         rounds: settings.rounds,
         warmupSeconds: settings.warmupSeconds,
         connections: 32,
+        growthLinks: settings.growthLinks,
       },
       table: rows,
       http,
       grpc,
       core,
+      coreMemory,
+      growth,
       memory: { links, limiterTokens: tokens },
     };
     writeFileSync(

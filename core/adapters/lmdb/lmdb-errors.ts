@@ -36,9 +36,12 @@ export async function onLmdb<T>(
 
 /**
  * lmdb-js rejects every write of a failed commit with "Commit failed" and puts the OS's reason
- * (ENOSPC, EIO, ...) in a separate promise, `commitError`, which rejects in the same tick. It is
- * read here, so the message says why and the promise is never left unhandled.
+ * (ENOSPC, EIO, ...) in a separate promise, `commitError`, which usually rejects in the same
+ * tick but, on a busy process, can come later. It is awaited for up to COMMIT_REASON_WAIT_MS, so
+ * the message says why when it can, and the promise is never left unhandled.
  */
+const COMMIT_REASON_WAIT_MS = 1000;
+
 async function commitFailureOf(error: unknown): Promise<unknown> {
   const pending =
     typeof error === 'object' && error !== null && 'commitError' in error
@@ -47,7 +50,7 @@ async function commitFailureOf(error: unknown): Promise<unknown> {
   if (!(pending instanceof Promise)) return undefined;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, 100, undefined);
+    timer = setTimeout(resolve, COMMIT_REASON_WAIT_MS, undefined);
   });
   try {
     return await Promise.race([

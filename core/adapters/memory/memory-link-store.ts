@@ -1,28 +1,73 @@
+import { BackendUnavailableError } from '../../errors/shortlink-error';
 import type { InsertOutcome, LinkRecord, LinkStore } from '../../ports/link-store';
+
+/**
+ * Entries per Map. V8 refuses a Map's 2^24th entry with a RangeError; the store moves on to a
+ * new Map well before that, so one process can hold more links than one Map can.
+ */
+export const LINK_MAP_CAPACITY = 2 ** 23;
+
+export interface MemoryLinkStoreOptions {
+  /** Entries per Map before the next one is started (tests inject a small value). */
+  mapCapacity?: number;
+  /**
+   * The most links this store takes; past it an insert fails with BackendUnavailableError
+   * (code 23, as a full disk does on LMDB) and writes nothing. Unlimited when not set.
+   */
+  maxLinks?: number;
+}
+
+const keyOf = (domain: string, alias: string) => `${domain}\u0000${alias}`;
 
 /** The embedded link store. Insert is atomic because the check and the write share one tick. */
 export class MemoryLinkStore implements LinkStore {
-  private readonly byDomain = new Map<string, Map<string, LinkRecord>>();
+  private readonly maps: Array<Map<string, LinkRecord>> = [new Map<string, LinkRecord>()];
+  private readonly mapCapacity: number;
+  private readonly maxLinks: number;
+  private count = 0;
+
+  constructor(options: MemoryLinkStoreOptions = {}) {
+    this.mapCapacity = options.mapCapacity ?? LINK_MAP_CAPACITY;
+    this.maxLinks = options.maxLinks ?? Number.POSITIVE_INFINITY;
+  }
 
   insert(link: LinkRecord): Promise<InsertOutcome> {
-    let aliases = this.byDomain.get(link.domain);
-    if (!aliases) {
-      aliases = new Map();
-      this.byDomain.set(link.domain, aliases);
+    const key = keyOf(link.domain, link.alias);
+    if (this.maps.some((map) => map.has(key))) return Promise.resolve('alias_taken');
+    if (this.count >= this.maxLinks) {
+      return Promise.reject(
+        new BackendUnavailableError(
+          `the in-memory store holds its maximum of ${this.maxLinks} links; ` +
+            'use a durable store (DATA_DIR or MONGODB_URI) for more',
+        ),
+      );
     }
-    if (aliases.has(link.alias)) return Promise.resolve('alias_taken');
-    aliases.set(link.alias, { ...link });
+    let current = this.maps[this.maps.length - 1] as Map<string, LinkRecord>;
+    if (current.size >= this.mapCapacity) {
+      current = new Map();
+      this.maps.push(current);
+    }
+    current.set(key, { ...link });
+    this.count += 1;
     return Promise.resolve('inserted');
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {
-    return Promise.resolve(this.byDomain.get(domain)?.get(alias) ?? null);
+    const key = keyOf(domain, alias);
+    for (const map of this.maps) {
+      const found = map.get(key);
+      if (found) return Promise.resolve(found);
+    }
+    return Promise.resolve(null);
   }
 
   /** Number of links held (for tests and memory benchmarks). */
   get size(): number {
-    let total = 0;
-    for (const aliases of this.byDomain.values()) total += aliases.size;
-    return total;
+    return this.count;
+  }
+
+  /** Number of Maps in use (tests). */
+  get mapCount(): number {
+    return this.maps.length;
   }
 }

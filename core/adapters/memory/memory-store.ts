@@ -1,7 +1,7 @@
 import type { Store } from '../../ports/store';
 import { MemoryIdSequence } from './memory-id-sequence';
 import { MemoryIdentityStore } from './memory-identity-store';
-import { MemoryLinkStore } from './memory-link-store';
+import { MemoryLinkStore, type MemoryLinkStoreOptions } from './memory-link-store';
 
 export interface MemoryStore extends Store {
   readonly identities: MemoryIdentityStore;
@@ -11,11 +11,11 @@ export interface MemoryStore extends Store {
 export const MEMORY_STORE_KIND = 'memory';
 
 /** The embedded default store: everything in this process, gone when it exits. */
-export function createMemoryStore(): MemoryStore {
+export function createMemoryStore(options: { links?: MemoryLinkStoreOptions } = {}): MemoryStore {
   return {
     kind: MEMORY_STORE_KIND,
     identities: new MemoryIdentityStore(),
-    links: new MemoryLinkStore(),
+    links: new MemoryLinkStore(options.links),
     ids: new MemoryIdSequence(),
     ping: () => Promise.resolve(),
     close: () => Promise.resolve(),

@@ -27,12 +27,12 @@ async function callsPerSecond(core: Core, seconds: number): Promise<number> {
   return calls / ((performance.now() - started) / 1000);
 }
 
-/** The core's own ceiling: no transport, the production composition, the embedded store. */
+/** The core's own ceiling: no transport, the production composition, the given store. */
 async function main(): Promise<void> {
-  const [seedFile = '', secondsText = '5', roundsText = '3', warmupText = '5'] =
+  const [seedFile = '', secondsText = '5', roundsText = '3', warmupText = '5', dataDir] =
     process.argv.slice(2);
   const seconds = Number(secondsText);
-  const runtime = await createBenchRuntime(seedFile);
+  const runtime = await createBenchRuntime(seedFile, dataDir);
   await callsPerSecond(runtime.core, Number(warmupText));
   const rounds: number[] = [];
   for (let i = 0; i < Number(roundsText); i += 1) {

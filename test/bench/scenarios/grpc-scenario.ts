@@ -1,3 +1,4 @@
+import { IN_MEMORY_DATA_DIR } from '../../../core';
 import { ask, startChild, type BenchChild } from '../support/child';
 import { alternate, type Round, type Summary } from '../support/measurement';
 import { withServerCpu } from '../support/process-cpu';
@@ -6,7 +7,10 @@ import { startSubject } from './http-scenarios';
 
 export interface GrpcResults {
   baseline: Summary;
+  /** On the default store (LMDB). */
   subject: Summary;
+  /** On DATA_DIR=:memory:. */
+  subjectMemory: Summary;
 }
 
 interface GrpcReady {
@@ -22,11 +26,14 @@ export async function runGrpcScenario(
   seedFile: string,
   settings: BenchSettings,
   log: (line: string) => void,
+  newDataDir: () => string,
 ): Promise<GrpcResults | null> {
   const started: Array<BenchChild<unknown>> = [];
   try {
-    const subject = await startSubject(seedFile, settings, 'info');
+    const subject = await startSubject(seedFile, settings, 'info', newDataDir());
     started.push(subject);
+    const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
+    started.push(subjectMemory);
     if (subject.ready.grpcPort === null) return null;
     const baseline = await startChild<GrpcReady>('servers/bare-grpc');
     started.push(baseline);
@@ -45,6 +52,7 @@ export async function runGrpcScenario(
       [
         { name: 'baseline', run: on(baseline) },
         { name: 'subject', run: on(subject) },
+        { name: 'subjectMemory', run: on(subjectMemory) },
       ],
       { rounds: settings.rounds, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds },
       (name, index, round) =>

@@ -1,4 +1,5 @@
 import { createServer, type AddressInfo } from 'node:net';
+import { IN_MEMORY_DATA_DIR } from '../../../core';
 import { startChild, type BenchChild } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
 import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
@@ -11,10 +12,14 @@ interface ServerReady {
   grpcPort: number | null;
 }
 
-type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn';
+/**
+ * subject and subjectWarn run on the default store (LMDB, each in a DATA_DIR of its own);
+ * subjectMemory on DATA_DIR=:memory:, the reference for what the durable store costs.
+ */
+type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectMemory';
 
 export interface HttpResults {
-  /** `subjectNoMetrics`: the subject with METRICS_PORT=0, for the cost of metrics. */
+  /** `subjectNoMetrics`: subjectMemory with METRICS_PORT=0, for the cost of metrics. */
   create: Record<HttpTarget | 'subjectNoMetrics', Summary>;
   follow: Record<HttpTarget, Summary>;
   sampleAnswerBytes: { subject: number; baseline: number };
@@ -60,6 +65,8 @@ export async function startSubject(
   seedFile: string,
   settings: BenchSettings,
   logLevel: string,
+  /** DATA_DIR: a directory (LMDB) or `:memory:`. */
+  dataDir: string,
   metrics = true,
 ): Promise<BenchChild<ServerReady>> {
   const profile = settings.cpuProfileDir
@@ -75,6 +82,7 @@ export async function startSubject(
       GRPC_PORT: '0',
       HOST: '127.0.0.1',
       SHORTLINK_SEED_FILE: seedFile,
+      DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
       LOG_LEVEL: logLevel,
       METRICS_PORT: metrics ? String(await freePort()) : '0',
@@ -114,14 +122,25 @@ export async function runHttpScenarios(
   seedFile: string,
   settings: BenchSettings,
   log: (line: string) => void,
+  /** Makes an empty data directory for one subject. */
+  newDataDir: () => string,
 ): Promise<HttpResults> {
   const started: Array<BenchChild<unknown>> = [];
   try {
-    const subject = await startSubject(seedFile, settings, 'info');
+    const subject = await startSubject(seedFile, settings, 'info', newDataDir());
     started.push(subject);
-    const subjectWarn = await startSubject(seedFile, settings, 'warn');
+    const subjectWarn = await startSubject(seedFile, settings, 'warn', newDataDir());
     started.push(subjectWarn);
-    const subjectNoMetrics = await startSubject(seedFile, settings, 'info', false);
+    const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
+    started.push(subjectMemory);
+    // Against subjectMemory: the cost of metrics, without the disk's noise.
+    const subjectNoMetrics = await startSubject(
+      seedFile,
+      settings,
+      'info',
+      IN_MEMORY_DATA_DIR,
+      false,
+    );
     started.push(subjectNoMetrics);
     const sample = await createOnce(subject.ready.httpPort);
     const startBaseline = async (prebuiltPrototypes: boolean) => {
@@ -156,6 +175,7 @@ export async function runHttpScenarios(
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, createLoad) },
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
+        { name: 'subjectMemory', run: on(subjectMemory, createLoad) },
         { name: 'subjectNoMetrics', run: on(subjectNoMetrics, createLoad) },
       ],
       options,
@@ -164,12 +184,14 @@ export async function runHttpScenarios(
 
     const subjectAliases = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
     const warnAliases = await createLinks(subjectWarn.ready.httpPort, FOLLOWED_LINKS);
+    const memoryAliases = await createLinks(subjectMemory.ready.httpPort, FOLLOWED_LINKS);
     const follow = await alternate(
       [
         { name: 'baseline', run: on(baseline, followLoad(subjectAliases)) },
         { name: 'baselinePrebuilt', run: on(baselinePrebuilt, followLoad(subjectAliases)) },
         { name: 'subject', run: on(subject, followLoad(subjectAliases)) },
         { name: 'subjectWarn', run: on(subjectWarn, followLoad(warnAliases)) },
+        { name: 'subjectMemory', run: on(subjectMemory, followLoad(memoryAliases)) },
       ],
       options,
       report('follow'),

@@ -14,9 +14,20 @@ export function row(
   metric: string,
   subject: number | null,
   baseline: number | null,
-  target?: { minRatio?: number; max?: number },
+  target?: { minRatio?: number; maxRatio?: number; max?: number },
 ): Row {
   const ratio = subject !== null && baseline !== null && baseline !== 0 ? subject / baseline : null;
+  if (target?.maxRatio !== undefined) {
+    // For measures where less is better (latency): the subject may exceed the baseline by this much.
+    return {
+      metric,
+      subject,
+      baseline,
+      ratio,
+      target: `ratio <= ${target.maxRatio}`,
+      pass: ratio !== null && ratio <= target.maxRatio,
+    };
+  }
   if (target?.minRatio !== undefined) {
     return {
       metric,

@@ -12,6 +12,11 @@ export interface BenchSettings {
   /** BENCH_CPU_PROF=1: the subject servers write V8 CPU profiles here. */
   cpuProfileDir: string | undefined;
   resultsDir: string;
+  /**
+   * Links filled into the LMDB store for the growth rows (BENCH_GROWTH_LINKS). The issue's
+   * figure is 10,000,000 (a few minutes and about 1.5 GB of disk); the default keeps the run short.
+   */
+  growthLinks: number;
 }
 
 function positive(name: string, fallback: number): number {
@@ -31,5 +36,6 @@ export function loadSettings(): BenchSettings {
     warmupSeconds: positive('BENCH_WARMUP_SECONDS', 5),
     cpuProfileDir: process.env.BENCH_CPU_PROF === '1' ? join(resultsDir, 'profiles') : undefined,
     resultsDir,
+    growthLinks: Math.round(positive('BENCH_GROWTH_LINKS', 1_000_000)),
   };
 }

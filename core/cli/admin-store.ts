@@ -1,0 +1,61 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { createMemoryStore, type MemoryStore } from '../adapters/memory/memory-store';
+import { systemClock } from '../adapters/system-clock';
+import { silentLogger } from '../ports/logger';
+import type { Store } from '../ports/store';
+import { Provisioner, ProvisioningError } from '../provisioning/provisioner';
+import { seedFromSnapshot } from '../provisioning/seed-export';
+import { loadSeedFile } from '../provisioning/seed-file';
+import { IN_MEMORY_DATA_DIR, type Config } from '../runtime/config';
+import { createStoreFromConfig } from '../runtime/store-from-config';
+
+/** Where an admin command writes: the configured store, or a seed file. */
+export interface AdminTarget {
+  store: Store;
+  provisioner: Provisioner;
+  /** Saves what the command changed, when the target needs it; the line to print. */
+  save(): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * A seed file when one is named (it is applied at every start of the server); otherwise the
+ * store the server uses: MongoDB with MONGODB_URI, else LMDB in DATA_DIR. Both are safe to write
+ * while the server runs. With DATA_DIR=:memory: and no seed file there is nothing lasting to
+ * write to, which is an error.
+ */
+export async function openAdminTarget(
+  config: Config,
+  seedFile: string | undefined,
+): Promise<AdminTarget> {
+  if (!config.MONGODB_URI && seedFile) return seedFileTarget(seedFile);
+  if (!config.MONGODB_URI && config.DATA_DIR === IN_MEMORY_DATA_DIR) {
+    throw new ProvisioningError(
+      `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with SHORTLINK_SEED_FILE / --seed-file`,
+    );
+  }
+  const store = await createStoreFromConfig(config, silentLogger);
+  return {
+    store,
+    provisioner: new Provisioner(store.identities, systemClock),
+    save: () => Promise.resolve(undefined),
+    close: () => store.close(),
+  };
+}
+
+async function seedFileTarget(seedFile: string): Promise<AdminTarget> {
+  const store: MemoryStore = createMemoryStore();
+  const provisioner = new Provisioner(store.identities, systemClock);
+  if (existsSync(seedFile)) await loadSeedFile(provisioner, seedFile);
+  return {
+    store,
+    provisioner,
+    save: async () => {
+      const seed = seedFromSnapshot(store.identities.snapshot());
+      await writeFile(seedFile, JSON.stringify(seed, null, 2) + '\n', { mode: 0o600 });
+      return `seed file ${seedFile} updated (secrets stored as SHA-256 hashes only)`;
+    },
+    close: () => store.close(),
+  };
+}

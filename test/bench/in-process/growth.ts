@@ -1,0 +1,135 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Core, LinkRecord, LmdbStore } from '../../../core';
+import { LMDB_DATA_FILE } from '../../../core/adapters/lmdb';
+import { createBenchRuntime } from '../support/bench-runtime';
+import { failChild, tellParent } from '../support/child';
+import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
+import { quantile } from '../support/measurement';
+
+const IN_FLIGHT = 32;
+const FILL_BATCH = 10_000;
+const FOLLOW_SAMPLE = 10_000;
+
+export interface GrowthPoint {
+  createsPerSecond: number;
+  followP50Ms: number;
+  followP99Ms: number;
+}
+
+export interface GrowthResult {
+  links: number;
+  fillSeconds: number;
+  diskBytesPerLink: number;
+  empty: GrowthPoint;
+  full: GrowthPoint;
+}
+
+async function createsPerSecond(core: Core, seconds: number): Promise<number> {
+  const deadline = performance.now() + seconds * 1000;
+  let calls = 0;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      await core
+        .createCaller({ authorization: CREATE_HEADERS.authorization, response: {} })
+        .links.create(CREATE_BODY);
+      calls += 1;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return calls / ((performance.now() - started) / 1000);
+}
+
+/** Latency of `links.resolve` (what following a link costs the core) over random aliases. */
+async function followLatencies(core: Core, aliases: readonly string[], calls: number) {
+  const samples: number[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < calls) {
+      next += 1;
+      const alias = aliases[Math.floor(Math.random() * aliases.length)] as string;
+      const started = performance.now();
+      const found = await core.createCaller({}).links.resolve({ domain: BENCH_DOMAIN, alias });
+      samples.push(performance.now() - started);
+      if (found.alias !== alias) throw new Error(`resolved ${found.alias} for ${alias}`);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  samples.sort((a, b) => a - b);
+  return { followP50Ms: quantile(samples, 0.5), followP99Ms: quantile(samples, 0.99) };
+}
+
+async function measure(core: Core, aliases: readonly string[], seconds: number) {
+  const follow = await followLatencies(core, aliases, 50_000);
+  return { createsPerSecond: await createsPerSecond(core, seconds), ...follow };
+}
+
+const fillAlias = (i: number) => `g${i.toString(36)}`;
+
+/** `count` links written through the store's own insert, FILL_BATCH at a time (one commit each). */
+async function fill(store: LmdbStore, count: number): Promise<void> {
+  const createdAt = new Date();
+  for (let start = 0; start < count; start += FILL_BATCH) {
+    const batch: Array<Promise<unknown>> = [];
+    for (let i = start; i < Math.min(count, start + FILL_BATCH); i += 1) {
+      const link: LinkRecord = {
+        // Far above the sequence the creates use, so the two never meet.
+        id: 1_000_000_000 + i,
+        domain: BENCH_DOMAIN,
+        alias: fillAlias(i),
+        url: `https://example.com/filled/${i}`,
+        redirectType: 301,
+        scheme: 'https',
+        organizationId: 'bench',
+        groupApiId: '1',
+        userId: 'bench',
+        createdAt,
+      };
+      batch.push(store.links.insert(link));
+    }
+    await Promise.all(batch);
+  }
+}
+
+const fileBytes = (dir: string) => statSync(join(dir, LMDB_DATA_FILE)).size;
+
+/**
+ * The LMDB store empty against the same store holding `links` links: core links.create calls/s
+ * and links.resolve latency (in-process, the store's cost without a transport), and the disk
+ * bytes each link takes.
+ */
+async function main(): Promise<void> {
+  const [seedFile = '', dataDir = '', linksText = '1000000', secondsText = '3'] =
+    process.argv.slice(2);
+  const links = Number(linksText);
+  const seconds = Number(secondsText);
+  const runtime = await createBenchRuntime(seedFile, dataDir);
+  const { core } = runtime;
+  const store = core.deps.store as LmdbStore;
+  const sample: string[] = [];
+  for (let i = 0; i < 1000; i += 1) {
+    const created = await core
+      .createCaller({ authorization: CREATE_HEADERS.authorization, response: {} })
+      .links.create(CREATE_BODY);
+    sample.push(created.alias);
+  }
+  await measure(core, sample, seconds); // warm-up
+  const empty = await measure(core, sample, seconds);
+
+  const bytesBefore = fileBytes(store.path);
+  const fillStarted = performance.now();
+  await fill(store, links);
+  const fillSeconds = (performance.now() - fillStarted) / 1000;
+  const diskBytesPerLink = (fileBytes(store.path) - bytesBefore) / links;
+  const filled = Array.from({ length: FOLLOW_SAMPLE }, () =>
+    fillAlias(Math.floor(Math.random() * links)),
+  );
+  await measure(core, filled, seconds); // warm-up at the new size
+  const full = await measure(core, filled, seconds);
+  await runtime.close();
+  const result: GrowthResult = { links, fillSeconds, diskBytesPerLink, empty, full };
+  await tellParent({ type: 'result', ...result });
+}
+
+main().catch(failChild);

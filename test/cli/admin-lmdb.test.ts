@@ -1,0 +1,149 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createLmdbStore, createRuntime, loadConfig, silentLogger } from '../../core';
+import {
+  buildServiceToTemp,
+  startChildService,
+  type ChildService,
+} from '../reliability/support/child-service';
+import { sendRaw } from '../reliability/support/raw-http';
+import { UNLIMITED } from '../reliability/support/test-service';
+import { tempDirs } from '../support/temp-dirs';
+
+jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '..', '..');
+const run = promisify(execFile);
+const dirs = tempDirs('admin-lmdb');
+let build: { dir: string; remove(): Promise<void> };
+let service: ChildService | undefined;
+
+beforeAll(async () => {
+  build = await buildServiceToTemp();
+});
+
+afterAll(async () => {
+  if (service && service.child.exitCode === null) service.child.kill('SIGKILL');
+  await build?.remove();
+  await dirs.removeAll();
+});
+
+/** `npm run admin -- <args>` as the compiled CLI, with only the environment given. */
+async function admin(env: Record<string, string>, ...args: string[]): Promise<string> {
+  const { stdout } = await run(
+    process.execPath,
+    [join(build.dir, 'core', 'cli', 'admin.js'), ...args],
+    {
+      env: { PATH: process.env.PATH ?? '', NODE_PATH: join(ROOT, 'node_modules'), ...env },
+    },
+  );
+  return stdout;
+}
+
+async function adminFails(env: Record<string, string>, ...args: string[]): Promise<string> {
+  const failure = await admin(env, ...args).then(
+    () => undefined,
+    (error: { stderr?: string; code?: number }) => error,
+  );
+  expect(failure?.code).toBe(2);
+  return failure?.stderr ?? '';
+}
+
+const shownOnce = (output: string) => /\(shown once\): (\S+)/.exec(output)?.[1] ?? '';
+
+async function provision(env: Record<string, string>, id: string, domain: string) {
+  const organizationKey = shownOnce(
+    await admin(env, 'org', 'create', '--id', id, '--domain', domain),
+  );
+  await admin(env, 'group', 'create', '--org', id, '--api-id', '1');
+  await admin(env, 'user', 'create', '--id', `${id}-user`, '--org', id);
+  const token = shownOnce(await admin(env, 'token', 'create', '--user', `${id}-user`));
+  return { organizationKey, token };
+}
+
+function create(port: number, token: string, organizationKey: string, alias: string) {
+  return sendRaw({
+    port,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      organization_key: organizationKey,
+      url_group_id: '1',
+      url: `https://example.com/${alias}`,
+      alias,
+    }),
+  });
+}
+
+describe('admin CLI on the LMDB store (DATA_DIR)', () => {
+  it('provisions into DATA_DIR while the server runs; the server accepts the new credentials', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    service = await startChildService(build.dir, { ...UNLIMITED, DATA_DIR: dataDir });
+    const env = { DATA_DIR: dataDir };
+    const beta = await provision(env, 'beta', 'beta.link');
+    expect(beta.token).toMatch(/^slpat_/);
+    const answer = await create(service.httpPort, beta.token, beta.organizationKey, 'from-cli');
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text)).toMatchObject({ data: { domain: 'beta.link' } });
+
+    // Deactivation through the CLI is seen by the running server at once (code 13).
+    await admin(env, 'org', 'deactivate', '--id', 'beta');
+    const refused = await create(service.httpPort, beta.token, beta.organizationKey, 'late');
+    expect(JSON.parse(refused.text)).toMatchObject({ code: 13 });
+
+    // A backup taken while the server runs opens as a store holding the link.
+    const target = join(await dirs.make(), 'copy');
+    expect(await admin(env, 'backup', target)).toContain(`written to ${target}`);
+    service.child.kill('SIGTERM');
+    await service.exited;
+    const copy = await createLmdbStore({ dataDir: target });
+    try {
+      await expect(copy.links.findByAlias('beta.link', 'from-cli')).resolves.toMatchObject({
+        url: 'https://example.com/from-cli',
+      });
+      await expect(copy.identities.findOrganizationById('demo')).resolves.not.toBeNull();
+    } finally {
+      await copy.close();
+    }
+  });
+
+  it('refuses a backup of a directory holding no store, and of the in-memory store', async () => {
+    const empty = join(await dirs.make(), 'none');
+    expect(await adminFails({ DATA_DIR: empty }, 'backup', join(empty, 'copy'))).toContain(
+      'holds no LMDB store',
+    );
+    expect(await adminFails({ DATA_DIR: ':memory:' }, 'backup', empty)).toContain(
+      'holds nothing to back up',
+    );
+    expect(await adminFails({ DATA_DIR: ':memory:' }, 'user', 'create', '--id', 'x')).toContain(
+      'keeps nothing',
+    );
+  });
+
+  it('writes a seed file that the server applies to LMDB at every start, without a demo', async () => {
+    const seedFile = join(await dirs.make(), 'seed.json');
+    const creds = await provision({ SHORTLINK_SEED_FILE: seedFile }, 'gamma', 'gamma.link');
+    const config = loadConfig({
+      DATA_DIR: join(await dirs.make(), 'data'),
+      SHORTLINK_SEED_FILE: seedFile,
+      LOG_LEVEL: 'silent',
+    });
+    for (const alias of ['first-start', 'second-start']) {
+      const runtime = await createRuntime(config, silentLogger);
+      try {
+        expect(runtime.wantsDemo).toBe(false);
+        const link = await runtime.core
+          .createCaller({ authorization: `Bearer ${creds.token}` })
+          .links.create({
+            organization_key: creds.organizationKey,
+            url_group_id: '1',
+            url: 'https://example.com/seeded',
+            alias,
+          });
+        expect(link.domain).toBe('gamma.link');
+      } finally {
+        await runtime.close();
+      }
+    }
+  });
+});
