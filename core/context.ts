@@ -20,6 +20,13 @@ export interface CoreDeps {
   /** How many generated aliases are tried before giving up (collisions are retried). */
   maxAliasAttempts: number;
   logger: Logger;
+  /** How long a completed idempotency record is replayed (IDEMPOTENCY_TTL_SECONDS). */
+  idempotencyTtlSeconds: number;
+  /**
+   * How long a running idempotency record holds its key: a process that dies mid-request leaves
+   * the key blocked (code 26) only this long.
+   */
+  idempotencyLeaseSeconds: number;
 }
 
 /** What a transport knows about one request. */
@@ -28,6 +35,8 @@ export interface RequestContext {
   authorization?: string | null | undefined;
   /** The client's address; failed token checks are limited per address. */
   clientAddress?: string | undefined;
+  /** The raw idempotency key (REST `Idempotency-Key`, gRPC `idempotency-key`); absent: none. */
+  idempotencyKey?: string | null | undefined;
   /** Filled in by the core for the transport to render (rate-limit headers or metadata). */
   response?: ResponseInfo | undefined;
 }
@@ -35,6 +44,8 @@ export interface RequestContext {
 export interface ResponseInfo {
   rateLimit?: RateLimitState;
   retryAfterSeconds?: number;
+  /** True when the answer is a recorded one, replayed for a repeated idempotency key. */
+  idempotentReplayed?: boolean;
 }
 
 export interface CoreContext {

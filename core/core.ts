@@ -1,9 +1,14 @@
 import { allowAllUrlGuard } from './adapters/allow-all-url-guard';
 import { createMemoryStore } from './adapters/memory/memory-store';
 import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
+import { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
 import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
 import { systemClock } from './adapters/system-clock';
 import type { CoreContext, CoreDeps, RequestContext } from './context';
+import {
+  DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+} from './idempotency/idempotency-defaults';
 import { reservedAliasSet } from './links/reserved-aliases';
 import { silentLogger } from './ports/logger';
 import { createCaller, type Caller } from './procedure/router';
@@ -12,6 +17,8 @@ import { appRouter, type AppRouter } from './router';
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 30;
 export const DEFAULT_MAX_ALIAS_ATTEMPTS = 10;
+/** Client addresses the in-memory auth-failure limiter tracks at most (about 20 MB). */
+export const DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES = 100_000;
 
 export interface Core {
   readonly deps: CoreDeps;
@@ -34,13 +41,18 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
       createMemoryRateLimiter({ limit: DEFAULT_RATE_LIMIT_PER_MINUTE, keyPrefix: 'token' }),
     authFailureLimiter:
       deps.authFailureLimiter ??
-      createMemoryRateLimiter({ limit: DEFAULT_AUTH_FAILURES_PER_MINUTE, keyPrefix: 'authfail' }),
+      new CappedMemoryRateLimiter({
+        limit: DEFAULT_AUTH_FAILURES_PER_MINUTE,
+        maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
+      }),
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
     clock: deps.clock ?? systemClock,
     aliasGenerator: deps.aliasGenerator ?? createNanoidAliasGenerator(),
     reservedAliases: deps.reservedAliases ?? reservedAliasSet(),
     maxAliasAttempts: deps.maxAliasAttempts ?? DEFAULT_MAX_ALIAS_ATTEMPTS,
     logger: deps.logger ?? silentLogger,
+    idempotencyTtlSeconds: deps.idempotencyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+    idempotencyLeaseSeconds: deps.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   };
   return {
     deps: full,

@@ -6,6 +6,7 @@ export { ErrorCode, reasonOf, type ErrorCodeNumber, type ErrorReason } from './e
 export {
   ShortlinkError,
   BackendUnavailableError,
+  LinkDomainTakenError,
   toShortlinkError,
 } from './errors/shortlink-error';
 export type * from './ports';
@@ -20,6 +21,7 @@ export {
   FlexibleRateLimiter,
   createMemoryRateLimiter,
 } from './adapters/rate-limit/flexible-rate-limiter';
+export { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
 export { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 export { allowAllUrlGuard } from './adapters/allow-all-url-guard';
 export { systemClock } from './adapters/system-clock';
@@ -34,7 +36,39 @@ export {
   DEFAULT_DATA_DIR,
   IN_MEMORY_DATA_DIR,
 } from './runtime/config';
-export { createRuntime, type Runtime } from './runtime/create-runtime';
+export { compileTrustProxy, type TrustProxy } from './runtime/trust-proxy';
+export {
+  hostSetting,
+  listSetting,
+  optionalTextSetting,
+  parseSettings,
+  portSetting,
+  positiveSetting,
+  trustProxySetting,
+} from './runtime/settings';
+export { createRuntime, type Runtime, type RuntimeOptions } from './runtime/create-runtime';
+export type {
+  Gateway,
+  GatewayContext,
+  GatewayFactory,
+  Listening,
+  Readiness,
+} from './runtime/gateway';
+export {
+  startService,
+  drainTimeoutMs,
+  DRAIN_SHARE,
+  type RunningService,
+  type ServiceOptions,
+} from './runtime/start-service';
+export { superviseWorkers, type Supervisor } from './runtime/cluster/supervise-workers';
+export { refuseUnsharedStore } from './runtime/cluster/shared-store-check';
+export {
+  WORKER_READY,
+  WORKER_ROLE_ENV,
+  type WorkerReady,
+  type WorkerRole,
+} from './runtime/cluster/worker-messages';
 export { createMongoStore, createMongoRateLimiters, type MongoStore } from './adapters/mongodb';
 export { createLmdbStore, DataDirError, FORMAT_VERSION, type LmdbStore } from './adapters/lmdb';
 export { createRedisLimiters } from './adapters/redis/redis-limiters';
@@ -43,7 +77,7 @@ export { createUrlGuardFromConfig } from './runtime/url-guard-from-config';
 export { rateLimitFields } from './rate-limit/rate-limit-fields';
 export {
   ShortlinkMetrics,
-  type Gateway,
+  type GatewayLabel,
   type Operation,
   type OperationMetrics,
   type LimiterName,
@@ -52,3 +86,9 @@ export {
 } from './metrics/shortlink-metrics';
 export { timedStore } from './metrics/timed-store';
 export { observedRateLimiter } from './metrics/observed-rate-limiter';
+export { idempotencyFields, IDEMPOTENT_REPLAYED_FIELD } from './idempotency/idempotency-fields';
+export {
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+  DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+} from './idempotency/idempotency-defaults';
+export { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency/idempotency-key';

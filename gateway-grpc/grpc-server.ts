@@ -1,8 +1,9 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import type { Core, Logger, ShortlinkMetrics } from '../core';
+import { compileTrustProxy, type Core, type Logger, type ShortlinkMetrics } from '../core';
 import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
 import { followStoreHealth } from './health-status';
+import { keepMalformedIdempotencyKeys } from './raw-metadata';
 import { createReflectionService } from './reflection';
 import { createShortLinkService } from './shortlink-service';
 import { withTolerantDecoding } from './tolerant-decoding';
@@ -19,6 +20,11 @@ export interface GrpcServerOptions {
   shutdownTimeoutMs?: number;
   /** Largest request accepted; a create request is a few hundred bytes (REST accepts 16 KiB). */
   maxReceiveMessageBytes?: number;
+  /**
+   * TRUST_PROXY: the proxies (hop count or addresses/subnets) whose `x-forwarded-for` metadata
+   * names the client, the same rule as the REST gateway's; unset, the peer is the client.
+   */
+  trustProxy?: string | undefined;
   /** How often gRPC health asks the store whether it answers (5 s by default). */
   healthCheckIntervalMs?: number;
   /** When given, create and resolve calls are counted and timed. */
@@ -59,7 +65,12 @@ export async function listenGrpc(
   });
   server.addService(
     withTolerantDecoding(ShortLinkServiceService),
-    createShortLinkService(core, logger, options.metrics),
+    createShortLinkService(
+      core,
+      logger,
+      options.trustProxy === undefined ? undefined : compileTrustProxy(options.trustProxy),
+      options.metrics,
+    ),
   );
   const health = new HealthImplementation(
     Object.fromEntries(HEALTH_SERVICES.map((service) => [service, 'NOT_SERVING'])),
@@ -68,6 +79,11 @@ export async function listenGrpc(
   createReflectionService().addToServer(server);
 
   const port = await bind(server, bindAddress(options.host, options.port));
+  if (!keepMalformedIdempotencyKeys(server)) {
+    logger.warn(
+      'this grpc-js hides its HTTP/2 servers: a malformed idempotency-key may be dropped',
+    );
+  }
   // The server runs even when the store does not answer (it may come back); health says so.
   const storeHealth = followStoreHealth(
     health,

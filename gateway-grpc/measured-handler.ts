@@ -5,7 +5,6 @@ import type { UnaryHandler } from './unary';
 export function measuredBy<TRequest, TResponse>(
   measured: OperationMetrics | undefined,
   handler: UnaryHandler<TRequest, TResponse>,
-  succeeded?: () => void,
 ): UnaryHandler<TRequest, TResponse> {
   if (!measured) return handler;
   return async (call, trailers) => {
@@ -13,7 +12,6 @@ export function measuredBy<TRequest, TResponse>(
     try {
       const answer = await handler(call, trailers);
       measured.observe(0, startedAt);
-      succeeded?.();
       return answer;
     } catch (error) {
       measured.observe(toShortlinkError(error).code, startedAt);

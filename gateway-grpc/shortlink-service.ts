@@ -5,8 +5,10 @@ import {
   type Logger,
   type ResponseInfo,
   type ShortlinkMetrics,
+  type TrustProxy,
 } from '../core';
 import { authorizationOf, clientAddressOf } from './call-context';
+import { idempotencyKeyOf, setIdempotencyMetadata } from './idempotency-metadata';
 import type { ShortLinkServiceServer } from './generated/shortlink/v1/shortlink';
 import { toCreateBody, toShortLinkMessage } from './messages';
 import { setRateLimitMetadata } from './rate-limit-metadata';
@@ -17,40 +19,51 @@ import { measuredBy } from './measured-handler';
 function requestContext<TRequest, TResponse>(
   call: ServerUnaryCall<TRequest, TResponse>,
   response: ResponseInfo,
+  trustProxy: TrustProxy | undefined,
 ) {
   return {
     authorization: authorizationOf(call.metadata),
-    clientAddress: clientAddressOf(call.getPeer()),
+    clientAddress: clientAddressOf(call, trustProxy),
     response,
   };
 }
 
-/** shortlink.v1.ShortLinkService on the core's procedures: no rule lives here. */
+/**
+ * shortlink.v1.ShortLinkService on the core's procedures: no rule lives here. `trustProxy`
+ * (TRUST_PROXY) says whose `x-forwarded-for` metadata names the client, as on REST; `metrics`,
+ * when given, counts and times the calls.
+ */
 export function createShortLinkService(
   core: Core,
   logger: Logger,
+  trustProxy?: TrustProxy,
   metrics?: ShortlinkMetrics,
 ): ShortLinkServiceServer {
   const windowSeconds = core.deps.rateLimiter.windowSeconds;
+  const created = metrics?.linkCreatedOn('grpc');
+  const replayed = metrics?.replayedOn('grpc');
   return {
     createShortLink: unary(
       'CreateShortLink',
-      measuredBy(
-        metrics?.operation('grpc', 'create'),
-        async (call, trailers) => {
-          const response: ResponseInfo = {};
-          try {
-            const caller = core.createCaller(requestContext(call, response));
-            // Untrusted input, typed as the transport received it: the core validates it.
-            const body = isUndecodable(call.request) ? call.request : toCreateBody(call.request);
-            const link = await caller.links.create(body as never);
-            return { shortLink: toShortLinkMessage(link) };
-          } finally {
-            setRateLimitMetadata(trailers, response, windowSeconds);
-          }
-        },
-        metrics?.linkCreatedOn('grpc'),
-      ),
+      measuredBy(metrics?.operation('grpc', 'create'), async (call, trailers) => {
+        const response: ResponseInfo = {};
+        try {
+          const caller = core.createCaller({
+            ...requestContext(call, response, trustProxy),
+            idempotencyKey: idempotencyKeyOf(call.metadata),
+          });
+          // Untrusted input, typed as the transport received it: the core validates it.
+          const body = isUndecodable(call.request) ? call.request : toCreateBody(call.request);
+          const link = await caller.links.create(body as never);
+          // A replayed answer names a link created by the first request, counted then.
+          if (!response.idempotentReplayed) created?.();
+          return { shortLink: toShortLinkMessage(link) };
+        } finally {
+          setRateLimitMetadata(trailers, response, windowSeconds);
+          setIdempotencyMetadata(trailers, response);
+          if (response.idempotentReplayed) replayed?.();
+        }
+      }),
       logger,
     ),
     resolveShortLink: unary(
@@ -62,7 +75,7 @@ export function createShortLinkService(
         }
         const { domain, alias } = call.request;
         const link = await core
-          .createCaller({ clientAddress: clientAddressOf(call.getPeer()) })
+          .createCaller({ clientAddress: clientAddressOf(call, trustProxy) })
           .links.resolve({ domain, alias });
         return { shortLink: toShortLinkMessage(link) };
       }),

@@ -1,10 +1,16 @@
 import express, { type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { ErrorCode, type Core, type ShortlinkMetrics } from '../core';
+import {
+  compileTrustProxy,
+  ErrorCode,
+  type Core,
+  type Readiness,
+  type ShortlinkMetrics,
+} from '../core';
 import { createLinkHandler } from './create-route';
 import { sendReason } from './envelope';
 import { followLinkHandler } from './follow-route';
-import { addHealthRoutes, type Readiness } from './health-routes';
+import { addHealthRoutes } from './health-routes';
 import { addOpenApiRoutes } from './openapi/openapi-routes';
 import { requestLogging } from './request-logging';
 
@@ -19,20 +25,14 @@ export interface HttpAppOptions {
   metrics?: ShortlinkMetrics | undefined;
 }
 
-/** TRUST_PROXY as express wants it: a hop count, a boolean, or addresses/subnets/names. */
-export function trustProxySetting(value: string): number | boolean | string {
-  if (/^\d+$/.test(value)) return Number(value);
-  if (value === 'true' || value === 'false') return value === 'true';
-  return value;
-}
-
 /** The REST gateway: parses HTTP, calls the core's procedures, renders the contract's answers. */
 export function createHttpApp(core: Core, options: HttpAppOptions) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // The same compiled rule the gRPC gateway applies to its x-forwarded-for metadata.
   if (options.trustProxy !== undefined)
-    app.set('trust proxy', trustProxySetting(options.trustProxy));
+    app.set('trust proxy', compileTrustProxy(options.trustProxy));
   app.use(requestLogging(app, options.logger));
 
   addHealthRoutes(app, core, options.readiness ?? { accepting: true });

@@ -1,10 +1,5 @@
 import type { Express } from 'express';
-import type { Core } from '../core';
-
-export interface Readiness {
-  /** False once shutdown began, so load balancers stop sending traffic. */
-  accepting: boolean;
-}
+import type { Core, Readiness } from '../core';
 
 /**
  * /healthz: the process runs. /readyz: the store answers and the server is not draining.

@@ -1,64 +1,159 @@
+import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
-import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { AggregatorRegistry } from 'prom-client';
 import {
-  demoCurl,
-  demoGrpcurl,
-  IN_MEMORY_DATA_DIR,
   loadConfig,
+  refuseUnsharedStore,
+  startService as startComposedService,
+  superviseWorkers,
+  WORKER_READY,
+  WORKER_ROLE_ENV,
   type Config,
-  type DemoCredentials,
+  type RunningService,
+  type ServiceOptions,
+  type WorkerReady,
 } from '../core';
+import { grpcGateway, loadGrpcConfig, type RunningGrpcServer } from '../gateway-grpc';
+import { demoBanner } from './demo-banner';
+import { loadHttpConfig } from './http-config';
+import type { RunningHttpServer } from './http-server';
 import { createLogger } from './logger';
-import { startService } from './service';
+import { metricsGateway } from './metrics-gateway';
+import { listenMetrics, type RunningMetricsServer } from './metrics-server';
+import { restGateway } from './rest-gateway';
 
-/** Where the demo lives, for the banner's first line. */
-function storePlace(config: Config): string {
-  return config.DATA_DIR === IN_MEMORY_DATA_DIR
-    ? 'the embedded in-memory store (gone when the process stops)'
-    : `the embedded LMDB store in ${resolve(config.DATA_DIR)} (kept across restarts)`;
+/** The entry point, and the only module that knows both gateways. */
+
+type Gateways = {
+  http: RunningHttpServer;
+  grpc: RunningGrpcServer;
+  /** GET /metrics; absent with METRICS_PORT=0, and in WORKERS workers (their primary serves it). */
+  metrics?: RunningMetricsServer;
+};
+export type Service = RunningService<Gateways>;
+
+/** Every gateway of the service, each with its own settings read from `env`. */
+function gateways(
+  env: NodeJS.ProcessEnv,
+  config: Config,
+  logger: Logger,
+): ServiceOptions<Gateways>['gateways'] {
+  const serveMetrics = config.METRICS_PORT !== 0 && !cluster.isWorker;
+  return {
+    http: restGateway(loadHttpConfig(env), logger),
+    grpc: grpcGateway(loadGrpcConfig(env)),
+    ...(serveMetrics && {
+      metrics: metricsGateway({ port: config.METRICS_PORT, host: config.HOST }, logger),
+    }),
+  };
 }
 
-function demoBanner(demo: DemoCredentials, config: Config, port: number, grpcPort: number): string {
-  return [
-    '',
-    `shortlink is running on ${storePlace(config)} with a demo organization.`,
-    'These secrets are shown once:',
-    `  personal access token:   ${demo.token}`,
-    `  organization secret key: ${demo.organizationKey}`,
-    `  url group id:            ${demo.urlGroupId}`,
-    `  link domain:             ${demo.domain}`,
-    '',
-    'Create a short link:',
-    demoCurl(demo, `http://localhost:${port}`),
-    '',
-    'then follow its short_url (curl -i <short_url>).',
-    '',
-    `gRPC (shortlink.v1.ShortLinkService, with reflection) is on 127.0.0.1:${grpcPort}:`,
-    demoGrpcurl(demo, `127.0.0.1:${grpcPort}`),
-    '',
-  ].join('\n');
+/**
+ * The whole service in this process, configured from `env`: what one worker (or the only
+ * process) runs. Tests and the bench start it in-process through this.
+ */
+export async function startService(
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  options: Omit<ServiceOptions<Gateways>, 'gateways' | 'linkGateway'> = {},
+): Promise<Service> {
+  const config = loadConfig(env);
+  return startComposedService(config, logger, {
+    gateways: gateways(env, config, logger),
+    linkGateway: 'http',
+    ...options,
+  });
 }
 
-/** The process entry point (`npm start`): the environment's configuration, every gateway. */
+/**
+ * Stops the service on SIGTERM or SIGINT (and on a crash), within SHUTDOWN_TIMEOUT_MS. A worker
+ * takes a repeated stop signal as the same stop: a terminal's Ctrl-C reaches it as well as the
+ * primary, which forwards the stop.
+ */
+function stopOnSignals(config: Config, logger: Logger, service: Service): void {
+  const inWorker = cluster.isWorker;
+  const grace = closeWithGrace(
+    { delay: config.SHUTDOWN_TIMEOUT_MS, logger, skip: inWorker ? ['SIGTERM', 'SIGINT'] : [] },
+    async ({ signal, err }) => {
+      if (err) logger.error({ err }, 'shutting down after an error');
+      else if (signal) logger.info({ signal }, 'shutting down');
+      await service.shutdown();
+    },
+  );
+  if (!inWorker) return;
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      grace.close();
+    });
+  }
+}
+
+/** `npm start`: one process, or with WORKERS > 1 a primary and its workers. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  const service = await startService(config, logger);
+  if (cluster.isPrimary && config.WORKERS > 1) {
+    refuseUnsharedStore(config);
+    // Settings errors are reported once, here, rather than by every worker.
+    loadHttpConfig();
+    loadGrpcConfig();
+    // One scrape of the primary answers for every worker: prom-client's aggregator asks each
+    // worker for its registry over the cluster channel and sums the samples.
+    const metrics =
+      config.METRICS_PORT === 0
+        ? undefined
+        : await listenMetrics(new AggregatorRegistry(), {
+            port: config.METRICS_PORT,
+            host: config.HOST,
+            logger,
+          });
+    if (metrics) logger.info({ port: metrics.port, host: config.HOST }, 'metrics listening');
+    const supervisor = await superviseWorkers({
+      workers: config.WORKERS,
+      shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      logger,
+    }).catch(async (error: unknown) => {
+      await metrics?.close();
+      throw error;
+    });
+    const code = await supervisor.stopped;
+    await metrics?.close();
+    process.exit(code);
+  }
 
-  closeWithGrace({ delay: config.SHUTDOWN_TIMEOUT_MS, logger }, async ({ signal, err }) => {
-    if (err) logger.error({ err }, 'shutting down after an error');
-    else logger.info({ signal }, 'shutting down');
-    await service.shutdown();
+  const service = await startService(process.env, logger, {
+    mayProvisionDemo: !cluster.isWorker || process.env[WORKER_ROLE_ENV] === 'first',
+    runtimeOptions: { localLimits: cluster.isWorker ? 'cluster' : 'process' },
   });
-
-  const { demo } = service;
+  stopOnSignals(config, logger, service);
+  // What this worker answers when its primary's aggregator asks (not prom-client's global registry).
+  if (cluster.isWorker && service.runtime.metrics) {
+    AggregatorRegistry.setRegistries([service.runtime.metrics.registry]);
+  }
   // Printed to stdout, not logged: the demo secrets are shown once, as the contract asks.
-  if (demo)
-    process.stdout.write(demoBanner(demo, config, service.http.port, service.grpc.port) + '\n');
+  if (service.demo) {
+    process.stdout.write(
+      demoBanner(service.demo, config, service.http.port, service.grpc.port) + '\n',
+    );
+  }
+  if (cluster.isWorker) {
+    const ready: WorkerReady = {
+      type: WORKER_READY,
+      ports: { http: service.http.port, grpc: service.grpc.port },
+    };
+    process.send?.(ready);
+  }
 }
 
-main().catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`shortlink failed to start: ${message}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`shortlink failed to start: ${message}\n`);
+    process.exit(1);
+  });
+}

@@ -4,6 +4,12 @@ import { customAlphabet } from 'nanoid';
 /** Recognisable prefixes so secret scanners can find leaked credentials. */
 export const TOKEN_PREFIX = 'slpat_';
 export const ORGANIZATION_KEY_PREFIX = 'slorg_';
+/**
+ * The shortest secret a person may choose (seed file): guessing must stay hopeless even for a
+ * chosen secret, and at 24 characters even a lower-case-and-digits one carries over 120 bits.
+ * Generated secrets have 40 random characters after their prefix.
+ */
+export const MIN_CHOSEN_SECRET_LENGTH = 24;
 
 const randomPart = customAlphabet(
   '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',

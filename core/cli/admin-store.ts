@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { createMemoryStore, type MemoryStore } from '../adapters/memory/memory-store';
 import { systemClock } from '../adapters/system-clock';
 import { silentLogger } from '../ports/logger';
@@ -7,6 +6,7 @@ import type { Store } from '../ports/store';
 import { Provisioner, ProvisioningError } from '../provisioning/provisioner';
 import { seedFromSnapshot } from '../provisioning/seed-export';
 import { loadSeedFile } from '../provisioning/seed-file';
+import { writeSeedFile } from '../provisioning/seed-file-writer';
 import { IN_MEMORY_DATA_DIR, type Config } from '../runtime/config';
 import { createStoreFromConfig } from '../runtime/store-from-config';
 
@@ -53,7 +53,7 @@ async function seedFileTarget(seedFile: string): Promise<AdminTarget> {
     provisioner,
     save: async () => {
       const seed = seedFromSnapshot(store.identities.snapshot());
-      await writeFile(seedFile, JSON.stringify(seed, null, 2) + '\n', { mode: 0o600 });
+      await writeSeedFile(seedFile, seed);
       return `seed file ${seedFile} updated (secrets stored as SHA-256 hashes only)`;
     },
     close: () => store.close(),

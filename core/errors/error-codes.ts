@@ -28,6 +28,9 @@ export const ErrorCode = {
   BODY_TOO_LARGE: 22,
   BACKEND_UNAVAILABLE: 23,
   NOT_FOUND: 24,
+  IDEMPOTENCY_KEY_REUSED: 25,
+  IDEMPOTENCY_KEY_IN_USE: 26,
+  IDEMPOTENCY_KEY_INVALID: 27,
 } as const;
 
 export type ErrorReason = keyof typeof ErrorCode;

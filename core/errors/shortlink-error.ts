@@ -46,6 +46,21 @@ export class BackendUnavailableError extends Error {
   }
 }
 
+/**
+ * Thrown by an identity store when an organization is saved with a link domain another
+ * organization already has: the store's unique key decides, so two concurrent provisioners
+ * cannot both win.
+ */
+export class LinkDomainTakenError extends Error {
+  constructor(
+    readonly domain: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the link domain "${domain}" belongs to another organization`, options);
+    this.name = 'LinkDomainTakenError';
+  }
+}
+
 /** Turns anything thrown inside a procedure into a ShortlinkError without leaking internals. */
 export function toShortlinkError(error: unknown): ShortlinkError {
   if (error instanceof ShortlinkError) return error;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ShortlinkError } from '../errors/shortlink-error';
 import type { ErrorReason } from '../errors/error-codes';
 import type { RedirectType } from '../ports/link-store';
-import { MAX_URL_LENGTH, parseLongUrl } from './long-url';
+import { hostTooLong, MAX_HOST_LENGTH, MAX_URL_LENGTH, parseLongUrl } from './long-url';
 import { ownField } from './require-object-body';
 
 /** The rules of the create body, declared once and used by every transport. */
@@ -90,6 +90,9 @@ function fieldFailure(
       if (typeof raw === 'string' && raw.trim().length > MAX_URL_LENGTH) {
         return ['URL_INVALID', `url must be at most ${MAX_URL_LENGTH} characters.`];
       }
+      if (typeof raw === 'string' && hostLongerThanAllowed(raw.trim())) {
+        return ['URL_INVALID', `url's host must be at most ${MAX_HOST_LENGTH} characters.`];
+      }
       return [
         'URL_INVALID',
         'url must be an absolute http:// or https:// URL with a host and no spaces or control characters.',
@@ -102,6 +105,11 @@ function fieldFailure(
     case 'redirect_type':
       return ['REDIRECT_TYPE_INVALID', 'redirect_type must be one of 301, 302, 303, 307, 308.'];
   }
+}
+
+function hostLongerThanAllowed(text: string): boolean {
+  const parsed = URL.parse(text);
+  return parsed !== null && hostTooLong(parsed);
 }
 
 /** Maps the fields schema's failures to the contract: code of the first field, every message. */

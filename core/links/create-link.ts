@@ -1,6 +1,8 @@
 import { authenticate } from '../auth/authenticate';
 import type { CoreContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
+import { checkIdempotencyKey } from '../idempotency/idempotency-key';
+import { idempotent } from '../idempotency/idempotent';
 import { resolveGroup, type GroupContext } from '../organizations/resolve-group';
 import { resolveOrganization } from '../organizations/resolve-organization';
 import type { LinkRecord, RedirectType } from '../ports/link-store';
@@ -14,7 +16,16 @@ const aliasTaken = () =>
   new ShortlinkError('ALIAS_TAKEN', 'This alias is already taken on this link domain.');
 
 async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
-  const verdict = await ctx.deps.urlGuard.check(url, { organization: ctx.organization });
+  let verdict;
+  try {
+    verdict = await ctx.deps.urlGuard.check(url, { organization: ctx.organization });
+  } catch (error) {
+    // A check that cannot run now (a used-up quota, code 23) says when to retry.
+    if (error instanceof ShortlinkError && error.retryAfterSeconds !== undefined) {
+      ctx.response.retryAfterSeconds = error.retryAfterSeconds;
+    }
+    throw error;
+  }
   if (verdict.blocked) {
     throw new ShortlinkError('URL_BLOCKED', `The URL was refused: ${verdict.reason}`);
   }
@@ -40,13 +51,16 @@ async function insertChosen(ctx: GroupContext, link: LinkRecord) {
 }
 
 /**
- * `links.create`: the contract's stages in order — token, rate limit, body, organization, group,
- * fields, anti-phishing, alias availability. Nothing is written before the last stage.
+ * `links.create`: the contract's stages in order — token, rate limit, idempotency key format,
+ * body, idempotency (claim, replay, mismatch), organization, group, fields, anti-phishing, alias
+ * availability. Nothing but the idempotency claim is written before the last stage.
  */
 export const createLink = ProcedureBuilder.create<CoreContext>()
   .use(authenticate)
   .use(limitPerToken)
+  .use(checkIdempotencyKey)
   .use(requireObjectBody())
+  .use(idempotent)
   .use(resolveOrganization)
   .use(resolveGroup)
   .input(createLinkFieldsSchema, fieldsError)

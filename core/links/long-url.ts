@@ -1,4 +1,6 @@
 export const MAX_URL_LENGTH = 2048;
+/** DNS limit of a name in text form (RFC 1035), measured on the parsed (punycode) host. */
+export const MAX_HOST_LENGTH = 253;
 
 // Whitespace (Unicode included) and C0/C1 control characters may not appear inside a URL.
 // eslint-disable-next-line no-control-regex
@@ -15,6 +17,15 @@ export function parseLongUrl(text: string): URL | null {
     return null;
   }
   const parsed = URL.parse(text);
-  if (parsed === null || parsed.hostname === '') return null;
+  if (parsed === null || parsed.hostname === '' || hostTooLong(parsed)) return null;
   return parsed;
+}
+
+/**
+ * A host no resolver would accept: refused here, with the URL's other faults, before any
+ * anti-phishing rule spends time on it.
+ */
+export function hostTooLong(url: URL): boolean {
+  const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
+  return host.length > MAX_HOST_LENGTH;
 }

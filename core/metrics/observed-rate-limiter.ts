@@ -13,7 +13,7 @@ export function observedRateLimiter(
   metrics: ShortlinkMetrics,
 ): RateLimiter {
   const refused = metrics.rateLimitRefused(name);
-  const observe = <T extends RateLimitDecision | null>(
+  const observe = <T extends RateLimitDecision | null | void>(
     call: Promise<T>,
     timer: { observe(startedAt: number): void },
     startedAt: number,
@@ -29,10 +29,12 @@ export function observedRateLimiter(
   };
   const consumeTimer = metrics.limiterCall(name, 'consume');
   const peekTimer = metrics.limiterCall(name, 'peek');
+  const rewardTimer = metrics.limiterCall(name, 'reward');
   return {
     limit: limiter.limit,
     windowSeconds: limiter.windowSeconds,
     consume: (key) => observe(limiter.consume(key), consumeTimer, performance.now()),
     peek: (key) => observe(limiter.peek(key), peekTimer, performance.now()),
+    reward: (key) => observe(limiter.reward(key), rewardTimer, performance.now()),
   };
 }

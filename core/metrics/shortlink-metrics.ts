@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Which transport answered; the only values of the `gateway` label. */
-export type Gateway = 'rest' | 'grpc';
+export type GatewayLabel = 'rest' | 'grpc';
 /** What was asked for; the only values of the `operation` label. */
 export type Operation = 'create' | 'follow' | 'resolve';
 /** Which budget refused a request: a token's, or a client address's failed token checks. */
@@ -11,7 +11,7 @@ export type SafeBrowsingResult = 'cache_hit' | 'miss' | 'error' | 'throttled';
 /** Where the Redis limiters count: in Redis, or per process while Redis is away. */
 export type LimiterBackendState = 'shared' | 'fallback';
 
-const GATEWAY_OPERATIONS: ReadonlyArray<readonly [Gateway, Operation]> = [
+const GATEWAY_OPERATIONS: ReadonlyArray<readonly [GatewayLabel, Operation]> = [
   ['rest', 'create'],
   ['rest', 'follow'],
   ['grpc', 'create'],
@@ -147,7 +147,7 @@ export class ShortlinkMetrics {
   }
 
   /** Counts and times `operation` on `gateway`, with the label children bound once. */
-  operation(gateway: Gateway, operation: Operation): OperationMetrics {
+  operation(gateway: GatewayLabel, operation: Operation): OperationMetrics {
     const duration = this.requestDuration.labels(gateway, operation);
     const byCode = new Map<number, Counter.Internal>();
     return {
@@ -163,13 +163,13 @@ export class ShortlinkMetrics {
     };
   }
 
-  linkCreatedOn(gateway: Gateway): () => void {
+  linkCreatedOn(gateway: GatewayLabel): () => void {
     const counter = this.linksCreated.labels(gateway);
     return () => counter.inc();
   }
 
   /** Where an idempotent replay is answered: counts it. */
-  replayedOn(gateway: Gateway): () => void {
+  replayedOn(gateway: GatewayLabel): () => void {
     const counter = this.idempotentReplays.labels(gateway);
     return () => counter.inc();
   }
@@ -189,7 +189,7 @@ export class ShortlinkMetrics {
     return { observe: (startedAt) => histogram.observe(secondsSince(startedAt)) };
   }
 
-  limiterCall(limiter: LimiterName, operation: 'consume' | 'peek'): CallTimer {
+  limiterCall(limiter: LimiterName, operation: 'consume' | 'peek' | 'reward'): CallTimer {
     const histogram = this.limiterCallDuration.labels(limiter, operation);
     return { observe: (startedAt) => histogram.observe(secondsSince(startedAt)) };
   }

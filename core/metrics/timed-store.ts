@@ -61,6 +61,12 @@ export function timedStore(store: Store, metrics: ShortlinkMetrics): Store {
     identities: timedPort(store.identities, 'identities', IDENTITY_METHODS, metrics),
     links: timedPort(store.links, 'links', ['insert', 'findByAlias'], metrics),
     ids: timedPort(store.ids, 'ids', ['next'], metrics),
+    idempotency: timedPort(
+      store.idempotency,
+      'idempotency',
+      ['claim', 'complete', 'release'],
+      metrics,
+    ),
     ping: timed(store, () => store.ping(), metrics.storeCall('ping')),
     close: () => store.close(),
   };

@@ -41,7 +41,11 @@ export interface IdentityStore {
   listLinkDomains(): Promise<string[]>;
 
   /** Provisioning: each call is an idempotent upsert keyed as documented. */
-  saveOrganization(organization: Organization): Promise<void>; // by id
+  /**
+   * By id. Rejects with LinkDomainTakenError when another organization has the same (normalised)
+   * link domain: stores enforce it with a unique key, not a lookup before the write.
+   */
+  saveOrganization(organization: Organization): Promise<void>;
   saveGroup(group: UrlGroup): Promise<void>; // by (organizationId, apiId)
   saveUser(user: User): Promise<void>; // by id
   saveToken(token: TokenRecord): Promise<void>; // by tokenHash

@@ -6,4 +6,5 @@ export type * from './url-guard';
 export type * from './clock';
 export type * from './alias-generator';
 export type * from './store';
+export type * from './idempotency-store';
 export type * from './logger';

@@ -1,4 +1,5 @@
 import type { IdSequence } from './id-sequence';
+import type { IdempotencyStore } from './idempotency-store';
 import type { IdentityStore } from './identity-store';
 import type { LinkStore } from './link-store';
 
@@ -8,6 +9,8 @@ export interface Store {
   readonly identities: IdentityStore;
   readonly links: LinkStore;
   readonly ids: IdSequence;
+  /** Idempotency-key records (retry-safe creation). */
+  readonly idempotency: IdempotencyStore;
   /** Resolves when the backend answers; rejects (BackendUnavailableError) otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

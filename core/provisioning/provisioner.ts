@@ -8,6 +8,7 @@ import type {
   UrlGroup,
   User,
 } from '../ports/identity-store';
+import { LinkDomainTakenError } from '../errors/shortlink-error';
 import { normalizeLinkDomain } from './link-domain';
 
 export class ProvisioningError extends Error {
@@ -61,7 +62,17 @@ export class Provisioner {
         `organization "${organization.id}": its secret key is already in use`,
       );
     }
-    await this.identities.saveOrganization(organization);
+    try {
+      await this.identities.saveOrganization(organization);
+    } catch (error) {
+      if (error instanceof LinkDomainTakenError) {
+        throw new ProvisioningError(
+          `organization "${organization.id}": the link domain "${domain}" already belongs to another organization`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
     return generated === undefined ? { organization } : { organization, secretKey: generated };
   }
 

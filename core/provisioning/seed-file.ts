@@ -1,8 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { MIN_CHOSEN_SECRET_LENGTH } from '../auth/secrets';
+import { parseSeedText } from './seed-json';
 import { ProvisioningError, type Provisioner } from './provisioner';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+// The message names the rule; zod's path names the field; the value itself is never repeated.
+const chosenSecret = z
+  .string()
+  .min(MIN_CHOSEN_SECRET_LENGTH, `must have at least ${MIN_CHOSEN_SECRET_LENGTH} characters`);
 
 /**
  * The seed file (core/provisioning/README.md). Besides plain `secret_key` and `tokens`, it accepts their
@@ -16,7 +22,7 @@ export const seedSchema = z.object({
         .object({
           id: z.string().min(1),
           name: z.string().optional(),
-          secret_key: z.string().min(1).optional(),
+          secret_key: chosenSecret.optional(),
           secret_key_sha256: sha256Hex.optional(),
           domain: z.string().min(1),
           scheme: z.enum(['http', 'https']).optional(),
@@ -40,7 +46,7 @@ export const seedSchema = z.object({
       z.object({
         id: z.string().min(1),
         name: z.string().optional(),
-        tokens: z.array(z.string().min(1)).default([]),
+        tokens: z.array(chosenSecret).default([]),
         token_sha256s: z.array(sha256Hex).default([]),
         organizations: z.array(z.string().min(1)).default([]),
       }),
@@ -105,11 +111,5 @@ export async function loadSeedFile(provisioner: Provisioner, path: string) {
   } catch (error) {
     throw new ProvisioningError(`cannot read seed file ${path}: ${(error as Error).message}`);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ProvisioningError(`seed file ${path} is not JSON: ${(error as Error).message}`);
-  }
-  return applySeed(provisioner, value, `seed file ${path}`);
+  return applySeed(provisioner, parseSeedText(text, `seed file ${path}`), `seed file ${path}`);
 }

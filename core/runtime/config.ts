@@ -1,49 +1,58 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import {
+  hostSetting,
+  listSetting as list,
+  optionalTextSetting as optionalText,
+  parseSettings,
+  portSetting,
+  positiveSetting as positive,
+} from './settings';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-defaults';
+import { DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES } from '../core';
 
 /** Where the embedded store keeps its data unless DATA_DIR says otherwise (relative to the cwd). */
 export const DEFAULT_DATA_DIR = './data';
 /** The DATA_DIR value that selects the in-memory store (nothing survives the process). */
 export const IN_MEMORY_DATA_DIR = ':memory:';
 
-const port = z.coerce.number().int().min(0).max(65535);
-const positive = z.coerce.number().int().positive();
-const optionalText = z
-  .string()
-  .optional()
-  .transform((value) => (value && value.trim() !== '' ? value.trim() : undefined));
-const list = z
-  .string()
-  .optional()
-  .transform((value) =>
-    (value ?? '')
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== ''),
-  );
-
-/** The process configuration, from the environment (every variable is listed in core/README.md). */
+/**
+ * The process configuration the core and the composition root read. Transport settings (ports,
+ * HOST, proxies, redirect caching) belong to each gateway's own configuration.
+ */
 export const configSchema = z.object({
-  PORT: port.default(8080),
-  GRPC_PORT: port.default(50051),
-  /** Prometheus metrics (GET /metrics) on their own port; 0 turns metrics off altogether. */
-  METRICS_PORT: port.default(9464),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Prometheus metrics (GET /metrics) on their own port, bound to HOST; 0 turns metrics off
+   * altogether (nothing is measured). With WORKERS only the primary binds it.
+   */
+  METRICS_PORT: portSetting.default(9464),
+  /** The address the metrics port binds (the same HOST the gateways read). */
+  HOST: hostSetting,
   MONGODB_URI: optionalText,
   /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
   DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
   REDIS_URL: optionalText,
   RATE_LIMIT_PER_MINUTE: positive.default(60),
   AUTH_FAILURES_PER_MINUTE: positive.default(30),
+  /** Client addresses (IPv6: /64 networks) the in-memory auth-failure limiter holds at most. */
+  AUTH_FAILURE_TRACKED_ADDRESSES: positive.default(DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES),
   SHORTLINK_SEED_FILE: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RESERVED_ALIASES: list,
-  REDIRECT_CACHE_MAX_AGE: z.coerce.number().int().nonnegative().default(90),
-  TRUST_PROXY: optionalText,
   SHUTDOWN_TIMEOUT_MS: positive.default(10000),
-  /** Open connections allowed per client address on the REST port; 0 = no cap. */
-  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().default(0),
+  /** Worker processes serving the gateways (`auto`: one per available core); see ./cluster/. */
+  WORKERS: z
+    .union([z.literal('auto').transform(() => availableParallelism()), positive])
+    .default(1),
+  /** How long a completed request's answer is replayed for its idempotency key. */
+  IDEMPOTENCY_TTL_SECONDS: positive.default(DEFAULT_IDEMPOTENCY_TTL_SECONDS),
 
   // Anti-phishing check (code 18); see core/url-guard/.
+  /** `1`: URLs to loopback, private, link-local, metadata... addresses and localhost pass. */
+  ALLOW_PRIVATE_TARGETS: z
+    .enum(['0', '1', 'false', 'true'], { message: 'must be 1 (or true) to allow, 0 (or false)' })
+    .optional()
+    .transform((value) => value === '1' || value === 'true'),
   BLOCKED_SHORTENER_DOMAINS: list,
   URL_BLOCKLIST_FILE: optionalText,
   URL_BLOCKLIST_POLL_MS: positive.default(2000),
@@ -69,17 +78,8 @@ export const configSchema = z.object({
 
 export type Config = z.output<typeof configSchema>;
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError } from './settings';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-      .join('; ');
-    throw new ConfigError(`invalid configuration: ${problems}`);
-  }
-  return parsed.data;
+  return parseSettings(configSchema, env);
 }

@@ -12,7 +12,7 @@ import { observedRateLimiter } from '../metrics/observed-rate-limiter';
 import { ShortlinkMetrics } from '../metrics/shortlink-metrics';
 import { timedStore } from '../metrics/timed-store';
 import type { Config } from './config';
-import { createLimitersFromConfig } from './limiters-from-config';
+import { createLimitersFromConfig, type LocalLimits } from './limiters-from-config';
 import { createStoreFromConfig } from './store-from-config';
 import { createUrlGuardFromConfig } from './url-guard-from-config';
 
@@ -38,11 +38,21 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+export interface RuntimeOptions {
+  /** Where limits are counted without Redis or MongoDB ('cluster' in a WORKERS worker). */
+  localLimits?: LocalLimits;
+}
+
 /**
- * The composition root shared by every entry point: builds the store, the limiters and the URL
- * guard the configuration asks for, then the core, then provisions (seed file or demo).
+ * Everything an entry point serves from: builds the store, the limiters and the URL guard the
+ * configuration asks for, then the core, then provisions (seed file or demo). The service's
+ * composition root (start-service.ts) and the bench build on it.
  */
-export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
+export async function createRuntime(
+  config: Config,
+  logger: Logger,
+  options: RuntimeOptions = {},
+): Promise<Runtime> {
   const closers: Array<() => Promise<void>> = [];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close();
@@ -51,7 +61,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     const metrics = config.METRICS_PORT === 0 ? undefined : new ShortlinkMetrics();
     const store = await createStoreFromConfig(config, logger);
     closers.push(() => store.close());
-    const limiters = await createLimitersFromConfig(config, logger, store);
+    const limiters = await createLimitersFromConfig(config, logger, store, options.localLimits);
     closers.push(() => limiters.close());
     const urlGuard = await createUrlGuardFromConfig(config, logger, store, metrics);
     closers.push(() => urlGuard.close());
@@ -71,6 +81,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       aliasGenerator: createNanoidAliasGenerator(),
       reservedAliases: reservedAliasSet(config.RESERVED_ALIASES),
       logger,
+      idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
     });
 
     const provisioner = new Provisioner(store.identities, systemClock);

@@ -1,3 +1,5 @@
+import { CappedMemoryRateLimiter } from '../adapters/rate-limit/capped-memory-rate-limiter';
+import { createClusterRateLimiter } from '../adapters/rate-limit/cluster-rate-limiter';
 import { createMemoryRateLimiter } from '../adapters/rate-limit/flexible-rate-limiter';
 import { createMongoRateLimiters } from '../adapters/mongodb/mongo-rate-limiters';
 import { createRedisLimiters } from '../adapters/redis/redis-limiters';
@@ -15,15 +17,20 @@ export interface Limiters {
   close(): Promise<void>;
 }
 
+/** Where limits are counted when neither Redis nor MongoDB is configured. */
+export type LocalLimits = 'process' | 'cluster';
+
 /**
- * Process-local limiters; shared ones (Redis, MongoDB) when configured. With REDIS_URL the limits
- * hold across every process on that Redis (keys `shortlink:ratelimit:...`).
+ * Shared limiters (Redis, MongoDB) when configured: with REDIS_URL the limits hold across every
+ * process on that Redis (keys `shortlink:ratelimit:...`). Otherwise counted in this process, or,
+ * in a worker of a WORKERS cluster (`local: 'cluster'`), in the cluster's primary for all workers.
  */
 export async function createLimitersFromConfig(
   config: Config,
   logger: Logger,
   /** The MongoDB limiters reuse a MongoDB store's client (one connection pool). */
   store?: Store,
+  local: LocalLimits = 'process',
 ): Promise<Limiters> {
   if (config.REDIS_URL) {
     const redis = await createRedisLimiters({
@@ -45,12 +52,19 @@ export async function createLimitersFromConfig(
       authFailureLimit: config.AUTH_FAILURES_PER_MINUTE,
     });
   }
+  const createLimiter = local === 'cluster' ? createClusterRateLimiter : createMemoryRateLimiter;
   return {
-    perToken: createMemoryRateLimiter({ limit: config.RATE_LIMIT_PER_MINUTE, keyPrefix: 'token' }),
-    authFailures: createMemoryRateLimiter({
-      limit: config.AUTH_FAILURES_PER_MINUTE,
-      keyPrefix: 'authfail',
-    }),
+    perToken: createLimiter({ limit: config.RATE_LIMIT_PER_MINUTE, keyPrefix: 'token' }),
+    authFailures:
+      local === 'cluster'
+        ? createClusterRateLimiter({
+            limit: config.AUTH_FAILURES_PER_MINUTE,
+            keyPrefix: 'authfail',
+          })
+        : new CappedMemoryRateLimiter({
+            limit: config.AUTH_FAILURES_PER_MINUTE,
+            maxKeys: config.AUTH_FAILURE_TRACKED_ADDRESSES,
+          }),
     close: () => Promise.resolve(),
   };
 }

@@ -8,6 +8,7 @@ import { normalizeDomainEntry } from '../url-guard/host';
 import { createLinkDomainRule } from '../url-guard/link-domain-rule';
 import { LinkDomainSource } from '../url-guard/link-domain-source';
 import { mixedScriptRule } from '../url-guard/mixed-script-rule';
+import { privateTargetRule } from '../url-guard/private-target-rule';
 import { createReputationRule } from '../url-guard/reputation-rule';
 import type { UrlRule } from '../url-guard/rule';
 import { SafeBrowsingClient } from '../url-guard/safe-browsing/safe-browsing-client';
@@ -15,6 +16,7 @@ import { createShortenerRule } from '../url-guard/shortener-rule';
 import { createUrlGuardChain } from '../url-guard/url-guard-chain';
 import { countedUrlRule } from '../metrics/counted-url-rule';
 import type { ShortlinkMetrics } from '../metrics/shortlink-metrics';
+import { wholeScriptRule } from '../url-guard/whole-script-rule';
 import { ConfigError, type Config } from './config';
 
 export interface ConfiguredUrlGuard {
@@ -26,7 +28,7 @@ export interface ConfiguredUrlGuard {
 
 /**
  * The anti-phishing chain: credentials, own link domains, other shorteners, the blocklist file,
- * mixed scripts, then (when SAFE_BROWSING_URL is set) the reputation lookup. Local rules run
+ * private targets (unless ALLOW_PRIVATE_TARGETS), mixed scripts, whole-script look-alikes, then (when SAFE_BROWSING_URL is set) the reputation lookup. Local rules run
  * first so a refused URL never costs a call to the service.
  */
 export async function createUrlGuardFromConfig(
@@ -65,7 +67,8 @@ export async function createUrlGuardFromConfig(
     rules.push(createBlocklistRule(file));
   }
 
-  rules.push(mixedScriptRule);
+  if (!config.ALLOW_PRIVATE_TARGETS) rules.push(privateTargetRule);
+  rules.push(mixedScriptRule, wholeScriptRule);
 
   if (config.SAFE_BROWSING_KEY && !config.SAFE_BROWSING_URL) {
     // The key is only ever sent to a URL the operator wrote down; there is no default.

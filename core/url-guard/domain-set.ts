@@ -1,4 +1,4 @@
-import { hostAndParents } from './host';
+import { someHostOrParent } from './host';
 
 /** A set of domains where a listed domain also covers every subdomain of it. */
 export class DomainSet {
@@ -14,6 +14,6 @@ export class DomainSet {
 
   /** True when the host name, or a parent domain of it, is listed. */
   covers(hostname: string): boolean {
-    return hostAndParents(hostname).some((candidate) => this.domains.has(candidate));
+    return someHostOrParent(hostname, (candidate) => this.domains.has(candidate));
   }
 }

@@ -1,8 +1,27 @@
+import ipaddr from 'ipaddr.js';
+
 /** Host-name helpers shared by the rules: every comparison goes through these. */
 
-/** The URL's host name without the trailing dot (`evil.example.` is the same host). */
+/**
+ * A host name as the rules compare it: without the trailing dot (`evil.example.` is the same
+ * host), and an IPv4-mapped IPv6 address (`[::ffff:198.51.100.7]`, `[::ffff:c633:6407]`) as
+ * the IPv4 address it reaches, so a listed IPv4 address cannot be dressed up as IPv6.
+ */
+export function canonicalHostname(hostname: string): string {
+  const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  if (host.startsWith('[') && host.endsWith(']')) {
+    const inner = host.slice(1, -1);
+    if (ipaddr.IPv6.isValid(inner)) {
+      const address = ipaddr.IPv6.parse(inner);
+      if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
+    }
+  }
+  return host;
+}
+
+/** The URL's host name in the form the rules compare (see canonicalHostname). */
 export function bareHostname(url: URL): string {
-  return url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
+  return canonicalHostname(url.hostname);
 }
 
 /** The port the URL reaches: the explicit one, else the scheme's default. */
@@ -18,11 +37,20 @@ export function isIpHostname(hostname: string): boolean {
   return hostname.startsWith('[') || IPV4.test(hostname);
 }
 
-/** The host and each parent domain, most specific first (an IP address has no parents). */
-export function hostAndParents(hostname: string): string[] {
-  if (isIpHostname(hostname)) return [hostname];
-  const labels = hostname.split('.');
-  return labels.map((_, index) => labels.slice(index).join('.'));
+/**
+ * Whether `test` holds for the host or one of its parent domains, most specific first (an IP
+ * address has no parents). One pass over the name: each candidate is a suffix found from the
+ * previous dot, never a re-joined list of labels.
+ */
+export function someHostOrParent(hostname: string, test: (candidate: string) => boolean): boolean {
+  if (isIpHostname(hostname)) return test(hostname);
+  let start = 0;
+  for (;;) {
+    if (test(hostname.slice(start))) return true;
+    const dot = hostname.indexOf('.', start);
+    if (dot === -1) return false;
+    start = dot + 1;
+  }
 }
 
 /**
@@ -37,5 +65,5 @@ export function normalizeDomainEntry(text: string): string | null {
   if (entry === '' || /[/?#@:\s\\]/.test(entry.replace(/^\[.*\]$/, ''))) return null;
   const parsed = URL.parse(`http://${entry}/`);
   if (!parsed || parsed.hostname === '' || parsed.port !== '') return null;
-  return parsed.hostname.endsWith('.') ? parsed.hostname.slice(0, -1) : parsed.hostname;
+  return canonicalHostname(parsed.hostname);
 }

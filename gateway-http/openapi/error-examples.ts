@@ -30,4 +30,7 @@ export const ERROR_EXAMPLES: Record<ErrorReason, string> = {
   BODY_TOO_LARGE: 'The request body is larger than 16 KiB.',
   BACKEND_UNAVAILABLE: 'The service is temporarily unavailable.',
   NOT_FOUND: 'No such endpoint.',
+  IDEMPOTENCY_KEY_REUSED: 'This idempotency key was already used for a different request.',
+  IDEMPOTENCY_KEY_IN_USE: 'A request with this idempotency key is still running; retry shortly.',
+  IDEMPOTENCY_KEY_INVALID: 'The idempotency key must not be empty.',
 };

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { ErrorCode, type ErrorReason } from '../../core';
+import {
+  ErrorCode,
+  IDEMPOTENT_REPLAYED_FIELD,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  type ErrorReason,
+} from '../../core';
 import {
   aliasSchema,
   longUrlSchema,
@@ -106,13 +111,14 @@ function rateLimitHeaders(required: boolean): Record<string, unknown> {
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'The body is not valid JSON or not a JSON object (code 20).',
+  400: 'The Idempotency-Key header is malformed (code 27), or the body is not valid JSON or not a JSON object (code 20).',
+  409: 'A request with the same Idempotency-Key is still running (code 26); retry after Retry-After seconds.',
   401: 'Authentication failed: header missing (3) or malformed (10), token unknown (11), organization key unknown (12), organization inactive (13), not a member (17).',
   404: 'No such endpoint, or no short link with this alias (code 24).',
   405: 'Method not allowed (code 2).',
   413: 'The body is larger than 16 KiB (code 22).',
   415: 'Content-Type is not JSON (code 21).',
-  422: 'A field is missing or invalid (4-9, 14-16), or the URL is refused by the anti-phishing check (18).',
+  422: 'A field is missing or invalid (4-9, 14-16), the URL is refused by the anti-phishing check (18), or the Idempotency-Key was already used for a different request (25).',
   429: 'Rate limit exceeded (code 19): per token, or per client address for failed token checks.',
   500: 'Unexpected error (code 1).',
   503: 'Storage or rate-limit backend unavailable, or the reputation lookup quota used up (code 23).',
@@ -155,7 +161,29 @@ function errorContent(only: readonly ErrorReason[]) {
  * Statuses whose every answer comes after the token check, so it carries the rate-limit headers
  * (a 429 for too many failed token checks per address comes before it, with Retry-After only).
  */
-const AFTER_TOKEN_CHECK = new Set([400, 413, 415, 422]);
+const AFTER_TOKEN_CHECK = new Set([400, 409, 413, 415, 422]);
+
+const retryAfter = (required: boolean, description: string) => ({
+  'Retry-After': {
+    description,
+    required,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+});
+
+/**
+ * On an answer replayed for a repeated Idempotency-Key: the success and the failures recorded
+ * with it (organization, group, fields, anti-phishing, alias: statuses 401 and 422).
+ */
+const IDEMPOTENT_REPLAYED_HEADER = {
+  [IDEMPOTENT_REPLAYED_FIELD]: {
+    description:
+      'Present, with the value `true`, only when this answer is the recorded answer of an earlier request with the same Idempotency-Key, sent again.',
+    required: false,
+    schema: { type: 'string', const: 'true' },
+  },
+};
+const REPLAYABLE_STATUSES = new Set([401, 422]);
 
 function createErrorResponses(): Record<string, unknown> {
   const statuses = [...new Set(reasons.map((reason) => HTTP_STATUS_BY_REASON[reason]))]
@@ -169,15 +197,17 @@ function createErrorResponses(): Record<string, unknown> {
         headers: {
           'X-Request-Id': REQUEST_ID_HEADER,
           ...rateLimitHeaders(AFTER_TOKEN_CHECK.has(status)),
-          ...(status === 429
-            ? {
-                'Retry-After': {
-                  description: 'Seconds until a retry can succeed.',
-                  required: true,
-                  schema: { type: 'string', pattern: '^[0-9]+$' },
-                },
-              }
+          ...(status === 429 ? retryAfter(true, 'Seconds until a retry can succeed.') : {}),
+          ...(status === 409
+            ? retryAfter(true, 'Seconds to wait before retrying with the same key.')
             : {}),
+          ...(status === 503
+            ? retryAfter(
+                false,
+                'Sent when the reputation lookup quota is used up (code 23): seconds until it refills.',
+              )
+            : {}),
+          ...(REPLAYABLE_STATUSES.has(status) ? IDEMPOTENT_REPLAYED_HEADER : {}),
         },
         content: errorContent(reasonsWithStatus(status)),
       },
@@ -294,7 +324,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           operationId: 'createShortLink',
           summary: 'Create a short link',
           description:
-            'Checks, in order: token (3, 10, 11), rate limit (19), body (21, 22, 20), organization (4, 12, 13, 17), group (5, 14), fields (6-9, 16; every failing field reported), anti-phishing (18), alias availability (15). A failed request stores nothing. Every answer after the token check carries the rate-limit headers.',
+            'Checks, in order: token (3, 10, 11), rate limit (19), Idempotency-Key format (27), body (21, 22, 20), idempotency (replay, 25, 26), organization (4, 12, 13, 17), group (5, 14), fields (6-9, 16; every failing field reported), anti-phishing (18), alias availability (15). A failed request stores nothing. Every answer after the token check carries the rate-limit headers.',
           security: [{ bearerAuth: [] }],
           parameters: [
             {
@@ -303,6 +333,19 @@ export function buildOpenApiDocument(): Record<string, unknown> {
               required: false,
               description: 'An id to echo back and log with the request.',
               schema: { type: 'string' },
+            },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description: `Makes the create safe to retry: the first request with a key runs and its answer (success or a recorded failure) is kept for IDEMPOTENCY_TTL_SECONDS; a repeat with the same key and the same body gets that answer again, marked \`${IDEMPOTENT_REPLAYED_FIELD}: true\`. Scoped to the token's user. The same key with another body: 25; while the first still runs: 26 (409, Retry-After); a malformed key: 27.`,
+              schema: {
+                type: 'string',
+                minLength: 1,
+                maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+                pattern: '^[\\x21-\\x7e]+$',
+              },
+              example: 'b7f1c1a4-6f0e-4a53-9d3e-2f4f1c8a9e10',
             },
           ],
           requestBody: {
@@ -336,7 +379,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: {
             '200': {
               description: 'Created.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...rateLimitHeaders(true) },
+              headers: {
+                'X-Request-Id': REQUEST_ID_HEADER,
+                ...rateLimitHeaders(true),
+                ...IDEMPOTENT_REPLAYED_HEADER,
+              },
               content: {
                 'application/json': {
                   schema: {

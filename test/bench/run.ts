@@ -9,6 +9,7 @@ import { formatTable, row, type Row } from './support/report';
 import { loadSettings } from './support/settings';
 import { runHttpScenarios } from './scenarios/http-scenarios';
 import { runGrpcScenario } from './scenarios/grpc-scenario';
+import { runWorkersScenario, type WorkersResults } from './scenarios/workers-scenario';
 
 interface CoreCeiling {
   callsPerSecond: number;
@@ -37,6 +38,26 @@ function machine() {
   };
 }
 
+/** WORKERS=2 against WORKERS=1: throughput, and CPU per request that must not grow by > 10%. */
+function workersRows(workers: WorkersResults): Row[] {
+  const label = 'WORKERS=2 vs WORKERS=1 (LMDB)';
+  return (
+    [
+      ['REST create', workers.create],
+      ['follow link', workers.follow],
+      ['gRPC create', workers.grpc],
+    ] as const
+  ).flatMap(([name, result]) => [
+    row(`${label}: ${name} req/s`, result.two.requestsPerSecond, result.one.requestsPerSecond),
+    row(
+      `${label}: ${name} server CPU ms/req, all processes`,
+      result.two.serverCpuMsPerRequest,
+      result.one.serverCpuMsPerRequest,
+      { maxRatio: 1.1 },
+    ),
+  ]);
+}
+
 /**
  * `npm run bench`: every path measured against its bare baseline in the same run, each server in
  * its own process and the load generator in this one. Writes bench-results/latest.json and prints
@@ -53,6 +74,14 @@ async function main(): Promise<void> {
       `bench: ${settings.warmupSeconds} s warm-up, then ${settings.rounds} rounds of ${settings.seconds} s per target, 32 connections`,
     );
 
+    log('workers: WORKERS=2 against WORKERS=1, both on LMDB');
+    const workers = await runWorkersScenario(seedFile, work, settings, log);
+    if (settings.only === 'workers') {
+      const rows = workersRows(workers);
+      process.stdout.write(`\n${formatTable(rows)}\n`);
+      if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+      return;
+    }
     let dataDirs = 0;
     const newDataDir = () => join(work, `data-${(dataDirs += 1)}`);
     const http = await runHttpScenarios(seedFile, settings, log, newDataDir);
@@ -118,6 +147,23 @@ async function main(): Promise<void> {
         'REST create req/s vs bare express with prebuilt prototypes',
         http.create.subject.requestsPerSecond,
         http.create.baselinePrebuilt.requestsPerSecond,
+      ),
+      row(
+        'REST create req/s, a fresh Idempotency-Key per request, vs without a key',
+        http.create.subjectFreshKey.requestsPerSecond,
+        http.create.subjectRebuilt.requestsPerSecond,
+        { minRatio: 0.85 },
+      ),
+      row(
+        'REST idempotent replay req/s vs REST create req/s',
+        http.create.subjectReplay.requestsPerSecond,
+        http.create.subject.requestsPerSecond,
+        { minRatio: 1 },
+      ),
+      row(
+        'REST idempotent replay p50 ms',
+        http.create.subjectReplay.p50Ms,
+        http.create.subject.p50Ms,
       ),
       row(
         'follow link req/s',
@@ -207,7 +253,11 @@ async function main(): Promise<void> {
       row('memory: RSS MB per 100k limiter tokens', tokens.rssBytes / MB, null),
       row('memory: heap MB per 100k limiter tokens', tokens.heapBytes / MB, null),
     );
+    rows.push(...workersRows(workers));
     const summaries = [
+      ...Object.values(workers.create),
+      ...Object.values(workers.follow),
+      ...Object.values(workers.grpc),
       ...Object.values(http.create),
       ...Object.values(http.follow),
       ...(grpc ? [grpc.baseline, grpc.subject, grpc.subjectMemory] : []),
@@ -228,6 +278,7 @@ async function main(): Promise<void> {
       table: rows,
       http,
       grpc,
+      workers,
       core,
       coreMemory,
       growth,

@@ -1,6 +1,11 @@
-import { createMemoryRateLimiter } from '../../core';
+import {
+  BackendUnavailableError,
+  CappedMemoryRateLimiter,
+  createCore,
+  createMemoryRateLimiter,
+} from '../../core';
 import { createTestCore, TEST_CLIENT_ADDRESS } from '../support/core-fixture';
-import { failureOf } from '../support/failures';
+import { failingStore, failureOf } from '../support/failures';
 
 describe('links.create: the token stage (codes 3, 10, 11)', () => {
   it('refuses a missing Authorization header with code 3', async () => {
@@ -57,7 +62,7 @@ describe('links.create: the token stage (codes 3, 10, 11)', () => {
 });
 
 describe('links.create: failed token checks are limited per client address', () => {
-  it('answers 19 after 30 failures, refuses even a valid token then, and spares other addresses', async () => {
+  it('answers 19 after 30 failures, still serves a valid token from there, and spares other addresses', async () => {
     const f = await createTestCore();
     const guesser = f.caller({ authorization: 'Bearer wrong', clientAddress: '198.51.100.1' });
     for (let attempt = 1; attempt <= 30; attempt += 1) {
@@ -69,20 +74,19 @@ describe('links.create: failed token checks are limited per client address', () 
     expect(blocked.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(blocked.retryAfterSeconds).toBeLessThanOrEqual(60);
 
-    // The same address with the right token: still refused, before the token is looked at.
-    const response = {};
+    // The same address with the right token: served (a NAT full of guessers locks nobody out).
     const withValidToken = f.core.createCaller({
       authorization: `Bearer ${f.token}`,
       clientAddress: '198.51.100.1',
-      response,
+      response: {},
     });
-    expect((await failureOf(withValidToken.links.create(f.body() as never))).code).toBe(19);
-    expect(response).toMatchObject({ retryAfterSeconds: expect.any(Number) });
-    expect(f.linkCount()).toBe(0);
+    expect((await withValidToken.links.create(f.body() as never)).id).toBe(1);
+    expect(f.linkCount()).toBe(1);
+    expect((await failureOf(guesser.links.create(f.body() as never))).code).toBe(19);
 
     // Malformed and missing headers count as failures too, and another address is unaffected.
     const other = f.caller({ clientAddress: '198.51.100.2' });
-    expect((await other.links.create(f.body() as never)).id).toBe(1);
+    expect((await other.links.create(f.body() as never)).id).toBe(2);
     expect(
       (
         await failureOf(
@@ -111,5 +115,55 @@ describe('links.create: failed token checks are limited per client address', () 
       await f.caller({ clientAddress: TEST_CLIENT_ADDRESS }).links.create(f.body() as never);
     }
     expect(f.linkCount()).toBe(3);
+  });
+});
+
+describe('links.create: failed token checks are counted per bounded address', () => {
+  it('counts an IPv6 client by its /64 and an IPv4-mapped address as its IPv4 address', async () => {
+    const f = await createTestCore({
+      authFailureLimiter: new CappedMemoryRateLimiter({ limit: 2, maxKeys: 10 }),
+    });
+    const guess = (clientAddress: string) =>
+      failureOf(
+        f.caller({ authorization: 'Bearer wrong', clientAddress }).links.create(f.body() as never),
+      ).then((error) => error.code);
+    expect(await guess('2001:db8:1:2::1')).toBe(11);
+    expect(await guess('2001:db8:1:2:ffff:ffff:ffff:fffe')).toBe(11);
+    expect(await guess('2001:db8:1:2:abcd::9')).toBe(19);
+    expect(await guess('2001:db8:1:3::1')).toBe(11); // the next /64
+    expect(await guess('198.51.100.9')).toBe(11);
+    expect(await guess('::ffff:198.51.100.9')).toBe(11);
+    expect(await guess('198.51.100.9')).toBe(19);
+  });
+
+  it('holds at most maxKeys addresses, forgetting the least recently counted', async () => {
+    const limiter = new CappedMemoryRateLimiter({ limit: 30, maxKeys: 1000 });
+    const f = await createTestCore({ authFailureLimiter: limiter });
+    for (let i = 0; i < 3000; i += 1) {
+      const clientAddress = `2001:db8:${(i >> 8).toString(16)}:${(i & 255).toString(16)}::1`;
+      await failureOf(
+        f.caller({ authorization: 'Bearer wrong', clientAddress }).links.create(f.body() as never),
+      );
+    }
+    expect(limiter.size).toBe(1000);
+    expect(await limiter.peek('2001:db8:b:b7::/64')).toMatchObject({ remaining: 29 });
+    expect(await limiter.peek('2001:db8::/64')).toBeNull();
+  });
+});
+
+describe('links.create: a token check the store could not answer', () => {
+  it('is not counted as a failed check (the point goes back), and answers 23', async () => {
+    const limiter = new CappedMemoryRateLimiter({ limit: 30, maxKeys: 10 });
+    const f = await createTestCore({ authFailureLimiter: limiter });
+    const store = failingStore(f.store, () => new BackendUnavailableError('down'), {
+      parts: ['identities'],
+    });
+    const core = createCore({ ...f.core.deps, store });
+    const caller = core.createCaller({
+      authorization: 'Bearer slpat_x',
+      clientAddress: '192.0.2.4',
+    });
+    expect((await failureOf(caller.links.create(f.body() as never))).code).toBe(23);
+    expect(await limiter.peek('192.0.2.4')).toMatchObject({ remaining: 30 });
   });
 });

@@ -28,6 +28,7 @@ function dumpIdentityStore(identities: object): string {
 
 const ORG_SECRET = 'acme-organization-secret-from-the-seed';
 const TOKEN = 'alice-token-from-the-seed';
+const OLD_ORG_SECRET = 'old-organization-secret-1234';
 
 const seed: Seed = {
   organizations: [
@@ -42,7 +43,7 @@ const seed: Seed = {
     },
     {
       id: 'old',
-      secret_key: 'old-org-secret',
+      secret_key: OLD_ORG_SECRET,
       domain: 'old.link:8443',
       scheme: 'http',
       active: false,
@@ -76,7 +77,7 @@ describe('provisioning: the seed file', () => {
     expect(link.short_url).toBe('https://acme.link/seeded');
     const inactive = await failureOf(
       caller.links.create({
-        organization_key: 'old-org-secret',
+        organization_key: OLD_ORG_SECRET,
         url_group_id: '1',
         url: 'https://e.com',
       }),
@@ -105,7 +106,7 @@ describe('provisioning: the seed file', () => {
     await writeFile(file, JSON.stringify(seed));
     await loadSeedFile(new Provisioner(store.identities, systemClock), file);
     const dump = dumpIdentityStore(store.identities);
-    for (const secret of [ORG_SECRET, TOKEN, 'old-org-secret']) {
+    for (const secret of [ORG_SECRET, TOKEN, OLD_ORG_SECRET]) {
       expect(dump).not.toContain(secret);
       expect(dump).toContain(hashSecret(secret));
     }
@@ -118,7 +119,7 @@ describe('provisioning: the seed file', () => {
     );
     const broken = join(dir, 'broken.json');
     await writeFile(broken, '{"organizations": [');
-    await expect(loadSeedFile(provisioner, broken)).rejects.toThrow(/is not JSON/);
+    await expect(loadSeedFile(provisioner, broken)).rejects.toThrow(/is not valid JSON/);
     const wrong = join(dir, 'wrong.json');
     await writeFile(wrong, JSON.stringify({ organizations: [{ id: 'x', domain: 'x.link' }] }));
     await expect(loadSeedFile(provisioner, wrong)).rejects.toBeInstanceOf(ProvisioningError);

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { loadConfig } from '../../core';
-import { startService, type RunningService } from '../../gateway-http/service';
+import { startService, type Service } from '../../gateway-http/main';
 
 /** Debian's chromium (CI installs it when missing), driven by playwright-core. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -24,7 +23,7 @@ const SCREENSHOT = process.env.SHORTLINK_DOCS_SCREENSHOT;
 jest.setTimeout(120_000);
 
 describe('GET /docs in a real browser (headless Chromium)', () => {
-  let service: RunningService;
+  let service: Service;
   let profile: string;
   let context: BrowserContext;
   let page: Page;
@@ -34,13 +33,13 @@ describe('GET /docs in a real browser (headless Chromium)', () => {
 
   beforeAll(async () => {
     service = await startService(
-      loadConfig({
+      {
         PORT: '0',
         GRPC_PORT: '0',
         METRICS_PORT: '0',
         LOG_LEVEL: 'silent',
         DATA_DIR: ':memory:',
-      }),
+      },
       pino({ level: 'silent' }),
     );
     origin = `http://127.0.0.1:${service.http.port}`;

@@ -1,24 +1,18 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pino from 'pino';
-import { demoCurl, loadConfig } from '../../core';
-import { startService, type RunningService } from '../../gateway-http/service';
+import { demoCurl } from '../../core';
+import { startService, type Service } from '../../gateway-http/main';
 
 const run = promisify(execFile);
 
 /** What `npm start` does on the embedded default, checked with the real curl it prints. */
 describe('start-up on the embedded default', () => {
-  let service: RunningService;
+  let service: Service;
 
   beforeAll(async () => {
     service = await startService(
-      loadConfig({
-        PORT: '0',
-        GRPC_PORT: '0',
-        METRICS_PORT: '0',
-        LOG_LEVEL: 'silent',
-        DATA_DIR: ':memory:',
-      }),
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
       pino({ level: 'silent' }),
     );
   });

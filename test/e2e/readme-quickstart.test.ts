@@ -4,12 +4,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Metadata } from '@grpc/grpc-js';
 import pino from 'pino';
-import { loadConfig } from '../../core/runtime/config';
 import {
   CreateShortLinkRequest,
   type CreateShortLinkResponse,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
-import { startService, type RunningService } from '../../gateway-http/service';
+import { startService, type Service } from '../../gateway-http/main';
 import { connectGrpc, outcomeOf } from '../grpc/grpc-fixture';
 import { readmeCodeBlocks } from '../support/readme-code';
 
@@ -19,20 +18,14 @@ const readme = readFileSync(path.resolve(__dirname, '../..', README), 'utf8');
 
 /** The root README's quick start, run as printed against `npm start`'s composition on free ports. */
 describe('the root README quick start', () => {
-  let service: RunningService;
+  let service: Service;
   /** The README with npm start's default ports replaced by this service's. */
   let onThisService: (text: string) => string;
 
   beforeAll(async () => {
     service = await startService(
       // The volatile store, so the README's fixed alias is free on every run whatever the default.
-      loadConfig({
-        PORT: '0',
-        GRPC_PORT: '0',
-        METRICS_PORT: '0',
-        LOG_LEVEL: 'silent',
-        DATA_DIR: ':memory:',
-      }),
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
       pino({ level: 'silent' }),
     );
     onThisService = (text) =>

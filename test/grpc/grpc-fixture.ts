@@ -91,11 +91,12 @@ export function connectGrpc(address: string): GrpcClientFixture {
 /** A real gRPC server on 127.0.0.1, port 0, serving `core`, and a generated client for it. */
 export async function startGrpc(
   core: Core,
-  options: { logger?: Logger; shutdownTimeoutMs?: number } = {},
+  options: { logger?: Logger; shutdownTimeoutMs?: number; trustProxy?: string } = {},
 ): Promise<GrpcFixture> {
   const running = await listenGrpc(core, {
     port: 0,
     host: '127.0.0.1',
+    trustProxy: options.trustProxy,
     logger: options.logger ?? silentLogger,
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 2000,
   });

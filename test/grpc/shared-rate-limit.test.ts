@@ -1,25 +1,19 @@
 import { status } from '@grpc/grpc-js';
 import pino from 'pino';
-import { createMemoryRateLimiter, loadConfig } from '../../core';
-import { startService, type RunningService } from '../../gateway-http/service';
+import { createMemoryRateLimiter } from '../../core';
+import { startService, type Service } from '../../gateway-http/main';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp } from '../support/http-fixture';
 import { decodeStatusDetails } from './error-details';
 import { connectGrpc, metadataText, startGrpc, type GrpcClientFixture } from './grpc-fixture';
 
 describe('one token, one budget across REST and gRPC (npm start: startService)', () => {
-  let service: RunningService;
+  let service: Service;
   let grpc: GrpcClientFixture;
 
   beforeAll(async () => {
     service = await startService(
-      loadConfig({
-        PORT: '0',
-        GRPC_PORT: '0',
-        METRICS_PORT: '0',
-        LOG_LEVEL: 'silent',
-        DATA_DIR: ':memory:',
-      }),
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
       pino({ level: 'silent' }),
     );
     grpc = connectGrpc(`127.0.0.1:${service.grpc.port}`);

@@ -19,7 +19,8 @@ import { metadataText, startGrpc, type CallOutcome, type GrpcFixture } from './g
 const CONTRACT_TABLE: Array<[codes: number[], grpcStatus: status]> = [
   [[3, 10, 11, 12, 13], status.UNAUTHENTICATED],
   [[17], status.PERMISSION_DENIED],
-  [[4, 5, 6, 7, 8, 9, 16], status.INVALID_ARGUMENT],
+  [[4, 5, 6, 7, 8, 9, 16, 20, 25, 27], status.INVALID_ARGUMENT],
+  [[26], status.ABORTED],
   [[14], status.NOT_FOUND],
   [[15], status.ALREADY_EXISTS],
   [[18], status.FAILED_PRECONDITION],
@@ -33,7 +34,7 @@ const CONTRACT_TABLE: Array<[codes: number[], grpcStatus: status]> = [
  */
 const GATEWAY_DECISIONS: Array<[codes: number[], grpcStatus: status]> = [
   [[2], status.UNIMPLEMENTED],
-  [[20, 21, 22], status.INVALID_ARGUMENT],
+  [[21, 22], status.INVALID_ARGUMENT],
   [[24], status.NOT_FOUND],
 ];
 

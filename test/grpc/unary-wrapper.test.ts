@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Metadata } from '@grpc/grpc-js';
 import { status, type ServerUnaryCall, type StatusObject } from '@grpc/grpc-js';
 import { ShortlinkError } from '../../core';
-import { clientAddressOf } from '../../gateway-grpc/call-context';
+import { peerAddressOf } from '../../gateway-grpc/call-context';
 import { unary, type UnaryHandler } from '../../gateway-grpc/unary';
 import { captureLogs } from '../support/log-capture';
 import { waitUntil } from './gated-url-guard';
@@ -103,7 +103,7 @@ describe('unary(): every call is answered exactly once', () => {
   });
 });
 
-describe('clientAddressOf(call.getPeer())', () => {
+describe('peerAddressOf(call.getPeer())', () => {
   it.each([
     ['127.0.0.1:50123', '127.0.0.1'],
     ['::1:50123', '::1'],
@@ -112,6 +112,6 @@ describe('clientAddressOf(call.getPeer())', () => {
     ['/run/shortlink.sock', '/run/shortlink.sock'],
     ['unknown', undefined],
   ])('%s is the address %s', (peer, address) => {
-    expect(clientAddressOf(peer)).toBe(address);
+    expect(peerAddressOf(peer)).toBe(address);
   });
 });

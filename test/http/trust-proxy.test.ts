@@ -1,26 +1,133 @@
-import { createCore } from '../../core';
-import { trustProxySetting } from '../../gateway-http/app';
+import { Metadata } from '@grpc/grpc-js';
+import pino from 'pino';
+import { compileTrustProxy, ConfigError, createCore, IN_MEMORY_DATA_DIR } from '../../core';
+import { loadGrpcConfig } from '../../gateway-grpc';
+import { loadHttpConfig } from '../../gateway-http/http-config';
+import { startService } from '../../gateway-http/main';
+import { startGrpc, validRequest } from '../grpc/grpc-fixture';
+import { createTestCore } from '../support/core-fixture';
 import { startHttp } from '../support/http-fixture';
 
 describe('TRUST_PROXY', () => {
-  it('turns hop counts and booleans into what express expects', () => {
-    expect(trustProxySetting('1')).toBe(1);
-    expect(trustProxySetting('true')).toBe(true);
-    expect(trustProxySetting('loopback, 10.0.0.0/8')).toBe('loopback, 10.0.0.0/8');
+  it('trusts a hop count or a list of addresses and subnets', () => {
+    const oneHop = compileTrustProxy('1');
+    expect([oneHop('198.51.100.1', 0), oneHop('198.51.100.1', 1)]).toEqual([true, false]);
+    const subnets = compileTrustProxy('loopback, 10.0.0.0/8');
+    expect([subnets('127.0.0.1', 0), subnets('10.1.2.3', 3), subnets('198.51.100.1', 0)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(compileTrustProxy('false')('127.0.0.1', 0)).toBe(false);
+  });
+
+  it.each(['true', 'TRUE', ' true '])(
+    'refuses %j at start, saying what to give instead',
+    (value) => {
+      for (const load of [loadHttpConfig, loadGrpcConfig]) {
+        const attempt = () => load({ TRUST_PROXY: value });
+        expect(attempt).toThrow(ConfigError);
+        expect(attempt).toThrow(/TRUST_PROXY=true is refused: give the number of proxies.*subnets/);
+      }
+    },
+  );
+
+  it('refuses an entry that is neither an address, a subnet nor a proxy-addr name', () => {
+    expect(() => loadHttpConfig({ TRUST_PROXY: 'loopback, not-an-address' })).toThrow(
+      /TRUST_PROXY.*not-an-address/,
+    );
+  });
+
+  it('does not start the service with TRUST_PROXY=true', async () => {
+    const env = {
+      PORT: '0',
+      GRPC_PORT: '0',
+      METRICS_PORT: '0',
+      DATA_DIR: IN_MEMORY_DATA_DIR,
+      TRUST_PROXY: 'true',
+    };
+    await expect(startService(env, pino({ level: 'silent' }))).rejects.toThrow(
+      /TRUST_PROXY=true is refused/,
+    );
   });
 
   it('limits failed token checks per forwarded client address behind one trusted proxy', async () => {
     const server = await startHttp(createCore(), { trustProxy: '1' });
     try {
-      const attempt = (client: string) =>
+      const attempt = (forwardedFor: string) =>
         fetch(`http://127.0.0.1:${server.port}/api/create`, {
           method: 'POST',
-          headers: { authorization: 'Bearer wrong', 'x-forwarded-for': client },
+          headers: { authorization: 'Bearer wrong', 'x-forwarded-for': forwardedFor },
           body: '{}',
         }).then((res) => res.status);
       for (let i = 0; i < 30; i += 1) expect(await attempt('203.0.113.1')).toBe(401);
       expect(await attempt('203.0.113.1')).toBe(429);
+      // What the client writes to the left of the proxy's entry changes nothing.
+      expect(await attempt(`198.51.100.${Math.floor(Math.random() * 250)}, 203.0.113.1`)).toBe(429);
       expect(await attempt('203.0.113.2')).toBe(401);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('TRUST_PROXY on the gRPC gateway (x-forwarded-for metadata)', () => {
+  const guess = (forwardedFor?: string) => {
+    const metadata = new Metadata();
+    metadata.set('authorization', 'Bearer wrong');
+    if (forwardedFor !== undefined) metadata.set('x-forwarded-for', forwardedFor);
+    return metadata;
+  };
+  const codeOf = (outcome: { status: { metadata: Metadata } }) =>
+    Number(outcome.status.metadata.get('shortlink-error-code')[0]);
+
+  it('counts failures by the first untrusted forwarded address, as REST does', async () => {
+    const f = await createTestCore();
+    const server = await startGrpc(f.core, { trustProxy: '1' });
+    try {
+      const request = validRequest(f);
+      for (let i = 0; i < 30; i += 1) {
+        expect(codeOf(await server.create(request, guess('203.0.113.1')))).toBe(11);
+      }
+      expect(codeOf(await server.create(request, guess('203.0.113.1')))).toBe(19);
+      expect(codeOf(await server.create(request, guess('192.0.2.9, 203.0.113.1')))).toBe(19);
+      expect(codeOf(await server.create(request, guess('203.0.113.2')))).toBe(11);
+      // The proxy itself, with no forwarded address, is its own client.
+      expect(codeOf(await server.create(request, guess()))).toBe(11);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('trusts listed proxy subnets and ignores the metadata from anyone else', async () => {
+    const f = await createTestCore();
+    const trusted = await startGrpc(f.core, { trustProxy: 'loopback' });
+    const untrusted = await startGrpc(f.core, { trustProxy: '10.0.0.0/8' });
+    try {
+      const request = validRequest(f);
+      for (let i = 0; i < 30; i += 1) {
+        expect(codeOf(await trusted.create(request, guess('198.51.100.5')))).toBe(11);
+      }
+      expect(codeOf(await trusted.create(request, guess('198.51.100.5')))).toBe(19);
+      // 127.0.0.1 is no trusted proxy here: its forwarded addresses are not believed, so every
+      // guess counts against 127.0.0.1, which has no failures yet.
+      expect(codeOf(await untrusted.create(request, guess('198.51.100.5')))).toBe(11);
+      expect(codeOf(await untrusted.create(request, guess('198.51.100.6')))).toBe(11);
+    } finally {
+      await trusted.close();
+      await untrusted.close();
+    }
+  });
+
+  it('without TRUST_PROXY counts the peer, whatever the metadata says', async () => {
+    const f = await createTestCore();
+    const server = await startGrpc(f.core);
+    try {
+      const request = validRequest(f);
+      for (let i = 0; i < 30; i += 1) {
+        expect(codeOf(await server.create(request, guess(`198.51.100.${i}`)))).toBe(11);
+      }
+      expect(codeOf(await server.create(request, guess('198.51.100.200')))).toBe(19);
     } finally {
       await server.close();
     }

@@ -1,7 +1,6 @@
 import { request } from 'node:http';
 import pino from 'pino';
-import { loadConfig } from '../../core';
-import { startService, type RunningService } from '../../gateway-http/service';
+import { startService, type Service } from '../../gateway-http/main';
 import { connectGrpc, type GrpcClientFixture } from '../grpc/grpc-fixture';
 import { freePort } from '../redis/support/redis-process';
 import { MetricsSnapshot, promtoolCheck, scrape } from './support/exposition';
@@ -22,21 +21,21 @@ function getWithHost(port: number, host: string, path: string): Promise<number> 
 }
 
 describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)', () => {
-  let service: RunningService;
+  let service: Service;
   let grpc: GrpcClientFixture;
   let metricsPort: number;
 
   beforeAll(async () => {
     metricsPort = await freePort();
     service = await startService(
-      loadConfig({
+      {
         PORT: '0',
         GRPC_PORT: '0',
         METRICS_PORT: String(metricsPort),
         LOG_LEVEL: 'silent',
         DATA_DIR: ':memory:',
         RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-      }),
+      },
       pino({ level: 'silent' }),
     );
     grpc = connectGrpc(`127.0.0.1:${service.grpc.port}`);
@@ -201,13 +200,13 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
 describe('METRICS_PORT=0', () => {
   it('turns metrics off: no port, and the ports are not decorated', async () => {
     const service = await startService(
-      loadConfig({
+      {
         PORT: '0',
         GRPC_PORT: '0',
         METRICS_PORT: '0',
         LOG_LEVEL: 'silent',
         DATA_DIR: ':memory:',
-      }),
+      },
       pino({ level: 'silent' }),
     );
     try {

@@ -22,12 +22,15 @@ function linesMatching(logs: CapturedLogs, pattern: RegExp): Array<Record<string
   return logs.records().filter((record) => pattern.test(String(record.msg)));
 }
 
+/** The address every request of these tests comes from. */
+const CLIENT_ADDRESS = '198.51.100.20';
+
 /** Creates one link through `core` with the fixture's token; 'ok' or the error's code. */
 async function createVia(core: Core, f: CoreFixture): Promise<'ok' | number> {
   const response: ResponseInfo = {};
   const caller = core.createCaller({
     authorization: `Bearer ${f.token}`,
-    clientAddress: '198.51.100.20',
+    clientAddress: CLIENT_ADDRESS,
     response,
   });
   try {
@@ -167,10 +170,13 @@ describe('REDIS_URL through the configuration', () => {
       } finally {
         await otherLimiters.close();
       }
-      // The documented key: shortlink:ratelimit:token:<SHA-256 of the token>.
-      const keys = await inspector.keys('*');
-      expect(keys).toEqual([`shortlink:ratelimit:token:${hashSecret(f.token)}`]);
-      const ttl = await inspector.ttl(keys[0]!);
+      // The documented keys: shortlink:ratelimit:token:<SHA-256 of the token>, and the client
+      // address's failure count (counted before the lookup, given back for the valid token).
+      const tokenKey = `shortlink:ratelimit:token:${hashSecret(f.token)}`;
+      const failureKey = `shortlink:ratelimit:authfail:${CLIENT_ADDRESS}`;
+      expect((await inspector.keys('*')).sort()).toEqual([failureKey, tokenKey].sort());
+      expect(await inspector.get(failureKey)).toBe('0');
+      const ttl = await inspector.ttl(tokenKey);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(60);
 
@@ -221,14 +227,16 @@ describe('a Redis that hangs without closing the connection (SIGSTOP)', () => {
     // No 'close': the connection itself looks fine.
     expect(limiters[0].client.status).toBe('ready');
     redis.resume();
-    // The frozen server now runs what was sent to it: the first request, and the one that timed
-    // out. The other nine never went to Redis.
+    // The frozen server now runs what was sent to it: the call that timed out (the second
+    // request's failure count, taken before its token is looked up). Nothing else of the ten
+    // went to Redis: the token's count stays at the first request's 1.
     const inspector = two.inspector;
     await waitFor(
       'the backlog to run',
-      async () => Number(await inspector.get(two!.tokenKey())) >= 2,
+      async () => Number(await inspector.get(two!.authFailureKey(CLIENT_ADDRESS))) >= 1,
     );
-    expect(await inspector.get(two.tokenKey())).toBe('2');
+    expect(await inspector.get(two.authFailureKey(CLIENT_ADDRESS))).toBe('1');
+    expect(await inspector.get(two.tokenKey())).toBe('1');
   });
 
   it('logs the fallback once and notices by a later call that Redis answers again', async () => {

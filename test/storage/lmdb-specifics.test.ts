@@ -7,6 +7,7 @@ import {
   createLmdbStore,
   DataDirError,
   FORMAT_VERSION,
+  LinkDomainTakenError,
   type LmdbStore,
 } from '../../core';
 import { DATABASES, META_KEYS } from '../../core/adapters/lmdb';
@@ -92,6 +93,33 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
     await expect(opening).rejects.toThrow(
       `DATA_DIR ${dir} holds data in format version ${FORMAT_VERSION + 1}, newer than this code's ${FORMAT_VERSION}`,
     );
+  });
+
+  it('indexes the link domains of organizations written before the index existed', async () => {
+    const dir = await dataDir();
+    await (await createLmdbStore({ dataDir: dir })).close();
+    // What the first LMDB release wrote: the organization, without a link-domain index entry.
+    const raw = open({ path: dir, maxDbs: 32 });
+    const acme = {
+      id: 'acme',
+      name: 'Acme',
+      domain: 'acme.link',
+      scheme: 'https' as const,
+      active: true,
+      keyHash: 'a'.repeat(64),
+    };
+    await raw.openDB({ name: DATABASES.organizations }).put('acme', acme);
+    await raw.close();
+
+    const store = await createLmdbStore({ dataDir: dir });
+    try {
+      await expect(
+        store.identities.saveOrganization({ ...acme, id: 'thief', keyHash: 'b'.repeat(64) }),
+      ).rejects.toBeInstanceOf(LinkDomainTakenError);
+      await expect(store.identities.saveOrganization(acme)).resolves.toBeUndefined();
+    } finally {
+      await store.close();
+    }
   });
 
   it('refuses a file where the directory should be', async () => {

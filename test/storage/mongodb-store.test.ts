@@ -46,7 +46,7 @@ if (!availability.available) {
   });
 
   describe(`MongoDB specifics (${availability.source})`, () => {
-    it('creates every unique index at start-up, and starting again is a no-op', async () => {
+    it('creates every index at start-up (unique and TTL ones), and starting again is a no-op', async () => {
       const dbName = server.freshDatabase();
       const first = await open(dbName);
       await first.close();
@@ -59,7 +59,10 @@ if (!availability.available) {
             collection: index.collection,
             name: index.name,
             key: index.key,
-            unique: true,
+            ...(index.unique ? { unique: true } : {}),
+            ...('expireAfterSeconds' in index
+              ? { expireAfterSeconds: index.expireAfterSeconds }
+              : {}),
           });
         }
       } finally {

@@ -1,4 +1,12 @@
-import { ShortlinkError, type Organization, type Store } from '../../core';
+import {
+  LinkDomainTakenError,
+  ShortlinkError,
+  type CompletedRecord,
+  type IdempotencyScope,
+  type Organization,
+  type RunningRecord,
+  type Store,
+} from '../../core';
 import { linkRecord, provisionedCore, scriptedAliases, settleAll } from './fixtures';
 
 /** How the suite obtains stores from one adapter. */
@@ -8,6 +16,28 @@ export interface StoreFactory {
 }
 
 const CONCURRENCY = 25;
+
+// Far ahead of any real clock: MongoDB's TTL monitor must not remove these records mid-test.
+const T0 = new Date('2099-06-01T12:00:00.000Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+const ALICE_KEY: IdempotencyScope = { userId: 'alice', key: 'order-42' };
+
+function running(
+  owner: string,
+  expiresInSeconds = 60,
+  fingerprint = 'f'.repeat(64),
+): RunningRecord {
+  return { state: 'running', owner, fingerprint, expiresAt: at(expiresInSeconds) };
+}
+
+function completed(code: number, body: string, expiresInSeconds = 86400): CompletedRecord {
+  return {
+    state: 'completed',
+    fingerprint: 'f'.repeat(64),
+    outcome: { code, body },
+    expiresAt: at(expiresInSeconds),
+  };
+}
 
 function organization(overrides: Partial<Organization> = {}): Organization {
   return {
@@ -158,9 +188,7 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
 
     it('lists every link domain once', async () => {
       await store.identities.saveOrganization(organization());
-      await store.identities.saveOrganization(
-        organization({ id: 'acme-eu', keyHash: 'd'.repeat(64) }),
-      );
+      await store.identities.saveOrganization(organization());
       await store.identities.saveOrganization(
         organization({ id: 'beta', domain: 'beta.link:8080', keyHash: 'e'.repeat(64) }),
       );
@@ -168,6 +196,32 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
         'acme.link',
         'beta.link:8080',
       ]);
+    });
+
+    it('never lets two organizations share a link domain, and frees a domain left behind', async () => {
+      await store.identities.saveOrganization(organization());
+      const thief = organization({ id: 'thief', keyHash: 'd'.repeat(64) });
+      await expect(store.identities.saveOrganization(thief)).rejects.toBeInstanceOf(
+        LinkDomainTakenError,
+      );
+      await expect(store.identities.findOrganizationById('thief')).resolves.toBeNull();
+      await expect(store.identities.findOrganizationByKeyHash('d'.repeat(64))).resolves.toBeNull();
+      // acme moves to another domain: acme.link is free again.
+      await store.identities.saveOrganization(organization({ domain: 'acme.example' }));
+      await store.identities.saveOrganization(thief);
+      await expect(store.identities.findOrganizationById('thief')).resolves.toEqual(thief);
+    });
+
+    it(`lets exactly one of ${CONCURRENCY} concurrent organizations take one link domain`, async () => {
+      const results = await settleAll(
+        Array.from({ length: CONCURRENCY }, (_, i) =>
+          store.identities.saveOrganization(
+            organization({ id: `org-${i}`, keyHash: i.toString(16).padStart(64, '0') }),
+          ),
+        ),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(await store.identities.listLinkDomains()).toEqual(['acme.link']);
     });
 
     it('upserts groups by (organization, api id), distinct per organization', async () => {
@@ -237,6 +291,120 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(store.identities.findGroup('acme', '1')).resolves.toMatchObject({ apiId: '1' });
       await expect(store.identities.isMember('alice', 'acme')).resolves.toBe(true);
       await expect(store.identities.findUserIdByTokenHash('f'.repeat(64))).resolves.toBe('alice');
+    });
+  });
+
+  describe('idempotency records', () => {
+    it('claims an absent key once; a second claim answers the live running record', async () => {
+      await expect(store.idempotency.claim(ALICE_KEY, running('first'), T0)).resolves.toEqual({
+        claimed: true,
+      });
+      await expect(store.idempotency.claim(ALICE_KEY, running('second'), at(1))).resolves.toEqual({
+        claimed: false,
+        existing: running('first'),
+      });
+    });
+
+    it('completes only by the claim that owns the record, then answers the outcome', async () => {
+      await store.idempotency.claim(ALICE_KEY, running('owner'), T0);
+      await store.idempotency.complete(ALICE_KEY, 'intruder', completed(15, '["taken"]'));
+      await expect(store.idempotency.claim(ALICE_KEY, running('x'), at(1))).resolves.toEqual({
+        claimed: false,
+        existing: running('owner'),
+      });
+      const link = '{"id":7,"short_url":"https://acme.link/a","alias":"a"}';
+      await store.idempotency.complete(ALICE_KEY, 'owner', completed(0, link));
+      await expect(store.idempotency.claim(ALICE_KEY, running('y'), at(2))).resolves.toEqual({
+        claimed: false,
+        existing: completed(0, link),
+      });
+      // Completed: neither a second completion nor a release by the old owner changes it.
+      await store.idempotency.complete(ALICE_KEY, 'owner', completed(15, '["taken"]'));
+      await store.idempotency.release(ALICE_KEY, 'owner');
+      await expect(store.idempotency.claim(ALICE_KEY, running('z'), at(3))).resolves.toMatchObject({
+        claimed: false,
+        existing: { state: 'completed', outcome: { code: 0, body: link } },
+      });
+    });
+
+    it('releases only by the owning claim; a released key is claimed again', async () => {
+      await store.idempotency.claim(ALICE_KEY, running('owner'), T0);
+      await store.idempotency.release(ALICE_KEY, 'intruder');
+      await expect(store.idempotency.claim(ALICE_KEY, running('x'), at(1))).resolves.toMatchObject({
+        claimed: false,
+      });
+      await store.idempotency.release(ALICE_KEY, 'owner');
+      await expect(store.idempotency.claim(ALICE_KEY, running('next'), at(2))).resolves.toEqual({
+        claimed: true,
+      });
+    });
+
+    it('treats an expired record as absent: a lapsed lease or an outlived outcome is claimed anew', async () => {
+      await store.idempotency.claim(ALICE_KEY, running('crashed', 60), T0);
+      await expect(store.idempotency.claim(ALICE_KEY, running('early'), at(59))).resolves.toEqual({
+        claimed: false,
+        existing: running('crashed', 60),
+      });
+      await expect(
+        store.idempotency.claim(ALICE_KEY, running('late', 120), at(60)),
+      ).resolves.toEqual({ claimed: true });
+      // The crashed request's owner can no longer complete or release the new claim.
+      await store.idempotency.complete(ALICE_KEY, 'crashed', completed(0, '{}'));
+      await store.idempotency.release(ALICE_KEY, 'crashed');
+      await store.idempotency.complete(ALICE_KEY, 'late', completed(0, '{"id":1}', 100));
+      await expect(
+        store.idempotency.claim(ALICE_KEY, running('again'), at(99)),
+      ).resolves.toMatchObject({ claimed: false, existing: { state: 'completed' } });
+      await expect(store.idempotency.claim(ALICE_KEY, running('again'), at(100))).resolves.toEqual({
+        claimed: true,
+      });
+    });
+
+    it('keeps keys apart per user and per key (the longest key and every visible character)', async () => {
+      const longest = Array.from({ length: 255 }, (_, i) => String.fromCharCode(0x21 + (i % 94)));
+      const scopes: IdempotencyScope[] = [
+        ALICE_KEY,
+        { userId: 'bob', key: ALICE_KEY.key },
+        { userId: 'alice', key: 'order-43' },
+        { userId: 'alice', key: longest.join('') },
+        { userId: 'alice order-42', key: 'x' },
+      ];
+      for (const scope of scopes) {
+        await expect(store.idempotency.claim(scope, running(scope.userId), T0)).resolves.toEqual({
+          claimed: true,
+        });
+      }
+      for (const scope of scopes) {
+        await expect(store.idempotency.claim(scope, running('other'), at(1))).resolves.toEqual({
+          claimed: false,
+          existing: running(scope.userId),
+        });
+      }
+    });
+
+    it(`lets exactly one of ${CONCURRENCY} concurrent claims of one key win`, async () => {
+      const outcomes = await Promise.all(
+        Array.from({ length: CONCURRENCY }, (_, i) =>
+          store.idempotency.claim(ALICE_KEY, running(`owner-${i}`), T0),
+        ),
+      );
+      const winners = outcomes.flatMap((o, i) => (o.claimed ? [i] : []));
+      expect(winners).toHaveLength(1);
+      for (const outcome of outcomes) {
+        if (!outcome.claimed) expect(outcome.existing).toEqual(running(`owner-${winners[0]}`));
+      }
+    });
+
+    it('replays a create through the core on this store', async () => {
+      const f = await provisionedCore(store);
+      const caller = () =>
+        f.core.createCaller({ authorization: `Bearer ${f.token}`, idempotencyKey: 'through' });
+      const first = await caller().links.create(f.body() as never);
+      await expect(caller().links.create(f.body() as never)).resolves.toEqual(first);
+      await expect(
+        caller().links.create(f.body({ url: 'https://example.com/else' }) as never),
+      ).rejects.toMatchObject({ code: 25 });
+      expect(await store.ids.next()).toBe(first.id + 1);
     });
   });
 

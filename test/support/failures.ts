@@ -17,7 +17,7 @@ export async function failureOf(promise: Promise<unknown>): Promise<ShortlinkErr
   );
 }
 
-type Part = 'identities' | 'links' | 'ids';
+type Part = 'identities' | 'links' | 'ids' | 'idempotency';
 
 /** Every method of `target` rejects with `makeError()`. */
 function rejectingEverything<T extends object>(target: T, makeError: () => Error): T {
@@ -48,6 +48,9 @@ export function failingStore(
       : base.identities,
     links: parts.has('links') ? rejectingEverything(base.links, makeError) : base.links,
     ids: parts.has('ids') ? rejectingEverything(base.ids, makeError) : base.ids,
+    idempotency: parts.has('idempotency')
+      ? rejectingEverything(base.idempotency, makeError)
+      : base.idempotency,
     ping: failing.ping ? () => Promise.reject(makeError()) : () => base.ping(),
     close: () => base.close(),
   };

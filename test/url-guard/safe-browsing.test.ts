@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ShortlinkError } from '../../core';
 import { createReputationRule, type FailMode } from '../../core/url-guard/reputation-rule';
 import {
   SafeBrowsingClient,
@@ -140,10 +141,16 @@ describe('reputation lookup (Safe Browsing v4 Lookup API)', () => {
       expect(await check('https://x.example/')).toEqual(expected);
     });
 
-    it('decides a check over the per-minute quota by the fail mode, without calling', async () => {
+    it('answers a check over the per-minute quota with code 23 and a retry time, whatever the fail mode', async () => {
       const { check } = setup({ failMode, perMinute: 1 });
       expect(await check('https://first.example/')).toEqual({ blocked: false });
-      expect(await check('https://second.example/')).toEqual(expected);
+      const refusal = await check('https://second.example/').then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(ShortlinkError);
+      expect(refusal).toMatchObject({ code: 23, retryAfterSeconds: expect.any(Number) });
+      expect((refusal as ShortlinkError).retryAfterSeconds).toBeLessThanOrEqual(60);
       expect(fake.requests).toHaveLength(1);
       // the quota did not stop cached answers
       expect(await check('https://first.example/')).toEqual({ blocked: false });

@@ -16,6 +16,11 @@ export const DATABASES = {
   organizations: 'organizations',
   /** keyHash → organization id: a unique index, kept in the same transaction as the record. */
   organizationsByKeyHash: 'organizations_by_key_hash',
+  /**
+   * link domain → organization id: a unique index (two organizations never share a domain),
+   * kept in the same transaction as the record.
+   */
+  organizationsByDomain: 'organizations_by_domain',
   /** [organizationId, apiId] → UrlGroup. */
   groups: 'groups',
   /** user id → User. */
@@ -24,6 +29,10 @@ export const DATABASES = {
   tokens: 'tokens',
   /** [userId, organizationId] → true. */
   memberships: 'memberships',
+  /** [idempotency key, userId] → StoredIdempotencyRecord. */
+  idempotency: 'idempotency',
+  /** [expiresAt ms, idempotency key, userId] → true: the records in the order they expire. */
+  idempotencyExpiry: 'idempotency_expiry',
 } as const;
 
 /**
@@ -54,6 +63,14 @@ export type StoredLink = [
   createdAtMs: number,
 ];
 
+/** An idempotency record as a tuple; the fingerprint and expiry sit at the same places in both. */
+export type StoredIdempotencyRecord =
+  | [state: 'running', fingerprint: string, expiresAtMs: number, owner: string]
+  | [state: 'completed', fingerprint: string, expiresAtMs: number, code: number, body: string];
+
+export type IdempotencyKey = [key: string, userId: string];
+export type ExpiryKey = [expiresAtMs: number, key: string, userId: string];
+
 export type LinkKey = [domain: string, alias: string];
 export type PairKey = [string, string];
 
@@ -63,10 +80,13 @@ export interface LmdbDatabases {
   links: Database<StoredLink, LinkKey>;
   organizations: Database<Organization, string>;
   organizationsByKeyHash: Database<string, string>;
+  organizationsByDomain: Database<string, string>;
   groups: Database<UrlGroup, PairKey>;
   users: Database<User, string>;
   tokens: Database<TokenRecord, string>;
   memberships: Database<true, PairKey>;
+  idempotency: Database<StoredIdempotencyRecord, IdempotencyKey>;
+  idempotencyExpiry: Database<true, ExpiryKey>;
 }
 
 export function openDatabases(root: RootDatabase): LmdbDatabases {
@@ -78,10 +98,15 @@ export function openDatabases(root: RootDatabase): LmdbDatabases {
     organizationsByKeyHash: root.openDB<string, string>({
       name: DATABASES.organizationsByKeyHash,
     }),
+    organizationsByDomain: root.openDB<string, string>({ name: DATABASES.organizationsByDomain }),
     groups: root.openDB<UrlGroup, PairKey>({ name: DATABASES.groups }),
     users: root.openDB<User, string>({ name: DATABASES.users }),
     tokens: root.openDB<TokenRecord, string>({ name: DATABASES.tokens }),
     memberships: root.openDB<true, PairKey>({ name: DATABASES.memberships }),
+    idempotency: root.openDB<StoredIdempotencyRecord, IdempotencyKey>({
+      name: DATABASES.idempotency,
+    }),
+    idempotencyExpiry: root.openDB<true, ExpiryKey>({ name: DATABASES.idempotencyExpiry }),
   };
 }
 

@@ -5,14 +5,15 @@ import type {
   UrlGroup,
   User,
 } from '../../ports/identity-store';
+import { LinkDomainTakenError } from '../../errors/shortlink-error';
 import type { LmdbDatabases } from './databases';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
 /**
  * Identities on LMDB. Each record lives under its natural key (organization id, [organization,
  * api id], user id, token hash, [user, organization]); the key-hash index is written in the same
- * transaction as the organization, so the two never disagree. A further unique index (one link
- * domain per organization, say) is another database written the same way.
+ * transaction as the organization, so the two never disagree; so is the link-domain index (one
+ * organization per link domain).
  */
 export class LmdbIdentityStore implements IdentityStore {
   constructor(
@@ -58,21 +59,30 @@ export class LmdbIdentityStore implements IdentityStore {
   }
 
   saveOrganization(organization: Organization): Promise<void> {
-    const { organizations, organizationsByKeyHash } = this.dbs;
+    const { organizations, organizationsByKeyHash, organizationsByDomain } = this.dbs;
     const stored = { ...organization };
     return this.write('organization save', async () => {
       const outcome = await organizations.transaction(() => {
         const holder = organizationsByKeyHash.get(stored.keyHash);
         // Checked inside the write transaction; nothing is written when the key is taken.
         if (holder !== undefined && holder !== stored.id) return 'key_in_use' as const;
+        const domainHolder = organizationsByDomain.get(stored.domain);
+        if (domainHolder !== undefined && domainHolder !== stored.id) {
+          return 'domain_in_use' as const;
+        }
         const previous = organizations.get(stored.id);
         if (previous && previous.keyHash !== stored.keyHash) {
           void organizationsByKeyHash.remove(previous.keyHash);
         }
+        if (previous && previous.domain !== stored.domain) {
+          void organizationsByDomain.remove(previous.domain);
+        }
         void organizations.put(stored.id, stored);
         void organizationsByKeyHash.put(stored.keyHash, stored.id);
+        void organizationsByDomain.put(stored.domain, stored.id);
         return 'saved' as const;
       });
+      if (outcome === 'domain_in_use') throw new LinkDomainTakenError(stored.domain);
       if (outcome === 'key_in_use') {
         throw new Error(
           `organization "${stored.id}": its key hash belongs to another organization`,

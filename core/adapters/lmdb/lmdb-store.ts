@@ -7,7 +7,9 @@ import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './d
 import { DATA_DIR_MODE, DataDirError, isEmptyOrMissing, prepareDataDir } from './data-dir';
 import { checkFormatVersion } from './format-version';
 import { LmdbIdSequence } from './lmdb-id-sequence';
+import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
 import { LmdbIdentityStore } from './lmdb-identity-store';
+import { indexLinkDomains } from './link-domain-index';
 import { LmdbLinkStore } from './lmdb-link-store';
 import { messageOf, onLmdb, readLmdb } from './lmdb-errors';
 
@@ -21,6 +23,7 @@ export interface LmdbStore extends Store {
   readonly identities: LmdbIdentityStore;
   readonly links: LmdbLinkStore;
   readonly ids: LmdbIdSequence;
+  readonly idempotency: LmdbIdempotencyStore;
   /** The absolute path of the data directory. */
   readonly path: string;
   /**
@@ -76,6 +79,8 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
   const dbs = openDatabases(root);
   try {
     const version = await checkFormatVersion(dbs, path);
+    const indexed = await indexLinkDomains(dbs);
+    if (indexed > 0) logger.info({ dataDir: path, indexed }, 'link domains indexed');
     logger.info({ dataDir: path, formatVersion: version }, 'LMDB store ready');
   } catch (error) {
     await root.close().catch(() => undefined);
@@ -96,6 +101,7 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string): LmdbStore {
     identities: new LmdbIdentityStore(dbs, path),
     links: new LmdbLinkStore(dbs, path),
     ids: new LmdbIdSequence(dbs, path),
+    idempotency: new LmdbIdempotencyStore(dbs, path),
     // A read of the format version: it fails once the environment is closed.
     ping: () =>
       readLmdb(path, 'ping', () => {

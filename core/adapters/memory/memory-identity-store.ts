@@ -1,3 +1,4 @@
+import { LinkDomainTakenError } from '../../errors/shortlink-error';
 import type {
   IdentityStore,
   Organization,
@@ -12,6 +13,8 @@ const pairKey = (organizationId: string, apiId: string) => `${organizationId}\u0
 export class MemoryIdentityStore implements IdentityStore {
   private readonly organizations = new Map<string, Organization>();
   private readonly organizationsByKeyHash = new Map<string, Organization>();
+  /** Link domain -> organization id: the unique key on domains. */
+  private readonly organizationIdsByDomain = new Map<string, string>();
   private readonly groups = new Map<string, UrlGroup>();
   private readonly users = new Map<string, User>();
   private readonly tokens = new Map<string, TokenRecord>();
@@ -46,8 +49,16 @@ export class MemoryIdentityStore implements IdentityStore {
   }
 
   saveOrganization(organization: Organization): Promise<void> {
+    const holder = this.organizationIdsByDomain.get(organization.domain);
+    if (holder !== undefined && holder !== organization.id) {
+      return Promise.reject(new LinkDomainTakenError(organization.domain));
+    }
     const previous = this.organizations.get(organization.id);
-    if (previous) this.organizationsByKeyHash.delete(previous.keyHash);
+    if (previous) {
+      this.organizationsByKeyHash.delete(previous.keyHash);
+      this.organizationIdsByDomain.delete(previous.domain);
+    }
+    this.organizationIdsByDomain.set(organization.domain, organization.id);
     const stored = { ...organization };
     this.organizations.set(organization.id, stored);
     this.organizationsByKeyHash.set(organization.keyHash, stored);

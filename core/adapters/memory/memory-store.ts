@@ -1,11 +1,13 @@
 import type { Store } from '../../ports/store';
 import { MemoryIdSequence } from './memory-id-sequence';
+import { MemoryIdempotencyStore } from './memory-idempotency-store';
 import { MemoryIdentityStore } from './memory-identity-store';
 import { MemoryLinkStore, type MemoryLinkStoreOptions } from './memory-link-store';
 
 export interface MemoryStore extends Store {
   readonly identities: MemoryIdentityStore;
   readonly links: MemoryLinkStore;
+  readonly idempotency: MemoryIdempotencyStore;
 }
 
 export const MEMORY_STORE_KIND = 'memory';
@@ -17,6 +19,7 @@ export function createMemoryStore(options: { links?: MemoryLinkStoreOptions } = 
     identities: new MemoryIdentityStore(),
     links: new MemoryLinkStore(options.links),
     ids: new MemoryIdSequence(),
+    idempotency: new MemoryIdempotencyStore(),
     ping: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };

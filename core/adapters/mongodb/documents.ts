@@ -1,3 +1,4 @@
+import type { IdempotencyRecord } from '../../ports/idempotency-store';
 import type { Organization, TokenRecord, UrlGroup, User } from '../../ports/identity-store';
 import type { LinkRecord } from '../../ports/link-store';
 
@@ -30,6 +31,12 @@ export interface CounterDocument {
   seq: number;
 }
 
+/**
+ * An idempotency record; `_id` is the key and the user's id (see mongo-idempotency-store). The
+ * TTL index on `expiresAt` removes it once its lease or its life is over.
+ */
+export type IdempotencyDocument = IdempotencyRecord & { _id: string };
+
 export const COLLECTIONS = {
   links: 'links',
   organizations: 'organizations',
@@ -38,6 +45,7 @@ export const COLLECTIONS = {
   tokens: 'tokens',
   memberships: 'memberships',
   counters: 'counters',
+  idempotency: 'idempotency_keys',
   /** rate-limiter-flexible's documents (per-token and auth-failure windows). */
   rateLimits: 'rate_limits',
 } as const;

@@ -6,6 +6,8 @@ export interface IndexDefinition {
   name: string;
   key: IndexSpecification;
   unique: boolean;
+  /** A TTL index: the server removes a document this many seconds after the indexed date. */
+  expireAfterSeconds?: number;
 }
 
 /**
@@ -31,6 +33,13 @@ export const INDEXES = {
     key: { keyHash: 1 },
     unique: true,
   },
+  /** Two organizations never share a link domain (stored normalised by provisioning). */
+  organizationDomain: {
+    collection: COLLECTIONS.organizations,
+    name: 'domain_unique',
+    key: { domain: 1 },
+    unique: true,
+  },
   groupApiId: {
     collection: COLLECTIONS.groups,
     name: 'organization_api_id_unique',
@@ -43,6 +52,17 @@ export const INDEXES = {
     key: { userId: 1, organizationId: 1 },
     unique: true,
   },
+  /**
+   * Expired idempotency records go away by themselves (the server's TTL monitor runs about once
+   * a minute, so claims also treat an expired record as absent).
+   */
+  idempotencyExpiry: {
+    collection: COLLECTIONS.idempotency,
+    name: 'expires_at_ttl',
+    key: { expiresAt: 1 },
+    unique: false,
+    expireAfterSeconds: 0,
+  },
 } as const satisfies Record<string, IndexDefinition>;
 
 /**
@@ -51,8 +71,9 @@ export const INDEXES = {
  */
 export async function ensureIndexes(db: Db): Promise<void> {
   for (const index of Object.values(INDEXES)) {
-    await db
-      .collection(index.collection)
-      .createIndex(index.key, { name: index.name, unique: index.unique });
+    const { name, unique } = index;
+    const expiry =
+      'expireAfterSeconds' in index ? { expireAfterSeconds: index.expireAfterSeconds } : {};
+    await db.collection(index.collection).createIndex(index.key, { name, unique, ...expiry });
   }
 }

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { LinkDomainTakenError } from '../../errors/shortlink-error';
 import type {
   IdentityStore,
   Organization,
@@ -95,6 +96,9 @@ export class MongoIdentityStore implements IdentityStore {
         upsertRacing(() => this.organizations.replaceOne({ _id: id }, fields, { upsert: true })),
       );
     } catch (error) {
+      if (isDuplicateKeyOn(error, INDEXES.organizationDomain)) {
+        throw new LinkDomainTakenError(organization.domain, { cause: error });
+      }
       if (isDuplicateKeyOn(error, INDEXES.organizationKeyHash)) {
         throw new Error(`organization "${id}": its key is already used by another organization`, {
           cause: error,

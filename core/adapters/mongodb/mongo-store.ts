@@ -7,6 +7,7 @@ import { databaseNameFromUri, mongoClientOptions } from './connection-options';
 import { COLLECTIONS } from './documents';
 import { ensureIndexes } from './indexes';
 import { MongoIdSequence } from './mongo-id-sequence';
+import { MongoIdempotencyStore } from './mongo-idempotency-store';
 import { MongoIdentityStore } from './mongo-identity-store';
 import { MongoLinkStore } from './mongo-link-store';
 
@@ -18,6 +19,7 @@ export interface MongoStore extends Store {
   readonly identities: MongoIdentityStore;
   readonly links: MongoLinkStore;
   readonly ids: MongoIdSequence;
+  readonly idempotency: MongoIdempotencyStore;
   readonly client: MongoClient;
   readonly db: Db;
 }
@@ -53,6 +55,7 @@ export function mongoStoreOn(client: MongoClient, db: Db, closeClient: boolean):
     identities: new MongoIdentityStore(db),
     links: new MongoLinkStore(db.collection(COLLECTIONS.links)),
     ids: new MongoIdSequence(db.collection(COLLECTIONS.counters)),
+    idempotency: new MongoIdempotencyStore(db.collection(COLLECTIONS.idempotency)),
     ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
     close: () => (closeClient ? client.close() : Promise.resolve()),
   };

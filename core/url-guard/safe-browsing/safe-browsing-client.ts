@@ -1,6 +1,7 @@
 import Bottleneck from 'bottleneck';
 import type { Logger } from '../../ports/logger';
 import { ExpiringCache } from './expiring-cache';
+import { FairShareQuota } from './fair-share-quota';
 import {
   LOOKUP_PATH,
   lookupRequestBody,
@@ -15,7 +16,10 @@ export interface SafeBrowsingOptions {
   apiKey?: string | undefined;
   threatTypes: readonly string[];
   platformTypes?: readonly string[];
-  /** The provider's quota: at most this many calls start per minute. */
+  /**
+   * The provider's quota: at most this many calls start per minute, each organization taking at
+   * most a fair share of them (see FairShareQuota).
+   */
   perMinute: number;
   maxConcurrent: number;
   /** Deadline of one call, answer body included. */
@@ -43,6 +47,8 @@ export interface SafeBrowsingObserver {
 export type Reputation =
   | { kind: 'threat'; threatType: string | null }
   | { kind: 'clean' }
+  /** No verdict because the quota (or the organization's share of it) is used up for now. */
+  | { kind: 'quota'; retryAfterMs: number }
   /** No verdict: SAFE_BROWSING_FAIL decides. */
   | { kind: 'unavailable'; why: string };
 
@@ -51,7 +57,7 @@ const DEFAULT_THREAT_CACHE_MS = 300_000;
 
 /**
  * Asks a Safe Browsing v4 compatible service about a URL. Calls go through a Bottleneck
- * limiter (concurrency, and a reservoir refilled every minute to the quota); answers are cached
+ * limiter (concurrency) and a per-minute quota shared fairly between organizations; answers are cached
  * for the duration the service states (clean answers for `cleanCacheMs`); concurrent checks of
  * the same URL share one call. Failures are answers too (`unavailable`), never exceptions.
  */
@@ -61,6 +67,7 @@ export class SafeBrowsingClient {
   private readonly inFlight = new Map<string, Promise<Reputation>>();
   private readonly endpoint: URL;
   private readonly request: LookupRequestOptions;
+  private readonly quota: FairShareQuota;
 
   constructor(private readonly options: SafeBrowsingOptions) {
     this.endpoint = new URL(`${options.baseUrl.replace(/\/+$/, '')}${LOOKUP_PATH}`);
@@ -71,19 +78,16 @@ export class SafeBrowsingClient {
       platformTypes: options.platformTypes ?? ['ANY_PLATFORM'],
     };
     this.cache = new ExpiringCache(options.cacheEntries, options.now);
-    this.limiter = new Bottleneck({
-      maxConcurrent: options.maxConcurrent,
-      reservoir: options.perMinute,
-      reservoirRefreshAmount: options.perMinute,
-      reservoirRefreshInterval: 60_000,
-    });
+    this.quota = new FairShareQuota(options.perMinute, 60_000, options.now);
+    this.limiter = new Bottleneck({ maxConcurrent: options.maxConcurrent });
     // Bottleneck reports failed jobs here; ours never throw, but an unlistened error would.
     this.limiter.on('error', (error: unknown) => {
       options.logger.warn({ err: error }, 'reputation limiter error');
     });
   }
 
-  lookup(url: string): Promise<Reputation> {
+  /** The reputation of `url`; a call made for it counts against `organizationId`'s share. */
+  lookup(url: string, organizationId: string): Promise<Reputation> {
     const { observer } = this.options;
     const cached = this.cache.get(url);
     if (cached) {
@@ -94,6 +98,13 @@ export class SafeBrowsingClient {
     if (pending) {
       observer?.lookedUp('cache_hit');
       return pending;
+    }
+    // Decided now, not after a wait: the quota refills once a minute.
+    const grant = this.quota.take(organizationId);
+    if (!grant.granted) {
+      this.options.logger.warn({ organization: organizationId }, 'reputation lookup quota used up');
+      observer?.lookedUp('throttled');
+      return Promise.resolve({ kind: 'quota', retryAfterMs: grant.retryAfterMs });
     }
     const lookup = this.throttledCall(url).finally(() => this.inFlight.delete(url));
     this.inFlight.set(url, lookup);
@@ -112,8 +123,6 @@ export class SafeBrowsingClient {
   }
 
   private async throttledCall(url: string): Promise<Reputation> {
-    // The quota refills once a minute: a request cannot wait for that, so it is decided now.
-    if ((await this.limiter.currentReservoir()) === 0) return this.throttled('quota used up');
     let gaveUp = false;
     let started = false;
     let timer: NodeJS.Timeout | undefined;

@@ -9,6 +9,12 @@ export interface HttpLoad {
   requests: Array<{ path: string; body?: string }>;
   /** The status class every answer must have: 2 (2xx) or 3 (3xx). */
   expectedClass: 2 | 3;
+  /**
+   * Replace `[<id>]` in the headers with a new id for every request (a fresh idempotency key).
+   * The request is then rebuilt each time, which costs the load generator CPU, so compare only
+   * with a load that is rebuilt too.
+   */
+  idReplacement?: boolean;
 }
 
 export const CONNECTIONS = 32;
@@ -33,6 +39,7 @@ async function autocannonRound(
     duration: seconds,
     method: load.method,
     headers: load.headers,
+    idReplacement: load.idReplacement ?? false,
     requests: load.requests.map((request) => ({
       method: load.method,
       path: request.path,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { IN_MEMORY_DATA_DIR } from '../../../core';
 import { startChild, type BenchChild } from '../support/child';
@@ -17,15 +18,17 @@ interface ServerReady {
  * subjectMemory on DATA_DIR=:memory:, the reference for what the durable store costs.
  */
 type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectMemory';
+/** The subject also creates with a fresh Idempotency-Key per request, and replays one key. */
+type CreateTarget = HttpTarget | 'subjectRebuilt' | 'subjectFreshKey' | 'subjectReplay';
 
 export interface HttpResults {
   /** `subjectNoMetrics`: subjectMemory with METRICS_PORT=0, for the cost of metrics. */
-  create: Record<HttpTarget | 'subjectNoMetrics', Summary>;
+  create: Record<CreateTarget | 'subjectNoMetrics', Summary>;
   follow: Record<HttpTarget, Summary>;
   sampleAnswerBytes: { subject: number; baseline: number };
 }
 
-const FOLLOWED_LINKS = 100;
+export const FOLLOWED_LINKS = 100;
 
 interface CreatedLink {
   id: number;
@@ -34,10 +37,13 @@ interface CreatedLink {
   [field: string]: unknown;
 }
 
-async function createOnce(port: number): Promise<{ link: CreatedLink; bytes: number }> {
+async function createOnce(
+  port: number,
+  headers: Record<string, string> = CREATE_HEADERS,
+): Promise<{ link: CreatedLink; bytes: number }> {
   const answer = await fetch(`http://127.0.0.1:${port}/api/create`, {
     method: 'POST',
-    headers: CREATE_HEADERS,
+    headers,
     body: JSON.stringify(CREATE_BODY),
   });
   const text = await answer.text();
@@ -91,14 +97,33 @@ export async function startSubject(
   });
 }
 
-const createLoad: HttpLoad = {
+export const createLoad: HttpLoad = {
   method: 'POST',
   headers: CREATE_HEADERS,
   requests: [{ path: '/api/create', body: JSON.stringify(CREATE_BODY) }],
   expectedClass: 2,
 };
 
-function followLoad(aliases: readonly string[]): HttpLoad {
+/** Every request under a new key: the idempotency stage claims and records each one. */
+const freshKeyLoad: HttpLoad = {
+  ...createLoad,
+  headers: { ...CREATE_HEADERS, 'idempotency-key': '[<id>]' },
+  idReplacement: true,
+};
+
+/** The same client work as freshKeyLoad (a request rebuilt with a new id), without a key. */
+const rebuiltLoad: HttpLoad = {
+  ...createLoad,
+  headers: { ...CREATE_HEADERS, 'x-bench-request': '[<id>]' },
+  idReplacement: true,
+};
+
+/** Every request under one key whose create is done: each answer is the recorded one. */
+function replayLoad(key: string): HttpLoad {
+  return { ...createLoad, headers: { ...CREATE_HEADERS, 'idempotency-key': key } };
+}
+
+export function followLoad(aliases: readonly string[]): HttpLoad {
   return {
     method: 'GET',
     headers: { host: BENCH_DOMAIN },
@@ -107,7 +132,7 @@ function followLoad(aliases: readonly string[]): HttpLoad {
   };
 }
 
-async function createLinks(port: number, count: number): Promise<string[]> {
+export async function createLinks(port: number, count: number): Promise<string[]> {
   const aliases: string[] = [];
   for (let i = 0; i < count; i += 1) aliases.push((await createOnce(port)).link.alias);
   return aliases;
@@ -169,6 +194,8 @@ export async function runHttpScenarios(
     const on = (server: BenchChild<ServerReady>, load: HttpLoad) => (seconds: number) =>
       httpRound({ port: server.ready.httpPort, pid: server.process.pid }, load, seconds);
 
+    const replayKey = `bench-replay-${randomUUID()}`;
+    await createOnce(subject.ready.httpPort, replayLoad(replayKey).headers);
     const create = await alternate(
       [
         { name: 'baseline', run: on(baseline, createLoad) },
@@ -177,6 +204,9 @@ export async function runHttpScenarios(
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
         { name: 'subjectMemory', run: on(subjectMemory, createLoad) },
         { name: 'subjectNoMetrics', run: on(subjectNoMetrics, createLoad) },
+        { name: 'subjectRebuilt', run: on(subject, rebuiltLoad) },
+        { name: 'subjectFreshKey', run: on(subject, freshKeyLoad) },
+        { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },
       ],
       options,
       report('create'),

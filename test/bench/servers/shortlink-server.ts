@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../core';
 import { createLogger } from '../../../gateway-http/logger';
-import { startService } from '../../../gateway-http/service';
+import { startService } from '../../../gateway-http/main';
 import { failChild, onStopRequest, tellParent } from '../support/child';
 
 /**
@@ -11,7 +11,7 @@ import { failChild, onStopRequest, tellParent } from '../support/child';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  const service = await startService(config, logger);
+  const service = await startService(process.env, logger);
   onStopRequest(() => service.shutdown());
   await tellParent({ type: 'ready', httpPort: service.http.port, grpcPort: grpcPortOf(service) });
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux everywhere in practice). */
 const TICKS_PER_SECOND = 100;
@@ -21,14 +21,41 @@ export function processCpuMs(pid: number | undefined): number | null {
   }
 }
 
-/** Runs `work` and adds the CPU ms per request process `pid` spent meanwhile. */
+/** The pids of the processes `pid` started (every thread's children), from /proc. */
+function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+        .split(' ')
+        .filter((field) => field.trim() !== '')
+        .map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * CPU time (ms) used so far by process `pid` and every process below it: a WORKERS cluster's
+ * primary and its workers count as one server. A worker that exited meanwhile is not counted.
+ */
+export function processTreeCpuMs(pid: number | undefined): number | null {
+  const own = processCpuMs(pid);
+  if (own === null || pid === undefined) return own;
+  return childPids(pid).reduce((total, child) => total + (processTreeCpuMs(child) ?? 0), own);
+}
+
+/**
+ * Runs `work` and adds the CPU ms per request the server `pid` (with any processes it started)
+ * spent meanwhile.
+ */
 export async function withServerCpu<T extends { requests: number }>(
   pid: number | undefined,
   work: () => Promise<T>,
 ): Promise<T & { serverCpuMsPerRequest: number | null }> {
-  const before = processCpuMs(pid);
+  const before = processTreeCpuMs(pid);
   const result = await work();
-  const after = processCpuMs(pid);
+  const after = processTreeCpuMs(pid);
   const perRequest =
     before !== null && after !== null && result.requests > 0
       ? (after - before) / result.requests

@@ -12,6 +12,8 @@ export interface BenchSettings {
   /** BENCH_CPU_PROF=1: the subject servers write V8 CPU profiles here. */
   cpuProfileDir: string | undefined;
   resultsDir: string;
+  /** BENCH_ONLY=workers: only the WORKERS comparison, printed and not written (a quick check). */
+  only: 'workers' | undefined;
   /**
    * Links filled into the LMDB store for the growth rows (BENCH_GROWTH_LINKS). The issue's
    * figure is 10,000,000 (a few minutes and about 1.5 GB of disk); the default keeps the run short.
@@ -36,6 +38,7 @@ export function loadSettings(): BenchSettings {
     warmupSeconds: positive('BENCH_WARMUP_SECONDS', 5),
     cpuProfileDir: process.env.BENCH_CPU_PROF === '1' ? join(resultsDir, 'profiles') : undefined,
     resultsDir,
+    only: process.env.BENCH_ONLY === 'workers' ? 'workers' : undefined,
     growthLinks: Math.round(positive('BENCH_GROWTH_LINKS', 1_000_000)),
   };
 }

@@ -1,9 +1,9 @@
 import pino from 'pino';
-import { loadConfig, type DemoCredentials, type MemoryStore } from '../../../core';
-import { startService, type RunningService } from '../../../gateway-http/service';
+import type { DemoCredentials, MemoryStore } from '../../../core';
+import { startService, type Service } from '../../../gateway-http/main';
 
 export interface TestService {
-  service: RunningService;
+  service: Service;
   demo: DemoCredentials;
   /** `http://127.0.0.1:<port>` */
   base: string;
@@ -18,14 +18,14 @@ export interface TestService {
 /** The whole service in-process on the embedded store (PORT=0, GRPC_PORT=0, no metrics port, silent logs). */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const service = await startService(
-    loadConfig({
+    {
       PORT: '0',
       GRPC_PORT: '0',
       METRICS_PORT: '0',
       LOG_LEVEL: 'silent',
       DATA_DIR: ':memory:',
       ...env,
-    }),
+    },
     pino({ level: 'silent' }),
   );
   const demo = service.demo;

@@ -1,0 +1,150 @@
+import type {
+  ClaimResult,
+  CompletedRecord,
+  IdempotencyRecord,
+  IdempotencyScope,
+  IdempotencyStore,
+  RunningRecord,
+} from '../../ports/idempotency-store';
+import type {
+  ExpiryKey,
+  IdempotencyKey,
+  LmdbDatabases,
+  StoredIdempotencyRecord,
+} from './databases';
+import { onLmdb } from './lmdb-errors';
+
+/** How often, at most, a claim first removes expired records (by the caller's clock). */
+export const LMDB_SWEEP_INTERVAL_MS = 60_000;
+/** Expired records removed per write transaction, so a sweep never holds the writer lock long. */
+const SWEEP_BATCH = 1000;
+
+const keyOf = ({ userId, key }: IdempotencyScope): IdempotencyKey => [key, userId];
+const expiryOf = ([key, userId]: IdempotencyKey, expiresAtMs: number): ExpiryKey => [
+  expiresAtMs,
+  key,
+  userId,
+];
+
+function toStored(record: IdempotencyRecord): StoredIdempotencyRecord {
+  const expiresAtMs = record.expiresAt.getTime();
+  return record.state === 'running'
+    ? ['running', record.fingerprint, expiresAtMs, record.owner]
+    : ['completed', record.fingerprint, expiresAtMs, record.outcome.code, record.outcome.body];
+}
+
+function fromStored(stored: StoredIdempotencyRecord): IdempotencyRecord {
+  if (stored[0] === 'running') {
+    const [, fingerprint, expiresAtMs, owner] = stored;
+    return { state: 'running', owner, fingerprint, expiresAt: new Date(expiresAtMs) };
+  }
+  const [, fingerprint, expiresAtMs, code, body] = stored;
+  return {
+    state: 'completed',
+    fingerprint,
+    expiresAt: new Date(expiresAtMs),
+    outcome: { code, body },
+  };
+}
+
+/**
+ * Idempotency records on LMDB. Each operation is one write transaction, and LMDB has one writer
+ * per environment across every process that opens it, so a claim (read, then write when absent
+ * or expired) is atomic between processes. An expiry index ([expiresAt, key, user]) lets a sweep
+ * remove expired records without reading the live ones. The environment syncs every commit before
+ * it resolves, so a recorded answer is on disk, as its link is, before the client sees it: a retry
+ * after a crash replays rather than creating again.
+ */
+export class LmdbIdempotencyStore implements IdempotencyStore {
+  private lastSweep = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly dbs: LmdbDatabases,
+    private readonly path: string,
+  ) {}
+
+  async claim(scope: IdempotencyScope, running: RunningRecord, now: Date): Promise<ClaimResult> {
+    await this.sweepIfDue(now);
+    const key = keyOf(scope);
+    const { idempotency, idempotencyExpiry } = this.dbs;
+    return onLmdb(this.path, 'idempotency claim', () =>
+      idempotency.transaction((): ClaimResult => {
+        const existing = idempotency.get(key);
+        if (existing && existing[2] > now.getTime()) {
+          return { claimed: false, existing: fromStored(existing) };
+        }
+        if (existing) void idempotencyExpiry.remove(expiryOf(key, existing[2]));
+        const stored = toStored(running);
+        void idempotency.put(key, stored);
+        void idempotencyExpiry.put(expiryOf(key, stored[2]), true);
+        return { claimed: true };
+      }),
+    );
+  }
+
+  complete(scope: IdempotencyScope, owner: string, completed: CompletedRecord): Promise<void> {
+    return this.replaceOwned(scope, owner, 'idempotency completion', toStored(completed));
+  }
+
+  release(scope: IdempotencyScope, owner: string): Promise<void> {
+    return this.replaceOwned(scope, owner, 'idempotency release', null);
+  }
+
+  /** Removes every record expired at `now`, in batches. */
+  async sweep(now: Date): Promise<void> {
+    this.lastSweep = now.getTime();
+    const { idempotency, idempotencyExpiry } = this.dbs;
+    const end: ExpiryKey = [now.getTime() + 1, '', ''];
+    let removed = SWEEP_BATCH;
+    while (removed === SWEEP_BATCH) {
+      removed = await onLmdb(this.path, 'idempotency sweep', () =>
+        idempotency.transaction(() => {
+          let count = 0;
+          for (const { key: expiry } of idempotencyExpiry.getRange({ end, limit: SWEEP_BATCH })) {
+            const [expiresAtMs, key, userId] = expiry;
+            const record = idempotency.get([key, userId]);
+            if (record && record[2] === expiresAtMs) void idempotency.remove([key, userId]);
+            void idempotencyExpiry.remove(expiry);
+            count += 1;
+          }
+          return count;
+        }),
+      );
+    }
+  }
+
+  /** Records held, expired ones not yet swept included (tests). */
+  count(): number {
+    return this.dbs.idempotency.getCount();
+  }
+
+  private sweepIfDue(now: Date): Promise<void> {
+    return now.getTime() - this.lastSweep >= LMDB_SWEEP_INTERVAL_MS
+      ? this.sweep(now)
+      : Promise.resolve();
+  }
+
+  /** Replaces (or, with null, deletes) the record when it is still `owner`'s running one. */
+  private replaceOwned(
+    scope: IdempotencyScope,
+    owner: string,
+    operation: string,
+    next: StoredIdempotencyRecord | null,
+  ): Promise<void> {
+    const key = keyOf(scope);
+    const { idempotency, idempotencyExpiry } = this.dbs;
+    return onLmdb(this.path, operation, () =>
+      idempotency.transaction(() => {
+        const existing = idempotency.get(key);
+        if (!existing || existing[0] !== 'running' || existing[3] !== owner) return;
+        void idempotencyExpiry.remove(expiryOf(key, existing[2]));
+        if (next === null) {
+          void idempotency.remove(key);
+          return;
+        }
+        void idempotency.put(key, next);
+        void idempotencyExpiry.put(expiryOf(key, next[2]), true);
+      }),
+    );
+  }
+}

@@ -1,0 +1,76 @@
+import type {
+  ClaimResult,
+  CompletedRecord,
+  IdempotencyRecord,
+  IdempotencyScope,
+  IdempotencyStore,
+  RunningRecord,
+} from '../../ports/idempotency-store';
+
+/** How often, at most, a claim also removes every expired record (keeps memory bounded). */
+export const MEMORY_SWEEP_INTERVAL_MS = 60_000;
+
+// Keys are 0x21-0x7E only, so a space cannot occur in one and the pair is unambiguous.
+const scopeKey = ({ userId, key }: IdempotencyScope) => `${key} ${userId}`;
+
+/**
+ * Idempotency records in this process. A claim is atomic because the check and the write share
+ * one tick. Expired records are swept by claims (at most once a minute, by the caller's clock,
+ * so an injected clock drives it too) rather than by a timer that would keep the process alive.
+ */
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  private readonly records = new Map<string, IdempotencyRecord>();
+  private lastSweep = Number.NEGATIVE_INFINITY;
+
+  claim(scope: IdempotencyScope, running: RunningRecord, now: Date): Promise<ClaimResult> {
+    this.sweepIfDue(now);
+    const key = scopeKey(scope);
+    const existing = this.records.get(key);
+    if (existing && existing.expiresAt > now) {
+      return Promise.resolve({ claimed: false, existing: copy(existing) });
+    }
+    this.records.set(key, copy(running));
+    return Promise.resolve({ claimed: true });
+  }
+
+  complete(scope: IdempotencyScope, owner: string, completed: CompletedRecord): Promise<void> {
+    const key = scopeKey(scope);
+    if (this.isOwnedBy(key, owner)) this.records.set(key, copy(completed));
+    return Promise.resolve();
+  }
+
+  release(scope: IdempotencyScope, owner: string): Promise<void> {
+    const key = scopeKey(scope);
+    if (this.isOwnedBy(key, owner)) this.records.delete(key);
+    return Promise.resolve();
+  }
+
+  /** Removes every record expired at `now`. */
+  sweep(now: Date): void {
+    this.lastSweep = now.getTime();
+    for (const [key, record] of this.records) {
+      if (record.expiresAt <= now) this.records.delete(key);
+    }
+  }
+
+  /** Records held, expired ones not yet swept included (for tests). */
+  get size(): number {
+    return this.records.size;
+  }
+
+  private sweepIfDue(now: Date): void {
+    if (now.getTime() - this.lastSweep >= MEMORY_SWEEP_INTERVAL_MS) this.sweep(now);
+  }
+
+  private isOwnedBy(key: string, owner: string): boolean {
+    const record = this.records.get(key);
+    return record?.state === 'running' && record.owner === owner;
+  }
+}
+
+function copy<T extends IdempotencyRecord>(record: T): T {
+  const expiresAt = new Date(record.expiresAt.getTime());
+  return record.state === 'completed'
+    ? { ...record, expiresAt, outcome: { ...record.outcome } }
+    : { ...record, expiresAt };
+}

@@ -1,0 +1,78 @@
+import type { Collection, WithId } from 'mongodb';
+import type {
+  ClaimResult,
+  CompletedRecord,
+  IdempotencyRecord,
+  IdempotencyScope,
+  IdempotencyStore,
+  RunningRecord,
+} from '../../ports/idempotency-store';
+import { asBackendError, isDuplicateKeyOn, onMongo } from './backend-errors';
+import type { IdempotencyDocument } from './documents';
+
+/** The `_id` index, which decides who claims a key. */
+const ID_INDEX = { name: '_id_', key: { _id: 1 } };
+
+/** A claim retried this often when the record it lost to expired or vanished in between. */
+const CLAIM_ATTEMPTS = 3;
+
+// Keys are 0x21-0x7E only, so a space cannot occur in one and the pair is unambiguous.
+export const idempotencyDocumentId = ({ userId, key }: IdempotencyScope) => `${key} ${userId}`;
+
+function toRecord(document: WithId<IdempotencyDocument>): IdempotencyRecord {
+  const { fingerprint, expiresAt } = document;
+  return document.state === 'running'
+    ? { state: 'running', owner: document.owner, fingerprint, expiresAt }
+    : {
+        state: 'completed',
+        fingerprint,
+        expiresAt,
+        outcome: { code: document.outcome.code, body: document.outcome.body },
+      };
+}
+
+/**
+ * Idempotency records on MongoDB. A claim is one upsert whose filter matches only an expired
+ * record under the key: with no record it inserts, with an expired one it replaces it, and with
+ * a live one the insert fails on the unique `_id` (E11000), so among any number of processes one
+ * claim wins and the others read the winner's record.
+ */
+export class MongoIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly records: Collection<IdempotencyDocument>) {}
+
+  async claim(scope: IdempotencyScope, running: RunningRecord, now: Date): Promise<ClaimResult> {
+    const _id = idempotencyDocumentId(scope);
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
+      try {
+        await this.records.replaceOne({ _id, expiresAt: { $lte: now } }, running, {
+          upsert: true,
+        });
+        return { claimed: true };
+      } catch (error) {
+        if (!isDuplicateKeyOn(error, ID_INDEX)) throw asBackendError(error, 'idempotency claim');
+      }
+      const existing = await onMongo('idempotency lookup', () => this.records.findOne({ _id }));
+      if (existing && existing.expiresAt > now)
+        return { claimed: false, existing: toRecord(existing) };
+    }
+    throw new Error(`idempotency claim did not settle after ${CLAIM_ATTEMPTS} attempts`);
+  }
+
+  async complete(
+    scope: IdempotencyScope,
+    owner: string,
+    completed: CompletedRecord,
+  ): Promise<void> {
+    const _id = idempotencyDocumentId(scope);
+    await onMongo('idempotency completion', () =>
+      this.records.replaceOne({ _id, state: 'running', owner }, completed),
+    );
+  }
+
+  async release(scope: IdempotencyScope, owner: string): Promise<void> {
+    const _id = idempotencyDocumentId(scope);
+    await onMongo('idempotency release', () =>
+      this.records.deleteOne({ _id, state: 'running', owner }),
+    );
+  }
+}

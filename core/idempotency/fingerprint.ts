@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { hashSecret } from '../auth/secrets';
+import { isAbsent, redirectTypeSchema, urlGroupIdSchema } from '../links/create-link-input';
+import { isPlainObject, ownField } from '../links/require-object-body';
+
+/** Object keys sorted at every level, so a value's JSON does not depend on key order. */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return `${value}n`;
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * A value no later stage could normalise (it fails there), tagged so it never equals a
+ * normalised string. Unserialisable values (cycles) are told apart only by their type.
+ */
+function raw(value: unknown): { raw: string } {
+  try {
+    return { raw: JSON.stringify(value, sortedKeys) ?? typeof value };
+  } catch {
+    return { raw: `unserialisable ${typeof value}` };
+  }
+}
+
+/**
+ * What a create request means, as a hash: the organization key's hash and url_group_id, url,
+ * alias and redirect_type read as their stages read them. Absent, null and "" are alike where
+ * those stages treat them alike (organization_key, url_group_id, url, alias); url is trimmed; a
+ * numeric url_group_id equals its decimal string; an absent or null redirect_type equals the
+ * default one given explicitly ("" is not absent there: that stage refuses it). REST and gRPC requests with the same fields therefore match, and JSON key order
+ * or whitespace never matters (the body is already decoded).
+ */
+export function requestFingerprint(body: unknown): string {
+  const organizationKey = ownField(body, 'organization_key');
+  const groupId = ownField(body, 'url_group_id');
+  const url = ownField(body, 'url');
+  const alias = ownField(body, 'alias');
+  const redirectType = ownField(body, 'redirect_type');
+  const group = urlGroupIdSchema.safeParse(groupId);
+  const redirect = redirectTypeSchema.safeParse(redirectType);
+  const trimmedUrl = typeof url === 'string' ? url.trim() : url;
+  const meaning = [
+    isAbsent(organizationKey)
+      ? null
+      : typeof organizationKey === 'string'
+        ? hashSecret(organizationKey)
+        : raw(organizationKey),
+    isAbsent(groupId) ? null : group.success ? group.data : raw(groupId),
+    isAbsent(trimmedUrl) ? null : typeof trimmedUrl === 'string' ? trimmedUrl : raw(trimmedUrl),
+    isAbsent(alias) ? null : typeof alias === 'string' ? alias : raw(alias),
+    redirect.success ? redirect.data : raw(redirectType),
+  ];
+  return createHash('sha256').update(JSON.stringify(meaning)).digest('hex');
+}

@@ -1,0 +1,43 @@
+import type { AuthenticatedContext } from '../auth/authenticate';
+import { ShortlinkError } from '../errors/shortlink-error';
+import type { Middleware } from '../procedure/procedure';
+
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** Visible ASCII only: no space, no control character, nothing beyond 0x7E. */
+const KEY_CHARACTERS = /^[\x21-\x7e]*$/;
+
+export interface IdempotencyKeyContext extends AuthenticatedContext {
+  /** The request's valid idempotency key; undefined when it came without one. */
+  idempotencyKey: string | undefined;
+}
+
+const invalidKey = (message: string) => new ShortlinkError('IDEMPOTENCY_KEY_INVALID', message);
+
+/** The key's format problem, or null when `key` is a valid key. */
+export function idempotencyKeyProblem(key: unknown): string | null {
+  if (typeof key !== 'string') return 'The idempotency key must be a string.';
+  if (key.length === 0) return 'The idempotency key must not be empty.';
+  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    return `The idempotency key must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`;
+  }
+  if (!KEY_CHARACTERS.test(key)) {
+    return 'The idempotency key may contain only visible ASCII characters (0x21 to 0x7E): no spaces, control or non-ASCII characters.';
+  }
+  return null;
+}
+
+/**
+ * Stage "idempotency key format" (27), right after the rate limit: a retry still counts against
+ * the token, and a malformed key is refused before the body is looked at. Absent (undefined or
+ * null) means the request is not idempotent; an empty key is malformed, not absent.
+ */
+export const checkIdempotencyKey: Middleware<AuthenticatedContext, IdempotencyKeyContext> = ({
+  ctx,
+  next,
+}) => {
+  const key = ctx.request.idempotencyKey;
+  if (key === undefined || key === null) return next({ ...ctx, idempotencyKey: undefined });
+  const problem = idempotencyKeyProblem(key);
+  if (problem !== null) return Promise.reject(invalidKey(problem));
+  return next({ ...ctx, idempotencyKey: key });
+};

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { ShortlinkError, toShortlinkError } from '../errors/shortlink-error';
+import type { ShortLink } from '../links/short-link';
+import type { IdempotencyScope, RecordedOutcome } from '../ports/idempotency-store';
+import type { Middleware } from '../procedure/procedure';
+import { requestFingerprint } from './fingerprint';
+import type { IdempotencyKeyContext } from './idempotency-key';
+import { failureOutcome, isRecordedFailure, replay, successOutcome } from './recorded-outcome';
+
+/** What a client waits before retrying a key whose first request still runs. */
+export const KEY_IN_USE_RETRY_AFTER_SECONDS = 1;
+
+const secondsAfter = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
+
+/**
+ * Stage "idempotency" (replay, 25, 26), right after the body stage because it needs the body.
+ * The first request under a key claims it (a running record with a short lease), runs the
+ * remaining stages and records its outcome; a repeat gets that outcome again, or 26 while the
+ * first still runs, or 25 when it means another request. Server faults (1, 23) release the key.
+ */
+export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext> = async ({
+  ctx,
+  rawInput,
+  next,
+}) => {
+  const key = ctx.idempotencyKey;
+  if (key === undefined) return next(ctx);
+  const { store, clock, idempotencyLeaseSeconds, idempotencyTtlSeconds, logger } = ctx.deps;
+  const scope: IdempotencyScope = { userId: ctx.userId, key };
+  const fingerprint = requestFingerprint(rawInput);
+  const owner = randomUUID();
+  const now = clock.now();
+  const claim = await store.idempotency.claim(
+    scope,
+    { state: 'running', owner, fingerprint, expiresAt: secondsAfter(now, idempotencyLeaseSeconds) },
+    now,
+  );
+
+  if (!claim.claimed) {
+    const { existing } = claim;
+    if (existing.fingerprint !== fingerprint) {
+      throw new ShortlinkError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This idempotency key was already used for a different request.',
+      );
+    }
+    if (existing.state === 'running') {
+      ctx.response.retryAfterSeconds = KEY_IN_USE_RETRY_AFTER_SECONDS;
+      throw new ShortlinkError(
+        'IDEMPOTENCY_KEY_IN_USE',
+        'A request with this idempotency key is still running; retry shortly.',
+        { retryAfterSeconds: KEY_IN_USE_RETRY_AFTER_SECONDS },
+      );
+    }
+    ctx.response.idempotentReplayed = true;
+    return replay(existing.outcome);
+  }
+
+  const record = async (outcome: RecordedOutcome) => {
+    const expiresAt = secondsAfter(clock.now(), idempotencyTtlSeconds);
+    try {
+      await store.idempotency.complete(scope, owner, {
+        state: 'completed',
+        fingerprint,
+        outcome,
+        expiresAt,
+      });
+    } catch (error) {
+      // The answer stands (a link may exist); the key stays blocked until its lease ends.
+      logger.error({ err: error }, 'recording an idempotency outcome failed');
+    }
+  };
+
+  let link: ShortLink;
+  try {
+    link = (await next(ctx)) as ShortLink;
+  } catch (error) {
+    const failure = toShortlinkError(error);
+    if (isRecordedFailure(failure)) {
+      await record(failureOutcome(failure));
+    } else {
+      await store.idempotency.release(scope, owner).catch((releaseError: unknown) => {
+        logger.error({ err: releaseError }, 'releasing an idempotency key failed');
+      });
+    }
+    throw error;
+  }
+  await record(successOutcome(link));
+  return link;
+};

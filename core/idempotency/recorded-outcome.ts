@@ -1,0 +1,40 @@
+import { reasonOf, type ErrorCodeNumber } from '../errors/error-codes';
+import { ShortlinkError } from '../errors/shortlink-error';
+import type { ShortLink } from '../links/short-link';
+import type { RecordedOutcome } from '../ports/idempotency-store';
+
+/**
+ * Failures recorded with the key: those of the stages after the idempotency stage, which a
+ * retry of the same request would meet again (4-9, 12-18). The service's own failures (1, 23)
+ * are not: a retry may succeed, so the key is released instead.
+ */
+const RECORDED_FAILURES: ReadonlySet<number> = new Set([
+  4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 16, 17, 18,
+]);
+
+export const SUCCESS_CODE = 0;
+
+export function isRecordedFailure(error: ShortlinkError): boolean {
+  return RECORDED_FAILURES.has(error.code);
+}
+
+export function successOutcome(link: ShortLink): RecordedOutcome {
+  return { code: SUCCESS_CODE, body: JSON.stringify(link) };
+}
+
+export function failureOutcome(error: ShortlinkError): RecordedOutcome {
+  return { code: error.code, body: JSON.stringify(error.messages) };
+}
+
+/**
+ * The recorded answer again: the link for a success (same fields in the same order, so the
+ * transports render it byte for byte as the first time), the recorded error otherwise.
+ */
+export function replay(outcome: RecordedOutcome): ShortLink {
+  if (outcome.code === SUCCESS_CODE) return JSON.parse(outcome.body) as ShortLink;
+  if (!RECORDED_FAILURES.has(outcome.code)) {
+    throw new Error(`idempotency record holds code ${outcome.code}, which is never recorded`);
+  }
+  const messages = JSON.parse(outcome.body) as string[];
+  throw new ShortlinkError(reasonOf(outcome.code as ErrorCodeNumber), messages);
+}

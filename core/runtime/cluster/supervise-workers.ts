@@ -1,0 +1,132 @@
+import cluster, { type Worker } from 'node:cluster';
+import { holdClusterRateLimits } from '../../adapters/rate-limit/cluster-rate-limiter';
+import type { Logger } from '../../ports/logger';
+import { RestartBackoff, type BackoffOptions } from './restart-backoff';
+import {
+  isWorkerReady,
+  WORKER_ROLE_ENV,
+  type WorkerReady,
+  type WorkerRole,
+} from './worker-messages';
+
+export interface SuperviseOptions {
+  workers: number;
+  /** Each worker's own graceful-stop deadline (SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
+  logger: Logger;
+  backoff?: BackoffOptions;
+}
+
+export interface Supervisor {
+  /** The pids of the running workers. */
+  pids(): number[];
+  /** Resolves with the process's exit code once a stop signal has stopped every worker. */
+  stopped: Promise<number>;
+}
+
+/** Extra time the primary gives workers beyond their own deadline before it kills them. */
+const KILL_GRACE_MS = 2_000;
+
+/**
+ * The cluster's primary: holds the shared rate-limit counters, forks `workers` workers (the first
+ * alone, so it alone provisions the demo and prints the banner, and the others start on what it
+ * made), restarts a worker that exits with back-off, and on SIGTERM or SIGINT asks every worker
+ * to stop gracefully (SIGTERM) and waits for them. Serves nothing itself: node's cluster hands the
+ * connections on the shared ports to the workers.
+ *
+ * Rejects when a worker fails to start (after stopping the others): a service that cannot start
+ * is not restarted in a loop.
+ */
+export async function superviseWorkers(options: SuperviseOptions): Promise<Supervisor> {
+  const { logger } = options;
+  const backoff = new RestartBackoff(options.backoff);
+  const live = new Map<Worker, number>(); // worker → when it was forked
+  const restarts = new Set<NodeJS.Timeout>();
+  let started = false;
+  let stopping = false;
+  let exitCode = 0;
+  let allStopped: () => void = () => undefined;
+  const whenAllStopped = new Promise<void>((resolve) => (allStopped = resolve));
+
+  holdClusterRateLimits();
+
+  const fork = (role: WorkerRole) =>
+    new Promise<WorkerReady>((resolve, reject) => {
+      const worker = cluster.fork({ [WORKER_ROLE_ENV]: role });
+      live.set(worker, Date.now());
+      const onMessage = (message: unknown) => {
+        if (!isWorkerReady(message)) return;
+        worker.off('message', onMessage);
+        resolve(message);
+      };
+      worker.on('message', onMessage);
+      worker.once('exit', (code, signal) => {
+        worker.off('message', onMessage);
+        reject(
+          new Error(`worker ${worker.process.pid} exited during start-up (${signal ?? code})`),
+        );
+      });
+    });
+
+  const pids = () => [...live.keys()].map((worker) => worker.process.pid ?? 0);
+
+  cluster.on('exit', (worker, code, signal) => {
+    const forkedAt = live.get(worker) ?? Date.now();
+    live.delete(worker);
+    if (stopping) {
+      if (code !== 0) exitCode = 1;
+      if (live.size === 0) allStopped();
+      return;
+    }
+    if (!started) return; // start-up failures reject the start below
+    const delay = backoff.next(Date.now() - forkedAt);
+    logger.error(
+      { worker: worker.process.pid, code, signal, restartInMs: delay },
+      'worker exited unexpectedly; restarting it',
+    );
+    const delayed = setTimeout(() => {
+      restarts.delete(delayed);
+      if (stopping) return;
+      fork('other').then(
+        () => logger.info({ workers: pids() }, 'worker restarted'),
+        () => undefined, // its exit is handled (and logged) like any other
+      );
+    }, delay);
+    restarts.add(delayed);
+  });
+
+  const stop = (reason: { signal: NodeJS.Signals } | { reason: string }) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ ...reason, workers: pids() }, 'shutting down');
+    for (const timer of restarts) clearTimeout(timer);
+    restarts.clear();
+    if (live.size === 0) allStopped();
+    for (const worker of live.keys()) worker.process.kill('SIGTERM');
+    const deadline = setTimeout(() => {
+      logger.error(
+        { workers: pids() },
+        'workers still running at the shutdown deadline; killing them',
+      );
+      exitCode = 1;
+      for (const worker of live.keys()) worker.process.kill('SIGKILL');
+    }, options.shutdownTimeoutMs + KILL_GRACE_MS);
+    void whenAllStopped.then(() => clearTimeout(deadline));
+  };
+  // SIGINT from a terminal reaches the workers too; they treat a repeated stop signal as one.
+  process.on('SIGTERM', () => stop({ signal: 'SIGTERM' }));
+  process.on('SIGINT', () => stop({ signal: 'SIGINT' }));
+
+  let ports: WorkerReady['ports'];
+  try {
+    ({ ports } = await fork('first'));
+    await Promise.all(Array.from({ length: options.workers - 1 }, () => fork('other')));
+  } catch (error) {
+    stop({ reason: 'a worker failed to start' });
+    await whenAllStopped;
+    throw error;
+  }
+  started = true;
+  logger.info({ workers: pids(), ports }, 'workers ready');
+  return { pids, stopped: whenAllStopped.then(() => exitCode) };
+}

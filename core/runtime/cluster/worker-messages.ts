@@ -1,0 +1,26 @@
+/**
+ * What the primary and its workers tell each other over the cluster's IPC channel, besides the
+ * cluster limiter's own messages (channel `rate_limiter_flexible`).
+ */
+export const WORKER_READY = 'shortlink:worker-ready';
+
+export interface WorkerReady {
+  type: typeof WORKER_READY;
+  /** The bound port of each gateway, by name. */
+  ports: Record<string, number>;
+}
+
+export function isWorkerReady(message: unknown): message is WorkerReady {
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    (message as { type?: unknown }).type === WORKER_READY
+  );
+}
+
+/**
+ * The environment variable by which the primary tells a worker whether it is the first one: only
+ * the first provisions the demo and prints its banner. Internal; not a setting.
+ */
+export const WORKER_ROLE_ENV = 'SHORTLINK_WORKER_ROLE';
+export type WorkerRole = 'first' | 'other';

@@ -1,0 +1,103 @@
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
+import { ask, startChild, type BenchChild } from '../support/child';
+import { startEntryPoint, type EntryPoint } from '../support/entry-point';
+import { alternate, type Round, type Summary } from '../support/measurement';
+import { withServerCpu } from '../support/process-cpu';
+import type { BenchSettings } from '../support/settings';
+import { httpRound, type HttpLoad } from '../load/http-load';
+import { createLinks, createLoad, FOLLOWED_LINKS, followLoad } from './http-scenarios';
+
+type WorkersTarget = 'one' | 'two';
+
+export interface WorkersResults {
+  create: Record<WorkersTarget, Summary>;
+  follow: Record<WorkersTarget, Summary>;
+  grpc: Record<WorkersTarget, Summary>;
+}
+
+/**
+ * `npm start` with WORKERS=2 against WORKERS=1, both on the LMDB store (each its own DATA_DIR),
+ * in alternating rounds. Server CPU is summed over every process of the service (primary and
+ * workers); the HTTP load comes from this process, the gRPC load from its own.
+ */
+export async function runWorkersScenario(
+  seedFile: string,
+  work: string,
+  settings: BenchSettings,
+  log: (line: string) => void,
+): Promise<WorkersResults> {
+  const started: Array<EntryPoint | BenchChild<unknown>> = [];
+  try {
+    const start = async (workers: number) => {
+      const service = await startEntryPoint(
+        {
+          WORKERS: String(workers),
+          DATA_DIR: mkdtempSync(join(work, `data-workers-${workers}-`)),
+          HOST: '127.0.0.1',
+          SHORTLINK_SEED_FILE: seedFile,
+          RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
+          LOG_LEVEL: 'info',
+        },
+        join(work, `workers-${workers}.log`),
+      );
+      started.push(service);
+      return service;
+    };
+    const one = await start(1);
+    const two = await start(2);
+    const grpcLoad = await startChild<object>('load/grpc-load');
+    started.push(grpcLoad);
+
+    const options = {
+      rounds: settings.rounds,
+      seconds: settings.seconds,
+      warmupSeconds: settings.warmupSeconds,
+    };
+    const report = (scenario: string) => (name: string, index: number, round: Round) =>
+      log(
+        `workers ${scenario} round ${index + 1} WORKERS=${name === 'one' ? 1 : 2}: ${round.requestsPerSecond.toFixed(0)} req/s, p99 ${round.p99Ms.toFixed(1)} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
+      );
+    const http = (service: EntryPoint, load: HttpLoad) => (seconds: number) =>
+      httpRound({ port: service.ready.httpPort, pid: service.process.pid }, load, seconds);
+    const grpc = (service: EntryPoint) => (seconds: number) =>
+      withServerCpu(service.process.pid, () =>
+        ask<Omit<Round, 'serverCpuMsPerRequest'>>(grpcLoad, {
+          type: 'run',
+          address: `127.0.0.1:${service.ready.grpcPort}`,
+          seconds,
+        }),
+      );
+
+    const create = await alternate(
+      [
+        { name: 'one', run: http(one, createLoad) },
+        { name: 'two', run: http(two, createLoad) },
+      ],
+      options,
+      report('REST create'),
+    );
+    const oneLinks = await createLinks(one.ready.httpPort, FOLLOWED_LINKS);
+    const twoLinks = await createLinks(two.ready.httpPort, FOLLOWED_LINKS);
+    const follow = await alternate(
+      [
+        { name: 'one', run: http(one, followLoad(oneLinks)) },
+        { name: 'two', run: http(two, followLoad(twoLinks)) },
+      ],
+      options,
+      report('follow'),
+    );
+    const grpcCreate = await alternate(
+      [
+        { name: 'one', run: grpc(one) },
+        { name: 'two', run: grpc(two) },
+      ],
+      options,
+      report('gRPC create'),
+    );
+    return { create, follow, grpc: grpcCreate };
+  } finally {
+    for (const child of started.reverse()) await child.stop();
+  }
+}

@@ -1,0 +1,106 @@
+import { connect } from 'node:net';
+import {
+  createRuntime,
+  loadConfig,
+  silentLogger,
+  startService as startComposedService,
+  type GatewayContext,
+} from '../../core';
+import { startService } from '../../gateway-http/main';
+import { captureLogs } from '../support/log-capture';
+
+/** Resolves with the error code of a connection attempt to 127.0.0.1:`port` ('connected' if any). */
+function connectOutcome(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+  });
+}
+
+describe('the composition root when start-up fails after the gateways listen', () => {
+  it('closes both gateways and the runtime, and rejects with the failure', async () => {
+    const logs = captureLogs();
+    let runtimeClosed = false;
+    const demoFailure = new Error('the store refused the demo organization');
+    const started = startService(
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: ':memory:' },
+      logs.logger,
+      {
+        createRuntime: async (config, logger, options) => {
+          const runtime = await createRuntime(config, logger, options);
+          return {
+            ...runtime,
+            provisionDemo: () => Promise.reject(demoFailure),
+            close: async () => {
+              runtimeClosed = true;
+              await runtime.close();
+            },
+          };
+        },
+      },
+    );
+    await expect(started).rejects.toBe(demoFailure);
+
+    const ports = logs
+      .records()
+      .filter((record) => String(record.msg).endsWith('gateway listening'))
+      .map((record) => record.port as number);
+    expect(ports).toHaveLength(2); // both were listening before the demo failed
+    for (const port of ports) expect(await connectOutcome(port)).toBe('ECONNREFUSED');
+    expect(runtimeClosed).toBe(true);
+  });
+
+  it('closes the first gateway when the second cannot bind', async () => {
+    const logs = captureLogs();
+    const first = await startService(
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: ':memory:' },
+      logs.logger,
+    );
+    try {
+      const second = captureLogs();
+      // The gRPC port is taken by the first service.
+      await expect(
+        startService(
+          {
+            PORT: '0',
+            GRPC_PORT: String(first.grpc.port),
+            METRICS_PORT: '0',
+            DATA_DIR: ':memory:',
+          },
+          second.logger,
+        ),
+      ).rejects.toThrow(/No address added|EADDRINUSE/);
+      const restPort = second.records().find((record) => record.msg === 'REST gateway listening')
+        ?.port as number;
+      expect(restPort).toBeGreaterThan(0);
+      expect(await connectOutcome(restPort)).toBe('ECONNREFUSED');
+    } finally {
+      await first.shutdown();
+    }
+  });
+});
+
+describe('the drain time of the gateways', () => {
+  it('is the same share of SHUTDOWN_TIMEOUT_MS for every gateway, below the whole', async () => {
+    const given: Record<string, number> = {};
+    const fake = (name: string) => (context: GatewayContext) => ({
+      name,
+      host: '127.0.0.1',
+      listen: () => {
+        given[name] = context.drainTimeoutMs;
+        return Promise.resolve({ port: 1, close: () => Promise.resolve() });
+      },
+    });
+    const service = await startComposedService(
+      loadConfig({ SHUTDOWN_TIMEOUT_MS: '10000', LOG_LEVEL: 'silent' }),
+      silentLogger,
+      { gateways: { a: fake('A'), b: fake('B') }, linkGateway: 'a', mayProvisionDemo: false },
+    );
+    await service.shutdown();
+    expect(given).toEqual({ A: 8000, B: 8000 });
+  });
+});

@@ -1,0 +1,374 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials, status } from '@grpc/grpc-js';
+import { ShortLinkServiceClient } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import {
+  buildServiceToTemp,
+  startChildService,
+  type ChildService,
+} from '../reliability/support/child-service';
+import { bearerMetadata, grpcCreate } from '../reliability/support/grpc-client';
+import { sendRaw } from '../reliability/support/raw-http';
+import { startReputationGate, type ReputationGate } from '../reliability/support/reputation-gate';
+import { UNLIMITED } from '../reliability/support/test-service';
+
+jest.setTimeout(180_000);
+
+interface LogRecord {
+  pid: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** The JSON log lines the service (primary and workers) has written so far. */
+function logRecords(output: string): LogRecord[] {
+  const records: LogRecord[] = [];
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      records.push(JSON.parse(line) as LogRecord);
+    } catch {
+      // a line still being written
+    }
+  }
+  return records;
+}
+
+/** The pids that wrote a log line with message `msg` (and matching `filter`). */
+function pidsLogging(
+  service: ChildService,
+  msg: string,
+  filter: (record: LogRecord) => boolean = () => true,
+): Set<number> {
+  return new Set(
+    logRecords(service.output())
+      .filter((record) => record.msg === msg && filter(record))
+      .map((record) => record.pid),
+  );
+}
+
+/** The worker pids of the primary's latest "workers ready" / "worker restarted" line. */
+function workerPids(service: ChildService): number[] {
+  const lines = logRecords(service.output()).filter(
+    (record) => record.msg === 'workers ready' || record.msg === 'worker restarted',
+  );
+  return (lines.at(-1)?.workers as number[] | undefined) ?? [];
+}
+
+/** A gRPC client on its own connection (grpc-js shares one per target unless told not to). */
+function ownConnectionClient(port: number): ShortLinkServiceClient {
+  return new ShortLinkServiceClient(`127.0.0.1:${port}`, credentials.createInsecure(), {
+    'grpc.use_local_subchannel_pool': 1,
+  });
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function eventually(check: () => boolean, what: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Settles with 'timed out' when `promise` has not settled after `ms` (a liveness bound). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timed out'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timed out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed out'), ms);
+  });
+  try {
+    return await Promise.race([promise, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs `items` through `work`, `width` at a time. */
+async function inBatches<T, R>(items: T[], width: number, work: (item: T) => Promise<R>) {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += width) {
+    results.push(...(await Promise.all(items.slice(i, i + width).map(work))));
+  }
+  return results;
+}
+
+let build: { dir: string; remove(): Promise<void> };
+const dataDirs: string[] = [];
+const started: ChildService[] = [];
+
+async function startWorkers(env: Record<string, string>): Promise<ChildService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
+  dataDirs.push(dataDir);
+  const service = await startChildService(build.dir, { WORKERS: '2', DATA_DIR: dataDir, ...env });
+  started.push(service);
+  await service.logged('workers ready');
+  return service;
+}
+
+beforeAll(async () => {
+  build = await buildServiceToTemp();
+});
+afterAll(async () => {
+  for (const service of started) {
+    if (service.child.exitCode === null) service.child.kill('SIGKILL');
+    for (const pid of workerPids(service)) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+  }
+  await build.remove();
+  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe('WORKERS=2: one primary, two workers on the same ports', () => {
+  let s: ChildService;
+  const body = () => ({
+    organization_key: s.organizationKey,
+    url_group_id: s.urlGroupId,
+    url: 'https://example.com/from-a-worker',
+  });
+  const restCreate = (authorization: string) =>
+    sendRaw({
+      port: s.httpPort,
+      headers: { 'Content-Type': 'application/json', Authorization: authorization },
+      body: JSON.stringify(body()),
+    });
+
+  beforeAll(async () => {
+    s = await startWorkers({});
+  });
+
+  it('starts two workers that both listen on the one REST port and the one gRPC port', async () => {
+    const workers = workerPids(s);
+    // Each process writes its log asynchronously: a worker's lines may follow the primary's.
+    await eventually(
+      () =>
+        pidsLogging(s, 'REST gateway listening').size === 2 &&
+        pidsLogging(s, 'gRPC gateway listening').size === 2,
+      'both workers to log that they listen',
+      30_000,
+    );
+    expect(workers).toHaveLength(2);
+    expect(workers).not.toContain(s.child.pid);
+    for (const gateway of ['REST', 'gRPC']) {
+      const lines = logRecords(s.output()).filter(
+        (record) => record.msg === `${gateway} gateway listening`,
+      );
+      expect(new Set(lines.map((record) => record.pid))).toEqual(new Set(workers));
+      const port = gateway === 'REST' ? s.httpPort : s.grpcPort;
+      expect(lines.map((record) => record.port)).toEqual([port, port]);
+    }
+  });
+
+  it('provisions the demo and prints its banner once, not per worker', () => {
+    expect(s.output().match(/personal access token:/g)).toHaveLength(1);
+  });
+
+  it("holds one token's 60 per minute exactly across the workers, over REST and gRPC", async () => {
+    const clients = Array.from({ length: 6 }, () => ownConnectionClient(s.grpcPort));
+    const metadata = bearerMetadata(`Bearer ${s.token}`);
+    try {
+      // 70 over REST, each on its own connection, and 30 over gRPC on six connections: both
+      // workers take a share of each (node's cluster hands connections out in turn).
+      const requests = Array.from({ length: 100 }, (_, i) => i);
+      const outcomes = await inBatches(requests, 10, async (i) => {
+        if (i % 10 < 7) return (await restCreate(`Bearer ${s.token}`)).status;
+        const client = clients[i % clients.length]!;
+        const outcome = await grpcCreate(
+          client,
+          {
+            organizationKey: s.organizationKey,
+            urlGroupId: s.urlGroupId,
+            url: 'https://example.com/from-a-worker',
+          },
+          metadata,
+        );
+        return outcome.error?.code === status.RESOURCE_EXHAUSTED ? 429 : outcome.error ? -1 : 200;
+      });
+      expect(outcomes.filter((code) => code === 200)).toHaveLength(60);
+      expect(outcomes.filter((code) => code === 429)).toHaveLength(40);
+    } finally {
+      for (const client of clients) client.close();
+    }
+    await eventually(
+      () =>
+        pidsLogging(s, 'call completed').size === 2 &&
+        pidsLogging(s, 'request completed').size === 2,
+      'request and call lines from both workers',
+      30_000,
+    );
+    const restServers = pidsLogging(
+      s,
+      'request completed',
+      (record) => (record.req as { path?: string }).path === '/api/create',
+    );
+    expect(restServers).toEqual(new Set(workerPids(s)));
+    expect(pidsLogging(s, 'call completed')).toEqual(new Set(workerPids(s)));
+  });
+
+  it('holds the failed-token budget of one address exactly across the workers', async () => {
+    const answers = await inBatches(
+      Array.from({ length: 50 }, (_, i) => i),
+      10,
+      (i) => restCreate(`Bearer wrong-token-${i}`),
+    );
+    expect(answers.filter((answer) => answer.status === 401)).toHaveLength(30);
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(20);
+  });
+
+  it('restarts a worker that was killed, and logs it', async () => {
+    const [victim, survivor] = workerPids(s) as [number, number];
+    process.kill(victim, 'SIGKILL');
+    await s.logged('worker restarted');
+    const crash = logRecords(s.output()).find(
+      (record) => record.msg === 'worker exited unexpectedly; restarting it',
+    );
+    expect(crash).toMatchObject({ pid: s.child.pid, worker: victim, signal: 'SIGKILL' });
+    expect(crash?.restartInMs).toBeGreaterThan(0);
+    const workers = workerPids(s);
+    expect(workers).toHaveLength(2);
+    expect(workers).toContain(survivor);
+    const replacement = workers.find((pid) => pid !== survivor)!;
+    expect(replacement).not.toBe(victim);
+
+    // The replacement serves on the same port (health checks, on fresh connections).
+    for (let i = 0; i < 6; i += 1) {
+      expect((await sendRaw({ port: s.httpPort, method: 'GET', path: '/healthz' })).status).toBe(
+        200,
+      );
+    }
+    await eventually(
+      () => pidsLogging(s, 'request completed', (record) => record.pid === replacement).size > 0,
+      'a request line from the restarted worker',
+      30_000,
+    ).catch(() => undefined); // asserted just below, with the lines that arrived
+    const healthServers = pidsLogging(
+      s,
+      'request completed',
+      (record) => (record.req as { path?: string }).path === '/healthz',
+    );
+    expect(healthServers.has(replacement)).toBe(true);
+    // The replacement is not a first worker: no second demo.
+    expect(s.output().match(/personal access token:/g)).toHaveLength(1);
+  });
+});
+
+describe('WORKERS=2 and SIGTERM', () => {
+  let gate: ReputationGate;
+
+  beforeAll(async () => {
+    gate = await startReputationGate();
+  });
+  afterAll(async () => {
+    gate.release();
+    await gate.close();
+  });
+
+  it('stops every worker gracefully: in-flight requests on both finish, exit code 0', async () => {
+    const s = await startWorkers({ ...UNLIMITED, ...gate.env, SHUTDOWN_TIMEOUT_MS: '60000' });
+    const workers = workerPids(s);
+    const clients = Array.from({ length: 4 }, () => ownConnectionClient(s.grpcPort));
+    const metadata = bearerMetadata(`Bearer ${s.token}`);
+    const rest = Array.from({ length: 10 }, (_, i) =>
+      sendRaw({
+        port: s.httpPort,
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${s.token}` },
+        body: JSON.stringify({
+          organization_key: s.organizationKey,
+          url_group_id: s.urlGroupId,
+          url: `https://example.com/rest-${i}`,
+          alias: `rest-${i}`,
+        }),
+      }),
+    );
+    const grpc = Array.from({ length: 8 }, (_, i) =>
+      grpcCreate(
+        clients[i % clients.length]!,
+        {
+          organizationKey: s.organizationKey,
+          urlGroupId: s.urlGroupId,
+          url: `https://example.com/grpc-${i}`,
+          alias: `grpc-${i}`,
+        },
+        metadata,
+      ),
+    );
+    // Every create is held inside a worker, at its reputation lookup.
+    expect(await within(gate.waitForLookups(18), 60_000)).not.toBe('timed out');
+
+    s.child.kill('SIGTERM');
+    await eventually(
+      () => pidsLogging(s, 'shutting down').size === 3,
+      'the primary and both workers to begin their shutdown',
+    );
+    gate.release();
+    for (const answer of await Promise.all(rest)) expect(answer.status).toBe(200);
+    for (const outcome of await Promise.all(grpc)) expect(outcome.error).toBeUndefined();
+    for (const client of clients) client.close();
+
+    expect(await within(s.exited, 60_000)).toBe(0);
+    for (const pid of workers) expect(isRunning(pid)).toBe(false);
+    expect(pidsLogging(s, 'shutting down')).toEqual(new Set([s.child.pid!, ...workers]));
+    // Both workers served some of the held creates.
+    expect(
+      pidsLogging(
+        s,
+        'request completed',
+        (record) => (record.req as { path?: string }).path === '/api/create',
+      ).size + pidsLogging(s, 'call completed').size,
+    ).toBeGreaterThanOrEqual(3);
+    expect(s.output()).not.toMatch(/killed by timeout|"level":50/);
+  });
+});
+
+/** Runs the entry point with `env` until it exits; its exit code and everything it printed. */
+async function runToExit(
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(build.dir, 'gateway-http', 'main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_PATH: join(__dirname, '..', '..', 'node_modules'),
+      PORT: '0',
+      GRPC_PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, output };
+}
+
+describe('WORKERS=2 when a worker cannot start', () => {
+  it("stops with the worker's error and exit code 1 instead of restarting it in a loop", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
+    dataDirs.push(dir);
+    const file = join(dir, 'not-a-directory');
+    await writeFile(file, 'x');
+    const { code, output } = await runToExit({ WORKERS: '2', DATA_DIR: file });
+    expect(code).toBe(1);
+    expect(output).toContain(file); // the worker's start-up error names the path
+    expect(output).toMatch(/shortlink failed to start: worker \d+ exited during start-up/);
+    expect(output).not.toMatch(/restarting it|gateway listening/);
+  });
+});
+
+describe('WORKERS>1 on a store that lives in one process', () => {
+  it('is refused at start with a clear message, before any worker starts', async () => {
+    const { code, output } = await runToExit({ WORKERS: '2', DATA_DIR: ':memory:' });
+    expect(code).toBe(1);
+    expect(output).toMatch(/^shortlink failed to start: WORKERS=2 .*DATA_DIR=:memory:/m);
+    expect(output).not.toMatch(/gateway listening/);
+  });
+});

@@ -1,0 +1,70 @@
+import { MongoServerError, type Db } from 'mongodb';
+import { LinkDomainTakenError, Provisioner, ProvisioningError, systemClock } from '../../core';
+import { ensureIndexes, INDEXES } from '../../core/adapters/mongodb/indexes';
+import { MongoIdentityStore } from '../../core/adapters/mongodb/mongo-identity-store';
+
+/**
+ * The unique key on organizations' link domains, checked with a fake Db that records the
+ * driver calls and answers as a server does (a duplicate-key write error naming the index).
+ * The real server run is test/storage's contract suite, where MONGODB_URI reaches one.
+ */
+function fakeDb(replaceOne: () => Promise<unknown>) {
+  const indexes: Array<{ collection: string; key: unknown; options: unknown }> = [];
+  const collection = (name: string) => ({
+    createIndex: (key: unknown, options: unknown) => {
+      indexes.push({ collection: name, key, options });
+      return Promise.resolve('ok');
+    },
+    replaceOne,
+    findOne: () => Promise.resolve(null),
+  });
+  return { db: { collection } as unknown as Db, indexes };
+}
+
+const duplicateDomain = () =>
+  new MongoServerError({
+    code: 11000,
+    errmsg:
+      'E11000 duplicate key error collection: shortlink.organizations index: domain_unique dup key: { domain: "acme.link" }',
+    keyPattern: { domain: 1 },
+    keyValue: { domain: 'acme.link' },
+  });
+
+describe('MongoDB: one organization per link domain', () => {
+  it('creates a unique index on the organizations link domain', async () => {
+    const { db, indexes } = fakeDb(() => Promise.resolve({}));
+    await ensureIndexes(db);
+    expect(indexes).toContainEqual({
+      collection: 'organizations',
+      key: { domain: 1 },
+      options: { name: 'domain_unique', unique: true },
+    });
+    expect(INDEXES.organizationDomain.unique).toBe(true);
+  });
+
+  it('turns a duplicate key on that index into LinkDomainTakenError, and provisioning into a clear refusal', async () => {
+    let calls = 0;
+    const { db } = fakeDb(() => {
+      calls += 1;
+      return Promise.reject(duplicateDomain());
+    });
+    const store = new MongoIdentityStore(db);
+    const organization = {
+      id: 'beta',
+      name: 'Beta',
+      domain: 'acme.link',
+      scheme: 'https' as const,
+      active: true,
+      keyHash: 'b'.repeat(64),
+    };
+    await expect(store.saveOrganization(organization)).rejects.toBeInstanceOf(LinkDomainTakenError);
+    // The upsert race retry ran once more, and the index still said no.
+    expect(calls).toBe(2);
+    const provisioner = new Provisioner(store, systemClock);
+    const refusal = provisioner.saveOrganization({ id: 'beta', domain: 'ACME.link.' });
+    await expect(refusal).rejects.toBeInstanceOf(ProvisioningError);
+    await expect(refusal).rejects.toThrow(
+      'organization "beta": the link domain "acme.link" already belongs to another organization',
+    );
+  });
+});

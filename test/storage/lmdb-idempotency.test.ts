@@ -1,0 +1,89 @@
+import { join } from 'node:path';
+import { createLmdbStore, type LmdbStore } from '../../core/adapters/lmdb';
+import type { RunningRecord } from '../../core';
+import { tempDirs } from '../support/temp-dirs';
+
+/** What the LMDB adapter adds to the storage contract for idempotency records: its sweep. */
+const dirs = tempDirs('lmdb-idempotency');
+let store: LmdbStore;
+
+beforeEach(async () => {
+  store = await createLmdbStore({ dataDir: join(await dirs.make(), 'data') });
+});
+afterEach(() => store.close());
+afterAll(() => dirs.removeAll());
+
+const T0 = new Date('2099-01-01T00:00:00.000Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+const running = (owner: string, seconds: number): RunningRecord => ({
+  state: 'running',
+  owner,
+  fingerprint: 'f'.repeat(64),
+  expiresAt: at(seconds),
+});
+
+describe('LMDB idempotency records: the sweep', () => {
+  it('removes exactly the records expired at the sweep time, completed or running', async () => {
+    const { idempotency } = store;
+    await idempotency.claim({ userId: 'u', key: 'short' }, running('a', 10), T0);
+    await idempotency.claim({ userId: 'u', key: 'long' }, running('b', 60), T0);
+    await idempotency.claim({ userId: 'u', key: 'done' }, running('c', 60), T0);
+    await idempotency.complete({ userId: 'u', key: 'done' }, 'c', {
+      state: 'completed',
+      fingerprint: 'f'.repeat(64),
+      outcome: { code: 0, body: '{"id":1}' },
+      expiresAt: at(30),
+    });
+    expect(idempotency.count()).toBe(3);
+    await idempotency.sweep(at(10));
+    expect(idempotency.count()).toBe(2);
+    await idempotency.sweep(at(30));
+    expect(idempotency.count()).toBe(1);
+    await expect(
+      idempotency.claim({ userId: 'u', key: 'long' }, running('x', 120), at(31)),
+    ).resolves.toMatchObject({ claimed: false, existing: { owner: 'b' } });
+    await idempotency.sweep(at(60));
+    expect(idempotency.count()).toBe(0);
+  });
+
+  it('keeps the expiry index in step when a record is replaced, completed or released', async () => {
+    const { idempotency } = store;
+    const scope = { userId: 'u', key: 'k' };
+    await idempotency.claim(scope, running('first', 10), T0);
+    // Expired and claimed again with a later lease: the old expiry entry must not remove it.
+    await idempotency.claim(scope, running('second', 100), at(10));
+    await idempotency.sweep(at(50));
+    await expect(idempotency.claim(scope, running('third', 200), at(50))).resolves.toMatchObject({
+      claimed: false,
+      existing: { owner: 'second' },
+    });
+    await idempotency.release(scope, 'second');
+    expect(idempotency.count()).toBe(0);
+    await idempotency.sweep(at(1000));
+    expect(idempotency.count()).toBe(0);
+  });
+
+  it('sweeps from claims at most once a minute of the caller’s clock', async () => {
+    const { idempotency } = store;
+    await idempotency.claim({ userId: 'u', key: 'a' }, running('a', 5), T0);
+    await idempotency.claim({ userId: 'u', key: 'b' }, running('b', 5), at(30));
+    expect(idempotency.count()).toBe(2); // 'a' expired at 5 s, but no sweep was due
+    await idempotency.claim({ userId: 'u', key: 'c' }, running('c', 500), at(61));
+    expect(idempotency.count()).toBe(1);
+  });
+
+  it('survives a reopen: records live in the data directory', async () => {
+    const dir = join(await dirs.make(), 'data');
+    const first = await createLmdbStore({ dataDir: dir });
+    await first.idempotency.claim({ userId: 'u', key: 'kept' }, running('owner', 100), T0);
+    await first.close();
+    const second = await createLmdbStore({ dataDir: dir });
+    try {
+      await expect(
+        second.idempotency.claim({ userId: 'u', key: 'kept' }, running('other', 100), at(1)),
+      ).resolves.toMatchObject({ claimed: false, existing: { owner: 'owner' } });
+    } finally {
+      await second.close();
+    }
+  });
+});
