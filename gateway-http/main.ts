@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import type { Logger } from 'pino';
-import { AggregatorRegistry } from 'prom-client';
+import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
 import {
   loadConfig,
   refuseUnsharedStore,
@@ -20,7 +20,7 @@ import { loadHttpConfig } from './http-config';
 import type { RunningHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { metricsGateway } from './metrics-gateway';
-import { listenMetrics, type RunningMetricsServer } from './metrics-server';
+import { listenMetrics, type MetricsSource, type RunningMetricsServer } from './metrics-server';
 import { restGateway } from './rest-gateway';
 
 /** The entry point, and the only module that knows both gateways. */
@@ -66,6 +66,11 @@ export async function startService(
   });
 }
 
+/** What the primary serves: the sum of its workers' registries (its own registry is empty). */
+function workersMetrics(aggregator: AggregatorRegistry<PrometheusContentType>): MetricsSource {
+  return { contentType: aggregator.contentType, metrics: () => aggregator.clusterMetrics() };
+}
+
 /**
  * Stops the service on SIGTERM or SIGINT (and on a crash), within SHUTDOWN_TIMEOUT_MS. A worker
  * takes a repeated stop signal as the same stop: a terminal's Ctrl-C reaches it as well as the
@@ -107,7 +112,7 @@ async function main(): Promise<void> {
     const metrics =
       config.METRICS_PORT === 0
         ? undefined
-        : await listenMetrics(new AggregatorRegistry(), {
+        : await listenMetrics(workersMetrics(new AggregatorRegistry()), {
             port: config.METRICS_PORT,
             host: config.HOST,
             logger,
@@ -131,9 +136,12 @@ async function main(): Promise<void> {
     runtimeOptions: { localLimits: cluster.isWorker ? 'cluster' : 'process' },
   });
   stopOnSignals(config, logger, service);
-  // What this worker answers when its primary's aggregator asks (not prom-client's global registry).
   if (cluster.isWorker && service.runtime.metrics) {
+    // What this worker answers when its primary's aggregator asks: its own registry, not
+    // prom-client's global one. prom-client installs the worker's answering listener when an
+    // AggregatorRegistry is built, so one is built here, though only the primary's aggregates.
     AggregatorRegistry.setRegistries([service.runtime.metrics.registry]);
+    new AggregatorRegistry();
   }
   // Printed to stdout, not logged: the demo secrets are shown once, as the contract asks.
   if (service.demo) {

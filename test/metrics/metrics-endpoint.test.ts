@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import pino from 'pino';
 import { startService, type Service } from '../../gateway-http/main';
-import { connectGrpc, type GrpcClientFixture } from '../grpc/grpc-fixture';
+import { bearer, connectGrpc, type GrpcClientFixture } from '../grpc/grpc-fixture';
 import { freePort } from '../redis/support/redis-process';
 import { MetricsSnapshot, promtoolCheck, scrape } from './support/exposition';
 
@@ -176,14 +176,16 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
       storeCalls('ids.next'),
       storeCalls('links.findByAlias'),
     ]).toEqual([4, 4, 4]);
-    // Every request with a token counts against it (7); the one without counts as a failure.
+    // Every request with a token counts against it (7). Every token check (8: creates over both
+    // gateways) counts as a failure first; the 7 with a valid token give their point back.
     const limiterCalls = (limiter: string, operation: string) =>
       countDelta('shortlink_rate_limiter_call_duration_seconds', { limiter, operation });
     expect([
       limiterCalls('token', 'consume'),
-      limiterCalls('auth_failures', 'peek'),
       limiterCalls('auth_failures', 'consume'),
-    ]).toEqual([7, 8, 1]);
+      limiterCalls('auth_failures', 'reward'),
+      limiterCalls('auth_failures', 'peek'),
+    ]).toEqual([7, 8, 7, 0]);
 
     // The scrape shows what the registry holds.
     expect(scraped).toContain(
@@ -194,6 +196,103 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
     for (const secret of [demo.token, demo.organizationKey, ALIAS, 'example.com', demo.domain]) {
       expect(scraped).not.toContain(secret);
     }
+  });
+});
+
+describe('idempotent replays', () => {
+  let service: Service;
+  let grpc: GrpcClientFixture;
+
+  beforeAll(async () => {
+    service = await startService(
+      {
+        PORT: '0',
+        GRPC_PORT: '0',
+        METRICS_PORT: String(await freePort()),
+        LOG_LEVEL: 'silent',
+        DATA_DIR: ':memory:',
+      },
+      pino({ level: 'silent' }),
+    );
+    grpc = connectGrpc(`127.0.0.1:${service.grpc.port}`);
+  });
+  afterAll(async () => {
+    await grpc.close();
+    await service.shutdown();
+  });
+
+  it('are counted on the gateway that answered them, and are no links created', async () => {
+    const demo = service.demo!;
+    const restCreate = async (key: string, url: string) => {
+      const answer = await fetch(`http://127.0.0.1:${service.http.port}/api/create`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${demo.token}`,
+          'idempotency-key': key,
+        },
+        body: JSON.stringify({
+          organization_key: demo.organizationKey,
+          url_group_id: demo.urlGroupId,
+          url,
+        }),
+      });
+      const { code } = (await answer.json()) as { code: number };
+      return { code, replayed: answer.headers.get('idempotent-replayed') };
+    };
+    const grpcCreate = async (key: string) => {
+      const metadata = bearer(demo.token);
+      metadata.set('idempotency-key', key);
+      const outcome = await grpc.create(
+        {
+          organizationKey: demo.organizationKey,
+          urlGroupId: demo.urlGroupId,
+          url: 'https://example.com/replayed-grpc',
+        },
+        metadata,
+      );
+      return outcome.error?.code ?? 0;
+    };
+    const registry = service.runtime.metrics!.registry;
+    const before = await MetricsSnapshot.of(registry);
+
+    // REST: one create and two replays of it; one refused URL (7, recorded) and its replay.
+    expect(await restCreate('rest-key', 'https://example.com/replayed-rest')).toEqual({
+      code: 0,
+      replayed: null,
+    });
+    for (let i = 0; i < 2; i++) {
+      expect(await restCreate('rest-key', 'https://example.com/replayed-rest')).toEqual({
+        code: 0,
+        replayed: 'true',
+      });
+    }
+    expect(await restCreate('rest-bad', 'not a url')).toEqual({ code: 7, replayed: null });
+    expect(await restCreate('rest-bad', 'not a url')).toEqual({ code: 7, replayed: 'true' });
+    // A key reused for another request is refused (25), not replayed.
+    expect((await restCreate('rest-key', 'https://example.com/other')).code).toBe(25);
+    // gRPC: one create and one replay.
+    expect(await grpcCreate('grpc-key')).toBe(0);
+    expect(await grpcCreate('grpc-key')).toBe(0);
+
+    const after = await MetricsSnapshot.of(registry);
+    const delta = (name: string, labels: Record<string, string>) =>
+      after.value(name, labels) - before.value(name, labels);
+    expect({
+      replays: ['rest', 'grpc'].map((gateway) =>
+        delta('shortlink_idempotent_replays_total', { gateway }),
+      ),
+      created: ['rest', 'grpc'].map((gateway) =>
+        delta('shortlink_links_created_total', { gateway }),
+      ),
+      restCreate: [0, 7, 25].map((code) =>
+        delta('shortlink_requests_total', {
+          gateway: 'rest',
+          operation: 'create',
+          code: String(code),
+        }),
+      ),
+    }).toEqual({ replays: [3, 1], created: [1, 1], restCreate: [3, 2, 1] });
   });
 });
 
