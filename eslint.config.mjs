@@ -40,4 +40,17 @@ export default tseslint.config(
   },
   { files: ['**/*.mjs', '**/*.cjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
   { files: ['jest.config.js'], languageOptions: { globals: { module: 'writable' } } },
+  {
+    files: ['test/support/lmdb-process-wide.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        module: 'writable',
+        require: 'readonly',
+        __filename: 'readonly',
+        __dirname: 'readonly',
+      },
+    },
+  },
 );

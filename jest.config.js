@@ -15,4 +15,6 @@ module.exports = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   testTimeout: 20000,
+  // One lmdb-js per jest worker process: see test/support/lmdb-process-wide.js.
+  moduleNameMapper: { '^lmdb$': '<rootDir>/test/support/lmdb-process-wide.js' },
 };

@@ -59,7 +59,10 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     router: appRouter,
     createCaller(request: RequestContext = {}) {
       const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };
-      return createCaller(appRouter, ctx);
+      // A failure that says when to retry (code 23) tells the transport, as a 429 does.
+      return createCaller(appRouter, ctx, (failure) => {
+        ctx.response.retryAfterSeconds ??= failure.retryAfterSeconds;
+      });
     },
     ready: () => full.store.ping(),
   };

@@ -7,6 +7,7 @@ export {
   ShortlinkError,
   BackendUnavailableError,
   LinkDomainTakenError,
+  BACKEND_RETRY_AFTER_SECONDS,
   toShortlinkError,
 } from './errors/shortlink-error';
 export type * from './ports';
@@ -17,6 +18,13 @@ export type { ResolveLinkRequest } from './links/resolve-link';
 export { UndecodableBody } from './links/undecodable-body';
 export { reservedAliasSet, BUILT_IN_RESERVED_ALIASES } from './links/reserved-aliases';
 export { createMemoryStore, type MemoryStore } from './adapters/memory/memory-store';
+export {
+  withCaches,
+  DEFAULT_LINK_CACHE_SIZE,
+  DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
+  type CachedStore,
+  type CacheOptions,
+} from './caches/cached-store';
 export {
   FlexibleRateLimiter,
   createMemoryRateLimiter,

@@ -61,12 +61,19 @@ export class LinkDomainTakenError extends Error {
   }
 }
 
+/**
+ * What a 503 (code 23) asks clients to wait before retrying: about the time a replica set needs
+ * to finish electing a new primary once the server-selection timeout (5 s) has already passed.
+ */
+export const BACKEND_RETRY_AFTER_SECONDS = 5;
+
 /** Turns anything thrown inside a procedure into a ShortlinkError without leaking internals. */
 export function toShortlinkError(error: unknown): ShortlinkError {
   if (error instanceof ShortlinkError) return error;
   if (error instanceof BackendUnavailableError) {
     return new ShortlinkError('BACKEND_UNAVAILABLE', 'The service is temporarily unavailable.', {
       cause: error,
+      retryAfterSeconds: BACKEND_RETRY_AFTER_SECONDS,
     });
   }
   return new ShortlinkError('INTERNAL', 'An unexpected error occurred.', { cause: error });

@@ -3,6 +3,18 @@ import type { IdempotencyStore } from './idempotency-store';
 import type { IdentityStore } from './identity-store';
 import type { LinkStore } from './link-store';
 
+/** Which identity lookups a change may affect; 'all' when changes may have been missed. */
+export type IdentityChange = 'tokens' | 'organizations' | 'memberships' | 'groups' | 'all';
+
+export interface IdentityWatch {
+  close(): Promise<void>;
+  /**
+   * Reports identity changes made by any process, where the backend can tell (MongoDB change
+   * streams on a replica set). Absent, or silent, where it cannot: caches then rely on their TTL.
+   */
+  watchIdentityChanges?(listener: (change: IdentityChange) => void): IdentityWatch;
+}
+
 /** Everything that keeps state, from one backend (the embedded memory store, or MongoDB). */
 export interface Store {
   readonly kind: string;
@@ -14,4 +26,9 @@ export interface Store {
   /** Resolves when the backend answers; rejects (BackendUnavailableError) otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Reports identity changes made by any process, where the backend can tell (MongoDB change
+   * streams on a replica set). Absent, or silent, where it cannot: caches then rely on their TTL.
+   */
+  watchIdentityChanges?(listener: (change: IdentityChange) => void): IdentityWatch;
 }

@@ -1,4 +1,4 @@
-import { toShortlinkError } from '../errors/shortlink-error';
+import { toShortlinkError, type ShortlinkError } from '../errors/shortlink-error';
 import type { Procedure } from './procedure';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -28,15 +28,19 @@ function isProcedure<TBaseCtx>(
 export function createCaller<TBaseCtx, TRouter extends RouterRecord<TBaseCtx>>(
   router: TRouter,
   ctx: TBaseCtx,
+  /** Sees every failure as the caller will get it (the core copies its Retry-After). */
+  onFailure?: (failure: ShortlinkError) => void,
 ): Caller<TRouter> {
   const caller: Record<string, unknown> = {};
   for (const [name, entry] of Object.entries(router)) {
     caller[name] = isProcedure(entry)
       ? (input: unknown) =>
           entry.call(ctx, input).catch((error: unknown) => {
-            throw toShortlinkError(error);
+            const failure = toShortlinkError(error);
+            onFailure?.(failure);
+            throw failure;
           })
-      : createCaller(entry, ctx);
+      : createCaller(entry, ctx, onFailure);
   }
   return caller as Caller<TRouter>;
 }

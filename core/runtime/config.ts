@@ -8,6 +8,10 @@ import {
   portSetting,
   positiveSetting as positive,
 } from './settings';
+import {
+  DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
+  DEFAULT_LINK_CACHE_SIZE,
+} from '../caches/cached-store';
 import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-defaults';
 import { DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES } from '../core';
 
@@ -46,6 +50,16 @@ export const configSchema = z.object({
     .default(1),
   /** How long a completed request's answer is replayed for its idempotency key. */
   IDEMPOTENCY_TTL_SECONDS: positive.default(DEFAULT_IDEMPOTENCY_TTL_SECONDS),
+  /** Found links kept in each process for following; 0 = no link cache. */
+  LINK_CACHE_SIZE: z.coerce.number().int().nonnegative().default(DEFAULT_LINK_CACHE_SIZE),
+  /** How long identity lookups are trusted in each process; 0 = no identity cache. */
+  IDENTITY_CACHE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(DEFAULT_IDENTITY_CACHE_TTL_SECONDS),
+  /** With REDIS_URL listing sentinels: the name of the master they watch. */
+  REDIS_SENTINEL_NAME: optionalText,
 
   // Anti-phishing check (code 18); see core/url-guard/.
   /** `1`: URLs to loopback, private, link-local, metadata... addresses and localhost pass. */

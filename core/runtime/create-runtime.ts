@@ -12,6 +12,7 @@ import { observedRateLimiter } from '../metrics/observed-rate-limiter';
 import { ShortlinkMetrics } from '../metrics/shortlink-metrics';
 import { timedStore } from '../metrics/timed-store';
 import type { Config } from './config';
+import { cachedStoreFromConfig } from './caches-from-config';
 import { createLimitersFromConfig, type LocalLimits } from './limiters-from-config';
 import { createStoreFromConfig } from './store-from-config';
 import { createUrlGuardFromConfig } from './url-guard-from-config';
@@ -59,9 +60,15 @@ export async function createRuntime(
   };
   try {
     const metrics = config.METRICS_PORT === 0 ? undefined : new ShortlinkMetrics();
-    const store = await createStoreFromConfig(config, logger);
+    // The caches wrap the store once here; the limiters share the backend's own client.
+    const store = cachedStoreFromConfig(await createStoreFromConfig(config, logger), config);
     closers.push(() => store.close());
-    const limiters = await createLimitersFromConfig(config, logger, store, options.localLimits);
+    const limiters = await createLimitersFromConfig(
+      config,
+      logger,
+      store.backend,
+      options.localLimits,
+    );
     closers.push(() => limiters.close());
     const urlGuard = await createUrlGuardFromConfig(config, logger, store, metrics);
     closers.push(() => urlGuard.close());

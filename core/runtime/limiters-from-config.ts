@@ -7,7 +7,7 @@ import type { Logger } from '../ports/logger';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { Store } from '../ports/store';
 import type { LimiterBackendState } from '../metrics/shortlink-metrics';
-import type { Config } from './config';
+import { ConfigError, type Config } from './config';
 
 export interface Limiters {
   perToken: RateLimiter;
@@ -32,9 +32,13 @@ export async function createLimitersFromConfig(
   store?: Store,
   local: LocalLimits = 'process',
 ): Promise<Limiters> {
+  if (config.REDIS_SENTINEL_NAME && !config.REDIS_URL) {
+    throw new ConfigError('REDIS_SENTINEL_NAME needs REDIS_URL listing the sentinels');
+  }
   if (config.REDIS_URL) {
     const redis = await createRedisLimiters({
       url: config.REDIS_URL,
+      sentinelName: config.REDIS_SENTINEL_NAME,
       perTokenLimit: config.RATE_LIMIT_PER_MINUTE,
       authFailureLimit: config.AUTH_FAILURES_PER_MINUTE,
       logger,

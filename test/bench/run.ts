@@ -10,6 +10,7 @@ import { loadSettings } from './support/settings';
 import { runHttpScenarios } from './scenarios/http-scenarios';
 import { runGrpcScenario } from './scenarios/grpc-scenario';
 import { runWorkersScenario, type WorkersResults } from './scenarios/workers-scenario';
+import { countRoundTrips } from './in-process/round-trips';
 
 interface CoreCeiling {
   callsPerSecond: number;
@@ -113,6 +114,10 @@ async function main(): Promise<void> {
     );
     const tokens = await runChild<MemoryResult>('in-process/memory', ['limiter'], memoryOptions);
 
+    log('store round trips: counted per create and per follow, caches on and off');
+    const trips = await countRoundTrips(true);
+    const tripsNoCaches = await countRoundTrips(false);
+
     const rows: Row[] = [
       row(
         'REST create req/s',
@@ -206,6 +211,44 @@ async function main(): Promise<void> {
         { minRatio: 0.9 },
       ),
     ];
+    rows.push(
+      row(
+        'REST create req/s, caches on vs off (embedded store)',
+        http.create.subject.requestsPerSecond,
+        http.create.subjectNoCaches.requestsPerSecond,
+      ),
+      row(
+        'follow link req/s, caches on vs off (embedded store)',
+        http.follow.subject.requestsPerSecond,
+        http.follow.subjectNoCaches.requestsPerSecond,
+      ),
+      row(
+        'store round trips per create, cold, caches on vs off',
+        trips.create.cold,
+        tripsNoCaches.create.cold,
+      ),
+      row(
+        'store round trips per create, warm, caches on vs off',
+        trips.create.warm,
+        tripsNoCaches.create.warm,
+        {
+          max: 2,
+        },
+      ),
+      row(
+        'store round trips per follow, cold, caches on vs off',
+        trips.follow.cold,
+        tripsNoCaches.follow.cold,
+      ),
+      row(
+        'store round trips per follow, warm, caches on vs off',
+        trips.follow.warm,
+        tripsNoCaches.follow.warm,
+        {
+          max: 0,
+        },
+      ),
+    );
     if (grpc) {
       rows.push(
         row('gRPC create req/s', grpc.subject.requestsPerSecond, grpc.baseline.requestsPerSecond, {
@@ -283,6 +326,7 @@ async function main(): Promise<void> {
       coreMemory,
       growth,
       memory: { links, limiterTokens: tokens },
+      roundTrips: { caches: trips, noCaches: tripsNoCaches },
     };
     writeFileSync(
       join(settings.resultsDir, 'latest.json'),

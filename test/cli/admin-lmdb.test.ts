@@ -78,7 +78,12 @@ function create(port: number, token: string, organizationKey: string, alias: str
 describe('admin CLI on the LMDB store (DATA_DIR)', () => {
   it('provisions into DATA_DIR while the server runs; the server accepts the new credentials', async () => {
     const dataDir = join(await dirs.make(), 'data');
-    service = await startChildService(build.dir, { ...UNLIMITED, DATA_DIR: dataDir });
+    // The CLI is another process: the server sees its changes within IDENTITY_CACHE_TTL_SECONDS.
+    service = await startChildService(build.dir, {
+      ...UNLIMITED,
+      DATA_DIR: dataDir,
+      IDENTITY_CACHE_TTL_SECONDS: '1',
+    });
     const env = { DATA_DIR: dataDir };
     const beta = await provision(env, 'beta', 'beta.link');
     expect(beta.token).toMatch(/^slpat_/);
@@ -86,9 +91,13 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toMatchObject({ data: { domain: 'beta.link' } });
 
-    // Deactivation through the CLI is seen by the running server at once (code 13).
+    // Deactivation through the CLI is seen by the running server within the cache TTL (code 13).
     await admin(env, 'org', 'deactivate', '--id', 'beta');
-    const refused = await create(service.httpPort, beta.token, beta.organizationKey, 'late');
+    let refused = await create(service.httpPort, beta.token, beta.organizationKey, 'late-0');
+    for (let i = 1; i < 50 && JSON.parse(refused.text).code !== 13; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      refused = await create(service.httpPort, beta.token, beta.organizationKey, `late-${i}`);
+    }
     expect(JSON.parse(refused.text)).toMatchObject({ code: 13 });
 
     // A backup taken while the server runs opens as a store holding the link.

@@ -18,6 +18,12 @@ describe('MongoDB client options', () => {
     expect(options.connectTimeoutMS).toBe(5000);
     expect(options.socketTimeoutMS).toBe(10000);
     expect(options.appName).toBe('shortlink');
+    expect(options.maxPoolSize).toBe(10);
+  });
+
+  it('takes the pool size from the URI when it names one', () => {
+    expect(effective('mongodb://127.0.0.1/shortlink?maxPoolSize=50').maxPoolSize).toBe(50);
+    expect(effective('mongodb://127.0.0.1/shortlink?maxpoolsize=3').maxPoolSize).toBe(3);
   });
 
   it('lets options written in the URI win over the defaults', () => {

@@ -2,6 +2,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { MongoClient } from 'mongodb';
 import { RateLimiterMongo } from 'rate-limiter-flexible';
 import {
+  BACKEND_RETRY_AFTER_SECONDS,
   BackendUnavailableError,
   createCore,
   FlexibleRateLimiter,
@@ -207,6 +208,27 @@ describe('MongoDB unreachable during a run', () => {
       await expect(resolve).rejects.toMatchObject({ code: 23 });
       await expect(core.ready()).rejects.toBeInstanceOf(BackendUnavailableError);
     } finally {
+      await store.close();
+    }
+  });
+
+  it('answers a create that finds no server within serverSelectionTimeoutMS with 503, code 23 and Retry-After', async () => {
+    const store = unreachableStore();
+    const http = await startHttp(createCore({ store }));
+    try {
+      const answer = await http.create(
+        { organization_key: 'k', url_group_id: '1', url: 'https://example.com/' },
+        `slpat_${'x'.repeat(40)}`,
+      );
+      expect(answer.status).toBe(503);
+      expect(answer.json()).toEqual({
+        data: null,
+        code: 23,
+        errors: ['The service is temporarily unavailable.'],
+      });
+      expect(answer.headers['retry-after']).toBe(String(BACKEND_RETRY_AFTER_SECONDS));
+    } finally {
+      await http.close();
       await store.close();
     }
   });

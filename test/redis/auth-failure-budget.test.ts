@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { silentLogger } from '../../core';
 import { createRedisLimiters, type RedisLimiters } from '../../core/adapters/redis/redis-limiters';
 import { guessInParallel, tally } from '../support/guess-scenario';
@@ -25,7 +26,7 @@ describe.each(['REST', 'gRPC'] as const)(
     });
 
     afterEach(async () => {
-      await deleteKeys(limiters.client, keyPrefix);
+      await deleteKeys(limiters.client as Redis, keyPrefix);
       await limiters.close();
     });
 

@@ -1,6 +1,12 @@
 import type { Socket } from 'node:net';
 import pino from 'pino';
-import { createRuntime, loadConfig, type DemoCredentials, type MemoryStore } from '../../core';
+import {
+  createRuntime,
+  loadConfig,
+  type CachedStore,
+  type DemoCredentials,
+  type MemoryStore,
+} from '../../core';
 import { createHttpApp } from '../../gateway-http/app';
 import { expressMessageClasses } from '../../gateway-http/express-message-classes';
 import {
@@ -47,7 +53,8 @@ async function serve(options: Omit<HttpServerOptions, 'port' | 'host'>): Promise
   return {
     http,
     demo,
-    store: runtime.core.deps.store as MemoryStore,
+    // The runtime's store has the caches in front; links are counted in the store itself.
+    store: (runtime.core.deps.store as CachedStore).backend as MemoryStore,
     async create(localAddress) {
       served += 1;
       const answer = await sendRaw({

@@ -8,11 +8,20 @@ import {
 import {
   BackendUnavailableError,
   createCore,
+  hashSecret,
+  withCaches,
   createRuntime,
   loadConfig,
   silentLogger,
 } from '../../core';
+import type { LinkDocument } from '../../core/adapters/mongodb/documents';
 import { linkRecord, provisionedCore } from './fixtures';
+
+/** A link as the links collection holds it (its id as `_id`). */
+function linkRecordDocument(id: number) {
+  const { id: _id, ...fields } = linkRecord({ id, alias: `l${id}` });
+  return { _id, ...fields };
+}
 import { detectMongo, MongoTestServer } from './mongo-target';
 import { describeStoreContract } from './store-contract';
 
@@ -108,6 +117,61 @@ if (!availability.available) {
         expect(next.id).toBe(lastId + 3);
       } finally {
         await after.close();
+      }
+    });
+
+    it('refuses to start when the id counter is behind the largest link id', async () => {
+      const dbName = server.freshDatabase();
+      const first = await open(dbName);
+      await first.db.collection<LinkDocument>(COLLECTIONS.links).insertOne(linkRecordDocument(50));
+      await first.db
+        .collection<{ _id: string; seq: number }>(COLLECTIONS.counters)
+        .updateOne({ _id: 'link_id' }, { $set: { seq: 10 } }, { upsert: true });
+      await first.close();
+      await expect(open(dbName)).rejects.toThrow(/seq 10\) is behind the largest link id \(50\)/);
+    });
+
+    it('hands out unique ids to concurrent creates with batched counter updates', async () => {
+      const store = await open(server.freshDatabase());
+      try {
+        const ids = await Promise.all(Array.from({ length: 40 }, () => store.ids.next()));
+        expect(new Set(ids).size).toBe(40);
+        expect(Math.max(...ids)).toBe(40);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('invalidates cached identities through change streams where the server has them', async () => {
+      const dbName = server.freshDatabase();
+      const backend = await open(dbName);
+      const other = await open(dbName);
+      // A TTL far longer than the test: only a change stream can make the change visible.
+      const cached = withCaches(backend, { linkCacheSize: 10, identityTtlSeconds: 600 });
+      try {
+        const f = await provisionedCore(other);
+        const keyHash = hashSecret(f.organizationKey);
+        expect((await cached.identities.findOrganizationByKeyHash(keyHash))?.active).toBe(true);
+        // Let the change stream's cursor open before the change.
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        const organization = (await other.identities.findOrganizationByKeyHash(keyHash))!;
+        await other.identities.saveOrganization({ ...organization, active: false });
+        const hello = await backend.db.admin().command({ hello: 1 });
+        const seen = async () =>
+          (await cached.identities.findOrganizationByKeyHash(keyHash))?.active === false;
+        if (hello.setName || hello.msg === 'isdbgrid') {
+          const deadline = Date.now() + 15_000;
+          while (!(await seen()) && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          expect(await seen()).toBe(true);
+        } else {
+          // A standalone server has no change streams: the cache keeps its entry for the TTL.
+          expect(await seen()).toBe(false);
+        }
+      } finally {
+        await cached.close();
+        await other.close();
       }
     });
 

@@ -38,16 +38,31 @@ export async function onLmdb<T>(
  * lmdb-js rejects every write of a failed commit with "Commit failed" and puts the OS's reason
  * (ENOSPC, EIO, ...) in a separate promise, `commitError`, which usually rejects in the same
  * tick but, on a busy process, can come later. It is awaited for up to COMMIT_REASON_WAIT_MS, so
- * the message says why when it can, and the promise is never left unhandled.
+ * the message says why when it can, and the promise is never left unhandled (an unhandled
+ * rejection would crash the process).
  */
 const COMMIT_REASON_WAIT_MS = 1000;
+
+/**
+ * A promise-like, told by its `then` rather than `instanceof Promise`: lmdb-js may hand out a
+ * promise of another realm (a jest worker that loaded lmdb-js for an earlier test file; vm
+ * contexts), and a check by class let such a rejection go unhandled.
+ */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    'then' in value &&
+    typeof value.then === 'function'
+  );
+}
 
 async function commitFailureOf(error: unknown): Promise<unknown> {
   const pending =
     typeof error === 'object' && error !== null && 'commitError' in error
       ? error.commitError
       : undefined;
-  if (!(pending instanceof Promise)) return undefined;
+  if (!isThenable(pending)) return undefined;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(resolve, COMMIT_REASON_WAIT_MS, undefined);

@@ -14,6 +14,12 @@ export const MONGO_DEFAULTS = {
   connectTimeoutMS: 5000,
   /** A socket silent this long is dropped, so a server that stops answering cannot hang us. */
   socketTimeoutMS: 10000,
+  /**
+   * Connections per server this process may open for operations (the driver's default is 100).
+   * With many processes the sum must stay under what the servers accept; see the README's
+   * connection budget. `?maxPoolSize=` in the URI overrides it.
+   */
+  maxPoolSize: 10,
   appName: 'shortlink',
 } as const satisfies MongoClientOptions;
 

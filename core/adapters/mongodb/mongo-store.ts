@@ -5,7 +5,9 @@ import type { Store } from '../../ports/store';
 import { isBackendUnavailable, messageOf, onMongo } from './backend-errors';
 import { databaseNameFromUri, mongoClientOptions } from './connection-options';
 import { COLLECTIONS } from './documents';
+import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
 import { ensureIndexes } from './indexes';
+import { watchIdentityChanges } from './identity-change-stream';
 import { MongoIdSequence } from './mongo-id-sequence';
 import { MongoIdempotencyStore } from './mongo-idempotency-store';
 import { MongoIdentityStore } from './mongo-identity-store';
@@ -47,7 +49,12 @@ export function describeHosts(client: MongoClient): string {
  * The store on an existing client and database, without any I/O. `closeClient` says whether
  * closing the store closes the client (it does when the store opened it).
  */
-export function mongoStoreOn(client: MongoClient, db: Db, closeClient: boolean): MongoStore {
+export function mongoStoreOn(
+  client: MongoClient,
+  db: Db,
+  closeClient: boolean,
+  logger: Logger = silentLogger,
+): MongoStore {
   return {
     kind: MONGO_STORE_KIND,
     client,
@@ -56,6 +63,7 @@ export function mongoStoreOn(client: MongoClient, db: Db, closeClient: boolean):
     links: new MongoLinkStore(db.collection(COLLECTIONS.links)),
     ids: new MongoIdSequence(db.collection(COLLECTIONS.counters)),
     idempotency: new MongoIdempotencyStore(db.collection(COLLECTIONS.idempotency)),
+    watchIdentityChanges: (listener) => watchIdentityChanges(db, listener, { logger }),
     ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
     close: () => (closeClient ? client.close() : Promise.resolve()),
   };
@@ -106,10 +114,12 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Mong
   try {
     await db.command({ ping: 1 });
     await ensureIndexes(db);
+    await checkIdCounter(db.collection(COLLECTIONS.links), db.collection(COLLECTIONS.counters));
   } catch (error) {
     await client.close().catch(() => undefined);
+    if (error instanceof IdCounterBehindError) throw error;
     throw startupError(error, client);
   }
   logger.info({ hosts: describeHosts(client), database: db.databaseName }, 'MongoDB store ready');
-  return mongoStoreOn(client, db, true);
+  return mongoStoreOn(client, db, true, logger);
 }

@@ -1,4 +1,9 @@
 import type { Logger } from '../../ports/logger';
+import { mismatchAdvice } from './topology-errors';
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 export type LimiterMode = 'shared' | 'insurance';
 
@@ -21,6 +26,7 @@ export class FallbackMonitor {
   private tickets = 0;
   private switchedAtTicket = 0;
   private silenced = false;
+  private misconfigurationLogged = false;
   private trialInFlight = false;
   private nextTrialAt = 0;
 
@@ -90,6 +96,20 @@ export class FallbackMonitor {
 
   connectionReady(): void {
     this.served(this.begin());
+  }
+
+  /**
+   * Redis answered in a way that means REDIS_URL does not match the deployment (MOVED, ASK,
+   * READONLY). Logged as an error once per process; the calls fail (code 23) rather than count
+   * per process, and the mode does not change.
+   */
+  configurationError(cause: unknown): void {
+    if (this.misconfigurationLogged) return;
+    this.misconfigurationLogged = true;
+    this.logger.error(
+      { redis: this.backend, reason: messageOf(cause), fix: mismatchAdvice(cause) },
+      'Redis configuration error: rate-limited requests fail with code 23 until REDIS_URL is fixed',
+    );
   }
 
   /** Closing on purpose: the connection's end is no outage worth a log line. */

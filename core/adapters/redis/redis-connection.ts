@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import type { RedisTopology } from './redis-topology';
 
 /** Timings of the Redis connection; the defaults suit a production process. */
 export interface RedisConnectionOptions {
@@ -10,23 +11,67 @@ export interface RedisConnectionOptions {
   maxReconnectDelayMs?: number;
 }
 
+/** A single server's client, or a Redis Cluster's. */
+export type RedisClient = Redis | Cluster;
+
 /**
  * An ioredis client tuned for a rate limiter, which must answer at once or not at all: commands
  * fail immediately while the connection is down (no offline queue, no retries, so the caller
  * falls back to the insurance limiter instead of waiting), a hung server times out, and the client
- * keeps reconnecting in the background for as long as it lives.
+ * keeps reconnecting in the background for as long as it lives. The topology decides the kind:
+ * a single server, a Cluster (which follows MOVED and ASK itself), or a master found through
+ * Sentinel (which moves to the new master after a failover).
  */
-export function createRedisClient(url: string, options: RedisConnectionOptions = {}): Redis {
+export function createRedisClient(
+  topology: RedisTopology,
+  options: RedisConnectionOptions = {},
+): RedisClient {
   const maxDelay = options.maxReconnectDelayMs ?? 2000;
-  return new Redis(url, {
+  const retry = (attempt: number) => Math.min(attempt * 100, maxDelay);
+  const common = {
     // Shown by CLIENT LIST, so an operator can tell these connections apart.
     connectionName: 'shortlink-ratelimit',
-    enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     commandTimeout: options.commandTimeoutMs ?? 2000,
     connectTimeout: options.connectTimeoutMs ?? 5000,
-    retryStrategy: (attempt) => Math.min(attempt * 100, maxDelay),
+  };
+  if (topology.kind === 'standalone') {
+    return new Redis(topology.url, {
+      ...common,
+      enableOfflineQueue: false,
+      retryStrategy: retry,
+    });
+  }
+  const credentials = {
+    ...(topology.username === undefined ? {} : { username: topology.username }),
+    ...(topology.password === undefined ? {} : { password: topology.password }),
+    ...(topology.tls ? { tls: {} } : {}),
+  };
+  if (topology.kind === 'cluster') {
+    return new Cluster(topology.nodes, {
+      enableOfflineQueue: false,
+      clusterRetryStrategy: retry,
+      redisOptions: { ...common, ...credentials },
+    });
+  }
+  return new Redis({
+    ...common,
+    ...credentials,
+    enableOfflineQueue: false,
+    retryStrategy: retry,
+    sentinels: topology.sentinels,
+    name: topology.masterName,
+    db: topology.db,
+    // The sentinels take the same credentials and TLS as the master.
+    ...(topology.username === undefined ? {} : { sentinelUsername: topology.username }),
+    ...(topology.password === undefined ? {} : { sentinelPassword: topology.password }),
+    ...(topology.tls ? { enableTLSForSentinelMode: true } : {}),
+    sentinelRetryStrategy: retry,
+    // A demoted master answers READONLY until it is left: reconnect, asking the sentinels anew.
+    reconnectOnError: (error) => error.message.startsWith('READONLY'),
+    // Subscribes to the sentinels' +switch-master, so a failover is followed at once.
+    failoverDetector: true,
   });
 }
 
@@ -57,7 +102,7 @@ export function describeRedisUrl(url: URL): string {
 export type StartupOutcome = { ready: true } | { ready: false; error?: unknown };
 
 /** Resolves once the client is ready, or on its first error, or after `timeoutMs`. */
-export function waitUntilReady(client: Redis, timeoutMs: number): Promise<StartupOutcome> {
+export function waitUntilReady(client: RedisClient, timeoutMs: number): Promise<StartupOutcome> {
   if (client.status === 'ready') return Promise.resolve({ ready: true });
   return new Promise((resolve) => {
     const settle = (outcome: StartupOutcome) => {
@@ -81,7 +126,7 @@ export function waitUntilReady(client: Redis, timeoutMs: number): Promise<Startu
  * Ends the connection and resolves once it is closed: QUIT when it is up (the replies still due
  * arrive first), else just stop reconnecting.
  */
-export async function closeRedisClient(client: Redis, timeoutMs = 5000): Promise<void> {
+export async function closeRedisClient(client: RedisClient, timeoutMs = 5000): Promise<void> {
   if (client.status === 'end') return;
   const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
   let timer: NodeJS.Timeout | undefined;
@@ -92,7 +137,12 @@ export async function closeRedisClient(client: Redis, timeoutMs = 5000): Promise
     if (client.status === 'ready') {
       // A server that went away meanwhile rejects the QUIT: then nothing is left to close politely.
       const quit = client.quit().then(() => ended);
-      if ((await Promise.race([quit, timedOut])) !== 'timeout') return;
+      if ((await Promise.race([quit, timedOut])) !== 'timeout') {
+        // QUIT ends the connection to the master only; under Sentinel the failover detector's
+        // connections to the sentinels stay open (and keep the process alive) until this.
+        if (client instanceof Redis) client.disconnect();
+        return;
+      }
     }
     client.disconnect();
     // Between two reconnection attempts there is no socket to close: disconnect() only cancels

@@ -1,19 +1,21 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '../../ports/logger';
 import type { RateLimiter } from '../../ports/rate-limiter';
 import { FallbackMonitor } from './fallback-monitor';
 import {
   closeRedisClient,
   createRedisClient,
-  describeRedisUrl,
-  parseRedisUrl,
   waitUntilReady,
+  type RedisClient,
   type RedisConnectionOptions,
 } from './redis-connection';
+import { describeTopology, parseRedisTopology } from './redis-topology';
 import { createRedisRateLimiter } from './redis-rate-limiter';
 
 export interface RedisLimitersOptions extends RedisConnectionOptions {
+  /** REDIS_URL: one URL, or a comma-separated list (a Cluster's nodes, or sentinels). */
   url: string;
+  /** REDIS_SENTINEL_NAME: with it, `url` lists sentinels watching this master. */
+  sentinelName?: string | undefined;
   perTokenLimit: number;
   authFailureLimit: number;
   /** The window of both limits, in whole seconds (60 for "per minute"). */
@@ -35,7 +37,7 @@ export interface RedisLimiters {
   perToken: RateLimiter;
   authFailures: RateLimiter;
   /** The connection both limiters share (tests read keys and TTLs through it). */
-  client: Redis;
+  client: RedisClient;
   monitor: FallbackMonitor;
   /** Quits the Redis connection. */
   close(): Promise<void>;
@@ -51,10 +53,11 @@ export interface RedisLimiters {
  * same happens when it goes away and comes back mid-run. Each switch is logged once.
  */
 export async function createRedisLimiters(options: RedisLimitersOptions): Promise<RedisLimiters> {
-  const backend = describeRedisUrl(parseRedisUrl(options.url));
+  const topology = parseRedisTopology(options.url, options.sentinelName);
+  const backend = describeTopology(topology);
   const prefix = `${options.keyPrefix ?? 'shortlink'}:ratelimit`;
   const windowSeconds = options.windowSeconds ?? 60;
-  const client = createRedisClient(options.url, options);
+  const client = createRedisClient(topology, options);
   let closed: Promise<void> | undefined;
 
   // Without an error listener ioredis prints every failed reconnection attempt to the console.
@@ -87,6 +90,7 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
     perToken: createRedisRateLimiter({
       client,
       monitor,
+      topology: topology.kind,
       limit: options.perTokenLimit,
       windowSeconds,
       keyPrefix: `${prefix}:token`,
@@ -94,6 +98,7 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
     authFailures: createRedisRateLimiter({
       client,
       monitor,
+      topology: topology.kind,
       limit: options.authFailureLimit,
       windowSeconds,
       keyPrefix: `${prefix}:authfail`,

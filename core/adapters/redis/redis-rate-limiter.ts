@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   RateLimiterMemory,
   RateLimiterRedis,
@@ -7,6 +6,17 @@ import {
 } from 'rate-limiter-flexible';
 import { FlexibleRateLimiter } from '../rate-limit/flexible-rate-limiter';
 import type { FallbackMonitor } from './fallback-monitor';
+import type { RedisClient } from './redis-connection';
+import { isTopologyMismatch } from './topology-errors';
+import type { RedisTopology } from './redis-topology';
+
+type HandleError = (
+  error: unknown,
+  funcName: string,
+  resolve: (value: unknown) => void,
+  reject: (reason: unknown) => void,
+  params: unknown[],
+) => void;
 
 /** The answers the insurance limiter gave, so a caller can tell them from Redis's. */
 type InsuranceAnswers = WeakSet<object>;
@@ -73,8 +83,33 @@ class MonitoredRedisLimiter extends RateLimiterRedis {
     private readonly monitor: FallbackMonitor,
     private readonly insurance: InsuranceLimiter,
     private readonly insuranceAnswers: InsuranceAnswers,
+    private readonly topology: RedisTopology['kind'],
   ) {
     super({ ...options, insuranceLimiter: insurance });
+  }
+
+  /**
+   * rate-limiter-flexible's hook for a failed call, which hands it to the insurance limiter. An
+   * answer saying REDIS_URL does not match the deployment (MOVED, ASK, READONLY) is no outage:
+   * counting per process would hide it for good. It fails the call (code 23) and is logged as a
+   * configuration error instead. (The hook is not in the library's type definitions, hence the
+   * untyped call to the inherited one.)
+   */
+  _handleError(
+    error: unknown,
+    funcName: string,
+    resolve: (value: unknown) => void,
+    reject: (reason: unknown) => void,
+    params: unknown[],
+  ): void {
+    if (isTopologyMismatch(error, this.topology)) {
+      this.monitor.configurationError(error);
+      reject(error);
+      return;
+    }
+    const inherited = (RateLimiterRedis.prototype as unknown as { _handleError: HandleError })
+      ._handleError;
+    inherited.call(this, error, funcName, resolve, reject, params);
   }
 
   override consume(
@@ -145,7 +180,9 @@ class MonitoredRedisLimiter extends RateLimiterRedis {
 }
 
 export interface RedisRateLimiterOptions {
-  client: Redis;
+  client: RedisClient;
+  /** What REDIS_URL described: decides which answers mean a misconfiguration. */
+  topology: RedisTopology['kind'];
   monitor: FallbackMonitor;
   limit: number;
   windowSeconds: number;
@@ -175,6 +212,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): Flexib
     options.monitor,
     insurance,
     answers,
+    options.topology,
   );
   return new FlexibleRateLimiter(limiter);
 }

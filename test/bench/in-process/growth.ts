@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Core, LinkRecord, LmdbStore } from '../../../core';
+import type { CachedStore, Core, LinkRecord, LmdbStore } from '../../../core';
 import { LMDB_DATA_FILE } from '../../../core/adapters/lmdb';
 import { createBenchRuntime } from '../support/bench-runtime';
 import { failChild, tellParent } from '../support/child';
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   const seconds = Number(secondsText);
   const runtime = await createBenchRuntime(seedFile, dataDir);
   const { core } = runtime;
-  const store = core.deps.store as LmdbStore;
+  const store = (core.deps.store as CachedStore).backend as LmdbStore;
   const sample: string[] = [];
   for (let i = 0; i < 1000; i += 1) {
     const created = await core

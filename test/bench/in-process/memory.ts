@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createMemoryRateLimiter, type MemoryStore } from '../../../core';
+import { createMemoryRateLimiter, type CachedStore, type MemoryStore } from '../../../core';
 import { BENCH_RATE_LIMIT_PER_MINUTE, createBenchRuntime } from '../support/bench-runtime';
 import { failChild, tellParent } from '../support/child';
 import { CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
@@ -34,7 +34,8 @@ async function links(seedFile: string): Promise<{ held: number }> {
   const before = await settledUsage();
   for (let i = 1; i < MEMORY_SAMPLE; i += 1) await create();
   const after = await settledUsage();
-  const held = (runtime.core.deps.store as MemoryStore).links.size;
+  // The caches sit in front of the store; the links are counted in the store itself.
+  const held = ((runtime.core.deps.store as CachedStore).backend as MemoryStore).links.size;
   if (held !== MEMORY_SAMPLE) throw new Error(`expected ${MEMORY_SAMPLE} links, found ${held}`);
   return { held, ...delta(before, after) };
 }

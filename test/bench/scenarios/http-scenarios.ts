@@ -15,9 +15,11 @@ interface ServerReady {
 
 /**
  * subject and subjectWarn run on the default store (LMDB, each in a DATA_DIR of its own);
- * subjectMemory on DATA_DIR=:memory:, the reference for what the durable store costs.
+ * subjectMemory on DATA_DIR=:memory:, the reference for what the durable store costs;
+ * subjectNoCaches on LMDB with both in-process caches off.
  */
-type HttpTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectMemory';
+type HttpTarget =
+  'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectWarn' | 'subjectMemory' | 'subjectNoCaches';
 /** The subject also creates with a fresh Idempotency-Key per request, and replays one key. */
 type CreateTarget = HttpTarget | 'subjectRebuilt' | 'subjectFreshKey' | 'subjectReplay';
 
@@ -29,6 +31,9 @@ export interface HttpResults {
 }
 
 export const FOLLOWED_LINKS = 100;
+
+/** The subject with both in-process caches turned off, for the caches-on/off rows. */
+const CACHES_OFF = { LINK_CACHE_SIZE: '0', IDENTITY_CACHE_TTL_SECONDS: '0' };
 
 interface CreatedLink {
   id: number;
@@ -73,7 +78,8 @@ export async function startSubject(
   logLevel: string,
   /** DATA_DIR: a directory (LMDB) or `:memory:`. */
   dataDir: string,
-  metrics = true,
+  /** Extra configuration (the caches-off subject turns both caches off; METRICS_PORT=0). */
+  env: Record<string, string> = {},
 ): Promise<BenchChild<ServerReady>> {
   const profile = settings.cpuProfileDir
     ? [
@@ -91,7 +97,8 @@ export async function startSubject(
       DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
       LOG_LEVEL: logLevel,
-      METRICS_PORT: metrics ? String(await freePort()) : '0',
+      METRICS_PORT: String(await freePort()),
+      ...env,
     },
     execArgv: profile,
   });
@@ -159,14 +166,18 @@ export async function runHttpScenarios(
     const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
     started.push(subjectMemory);
     // Against subjectMemory: the cost of metrics, without the disk's noise.
-    const subjectNoMetrics = await startSubject(
+    const subjectNoMetrics = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR, {
+      METRICS_PORT: '0',
+    });
+    started.push(subjectNoMetrics);
+    const subjectNoCaches = await startSubject(
       seedFile,
       settings,
       'info',
-      IN_MEMORY_DATA_DIR,
-      false,
+      newDataDir(),
+      CACHES_OFF,
     );
-    started.push(subjectNoMetrics);
+    started.push(subjectNoCaches);
     const sample = await createOnce(subject.ready.httpPort);
     const startBaseline = async (prebuiltPrototypes: boolean) => {
       const child = await startChild<ServerReady>('servers/bare-express', [], {
@@ -207,6 +218,7 @@ export async function runHttpScenarios(
         { name: 'subjectRebuilt', run: on(subject, rebuiltLoad) },
         { name: 'subjectFreshKey', run: on(subject, freshKeyLoad) },
         { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },
+        { name: 'subjectNoCaches', run: on(subjectNoCaches, createLoad) },
       ],
       options,
       report('create'),
@@ -215,6 +227,7 @@ export async function runHttpScenarios(
     const subjectAliases = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
     const warnAliases = await createLinks(subjectWarn.ready.httpPort, FOLLOWED_LINKS);
     const memoryAliases = await createLinks(subjectMemory.ready.httpPort, FOLLOWED_LINKS);
+    const noCacheAliases = await createLinks(subjectNoCaches.ready.httpPort, FOLLOWED_LINKS);
     const follow = await alternate(
       [
         { name: 'baseline', run: on(baseline, followLoad(subjectAliases)) },
@@ -222,6 +235,7 @@ export async function runHttpScenarios(
         { name: 'subject', run: on(subject, followLoad(subjectAliases)) },
         { name: 'subjectWarn', run: on(subjectWarn, followLoad(warnAliases)) },
         { name: 'subjectMemory', run: on(subjectMemory, followLoad(memoryAliases)) },
+        { name: 'subjectNoCaches', run: on(subjectNoCaches, followLoad(noCacheAliases)) },
       ],
       options,
       report('follow'),

@@ -1,13 +1,16 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { createCore, hashSecret, silentLogger, type Core, type Logger } from '../../../core';
 import {
   createRedisLimiters,
   type RedisLimiters,
 } from '../../../core/adapters/redis/redis-limiters';
+import { parseRedisTopology } from '../../../core/adapters/redis/redis-topology';
 import { createTestCore, TEST_CLIENT_ADDRESS, type CoreFixture } from '../../support/core-fixture';
 
 export interface SharedLimitOptions {
   url: string;
+  /** REDIS_SENTINEL_NAME, when `url` lists sentinels. */
+  sentinelName?: string;
   keyPrefix: string;
   perTokenLimit?: number;
   authFailureLimit?: number;
@@ -28,7 +31,7 @@ export interface TwoCores {
   cores: [Core, Core];
   limiters: [RedisLimiters, RedisLimiters];
   /** A separate connection for the test to look at keys with. */
-  inspector: Redis;
+  inspector: Redis | Cluster;
   tokenKey(): string;
   authFailureKey(address?: string): string;
   close(): Promise<void>;
@@ -38,6 +41,7 @@ export async function createTwoCores(options: SharedLimitOptions): Promise<TwoCo
   const limitersFor = (logger: Logger) =>
     createRedisLimiters({
       url: options.url,
+      sentinelName: options.sentinelName,
       keyPrefix: options.keyPrefix,
       perTokenLimit: options.perTokenLimit ?? 60,
       authFailureLimit: options.authFailureLimit ?? 30,
@@ -64,7 +68,7 @@ export async function createTwoCores(options: SharedLimitOptions): Promise<TwoCo
     rateLimiter: second.perToken,
     authFailureLimiter: second.authFailures,
   });
-  const inspector = new Redis(options.url, { maxRetriesPerRequest: 1 });
+  const inspector = inspectorFor(options.url, options.sentinelName);
   inspector.on('error', () => undefined);
   return {
     fixture,
@@ -76,7 +80,10 @@ export async function createTwoCores(options: SharedLimitOptions): Promise<TwoCo
       `${options.keyPrefix}:ratelimit:authfail:${address}`,
     close: async () => {
       await Promise.all([first.close(), second.close()]);
-      await deleteKeys(inspector, options.keyPrefix).catch(() => undefined);
+      // A Cluster's keys are spread over its nodes; the tests' private clusters are discarded.
+      if (inspector instanceof Redis) {
+        await deleteKeys(inspector, options.keyPrefix).catch(() => undefined);
+      }
       inspector.disconnect();
     },
   };
@@ -90,4 +97,18 @@ export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
     if (keys.length > 0) await client.del(...keys);
     cursor = next;
   } while (cursor !== '0');
+}
+
+/** A plain client on the same deployment (queueing commands until connected, unlike ours). */
+function inspectorFor(url: string, sentinelName: string | undefined): Redis | Cluster {
+  const topology = parseRedisTopology(url, sentinelName);
+  if (topology.kind === 'cluster') return new Cluster(topology.nodes);
+  if (topology.kind === 'sentinel') {
+    return new Redis({
+      sentinels: topology.sentinels,
+      name: topology.masterName,
+      maxRetriesPerRequest: 1,
+    });
+  }
+  return new Redis(url, { maxRetriesPerRequest: 1 });
 }

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { DemoCredentials, MemoryStore } from '../../../core';
+import type { CachedStore, DemoCredentials, MemoryStore } from '../../../core';
 import { startService, type Service } from '../../../gateway-http/main';
 
 export interface TestService {
@@ -30,7 +30,9 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   );
   const demo = service.demo;
   if (!demo) throw new Error('the embedded default should provision a demo organization');
-  const store = service.runtime.core.deps.store;
+  // The runtime puts the caches in front of the store; the links are counted in the store itself.
+  const cached = service.runtime.core.deps.store;
+  const store = 'backend' in cached ? (cached as CachedStore).backend : cached;
   if (store.kind !== 'memory') throw new Error('these tests count links in the memory store');
   return {
     service,

@@ -1,0 +1,118 @@
+import type {
+  IdentityStore,
+  Organization,
+  TokenRecord,
+  UrlGroup,
+  User,
+} from '../ports/identity-store';
+import type { IdentityChange } from '../ports/store';
+import { cacheKey, LookupCache, type LookupCacheOptions } from './lookup-cache';
+
+/** Entries per lookup kind: far more than the active tokens and organizations of a deployment. */
+export const IDENTITY_CACHE_ENTRIES = 10_000;
+
+/**
+ * The identity lookups a create makes (token, organization key, membership, group) served from
+ * bounded caches of found results for `ttlMs`. A change takes effect:
+ * - at once in this process when made through this store (provisioning invalidates);
+ * - at once everywhere when the backend reports changes (invalidate(), fed by change streams);
+ * - otherwise within the TTL.
+ * Nothing "not found" is kept, so a new token or membership works at once everywhere.
+ */
+export class CachedIdentityStore implements IdentityStore {
+  private readonly tokens: LookupCache<string>;
+  private readonly organizationsByKey: LookupCache<Organization>;
+  private readonly organizationsById: LookupCache<Organization>;
+  private readonly memberships: LookupCache<true>;
+  private readonly groups: LookupCache<UrlGroup>;
+
+  constructor(
+    private readonly inner: IdentityStore,
+    options: { ttlMs: number; now?: () => number; maxEntries?: number },
+  ) {
+    const shape: LookupCacheOptions = {
+      max: options.maxEntries ?? IDENTITY_CACHE_ENTRIES,
+      ttlMs: options.ttlMs,
+      ...(options.now ? { now: options.now } : {}),
+    };
+    this.tokens = new LookupCache(shape);
+    this.organizationsByKey = new LookupCache(shape);
+    this.organizationsById = new LookupCache(shape);
+    this.memberships = new LookupCache(shape);
+    this.groups = new LookupCache(shape);
+  }
+
+  /** Forgets what a change may have touched. */
+  invalidate(change: IdentityChange): void {
+    if (change === 'tokens' || change === 'all') this.tokens.clear();
+    if (change === 'organizations' || change === 'all') {
+      this.organizationsByKey.clear();
+      this.organizationsById.clear();
+    }
+    if (change === 'memberships' || change === 'all') this.memberships.clear();
+    if (change === 'groups' || change === 'all') this.groups.clear();
+  }
+
+  findUserIdByTokenHash(tokenHash: string): Promise<string | null> {
+    return this.tokens.get(tokenHash, () => this.inner.findUserIdByTokenHash(tokenHash));
+  }
+
+  findOrganizationByKeyHash(keyHash: string): Promise<Organization | null> {
+    return this.organizationsByKey.get(keyHash, () =>
+      this.inner.findOrganizationByKeyHash(keyHash),
+    );
+  }
+
+  findOrganizationById(id: string): Promise<Organization | null> {
+    return this.organizationsById.get(id, () => this.inner.findOrganizationById(id));
+  }
+
+  async isMember(userId: string, organizationId: string): Promise<boolean> {
+    const member = await this.memberships.get(cacheKey(userId, organizationId), async () =>
+      (await this.inner.isMember(userId, organizationId)) ? true : null,
+    );
+    return member === true;
+  }
+
+  findGroup(organizationId: string, apiId: string): Promise<UrlGroup | null> {
+    return this.groups.get(cacheKey(organizationId, apiId), () =>
+      this.inner.findGroup(organizationId, apiId),
+    );
+  }
+
+  /** Not cached: the URL guard keeps its own refreshed copy. */
+  listLinkDomains(): Promise<string[]> {
+    return this.inner.listLinkDomains();
+  }
+
+  findUserById(id: string): Promise<User | null> {
+    return this.inner.findUserById(id);
+  }
+
+  // Writes invalidate after they land, so a lookup racing the write cannot keep the old value.
+
+  async saveOrganization(organization: Organization): Promise<void> {
+    await this.inner.saveOrganization(organization);
+    // By key and by id alike (a new key leaves the old key's entry behind otherwise).
+    this.invalidate('organizations');
+  }
+
+  async saveGroup(group: UrlGroup): Promise<void> {
+    await this.inner.saveGroup(group);
+    this.groups.delete(cacheKey(group.organizationId, group.apiId));
+  }
+
+  saveUser(user: User): Promise<void> {
+    return this.inner.saveUser(user);
+  }
+
+  async saveToken(token: TokenRecord): Promise<void> {
+    await this.inner.saveToken(token);
+    this.tokens.delete(token.tokenHash);
+  }
+
+  async saveMembership(userId: string, organizationId: string): Promise<void> {
+    await this.inner.saveMembership(userId, organizationId);
+    this.memberships.delete(cacheKey(userId, organizationId));
+  }
+}

@@ -1,0 +1,29 @@
+import type { InsertOutcome, LinkRecord, LinkStore } from '../ports/link-store';
+import { cacheKey, LookupCache } from './lookup-cache';
+
+/**
+ * Links never change once created, so following one needs the store only the first time this
+ * process sees it. Bounded (least recently used go first); "not found" is never kept, so a link
+ * created by another process is found as soon as it exists. No TTL: nothing can go stale.
+ */
+export class CachedLinkStore implements LinkStore {
+  private readonly cache: LookupCache<LinkRecord>;
+
+  constructor(
+    private readonly inner: LinkStore,
+    maxEntries: number,
+  ) {
+    this.cache = new LookupCache({ max: maxEntries });
+  }
+
+  async insert(link: LinkRecord): Promise<InsertOutcome> {
+    const outcome = await this.inner.insert(link);
+    // A link created here is often followed soon after: keep it without a lookup.
+    if (outcome === 'inserted') this.cache.set(cacheKey(link.domain, link.alias), link);
+    return outcome;
+  }
+
+  findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {
+    return this.cache.get(cacheKey(domain, alias), () => this.inner.findByAlias(domain, alias));
+  }
+}

@@ -1,0 +1,11 @@
+import { withCaches, type CachedStore } from '../caches/cached-store';
+import type { Store } from '../ports/store';
+import type { Config } from './config';
+
+/** The store with the caches LINK_CACHE_SIZE and IDENTITY_CACHE_TTL_SECONDS ask for. */
+export function cachedStoreFromConfig(backend: Store, config: Config): CachedStore {
+  return withCaches(backend, {
+    linkCacheSize: config.LINK_CACHE_SIZE,
+    identityTtlSeconds: config.IDENTITY_CACHE_TTL_SECONDS,
+  });
+}

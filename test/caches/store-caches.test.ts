@@ -1,0 +1,278 @@
+import {
+  createCore,
+  createMemoryStore,
+  hashSecret,
+  Provisioner,
+  systemClock,
+  withCaches,
+  type CachedStore,
+  type Core,
+} from '../../core';
+import { LookupCache } from '../../core/caches/lookup-cache';
+import { failureOf } from '../support/failures';
+import { countingStore, type CountingStore } from '../support/counting-store';
+
+const TTL_SECONDS = 10;
+
+/**
+ * A core on a caching store over a call-counting memory store, with a clock the test moves.
+ * `other` provisions straight on the backend, as another process (or the admin CLI) would:
+ * this process's caches hear nothing of it.
+ */
+async function setUp(options: { watchable?: boolean; ttlSeconds?: number; links?: number } = {}) {
+  let now = 1_000_000;
+  const backend: CountingStore = countingStore(createMemoryStore(), options);
+  const store: CachedStore = withCaches(backend, {
+    linkCacheSize: options.links ?? 1000,
+    identityTtlSeconds: options.ttlSeconds ?? TTL_SECONDS,
+    now: () => now,
+  });
+  const here = new Provisioner(store.identities, systemClock);
+  const other = new Provisioner(backend.identities, systemClock);
+  const { secretKey } = await here.saveOrganization({ id: 'acme', domain: 'acme.link' });
+  await here.saveGroup({ organizationId: 'acme', apiId: '1' });
+  await here.saveUser({ id: 'alice', organizations: ['acme'] });
+  const { token } = await here.issueToken('alice');
+  const core: Core = createCore({ store });
+  backend.tally.reset();
+  const caller = (bearer = token!) =>
+    core.createCaller({ authorization: `Bearer ${bearer}`, clientAddress: '203.0.113.9' });
+  const body = (extra: Record<string, unknown> = {}) =>
+    ({
+      organization_key: secretKey!,
+      url_group_id: '1',
+      url: 'https://example.com/a',
+      ...extra,
+    }) as never;
+  return {
+    backend,
+    store,
+    core,
+    here,
+    other,
+    caller,
+    body,
+    token: token!,
+    advance: (ms: number) => (now += ms),
+  };
+}
+
+describe('store round trips per create and per follow', () => {
+  it('a cold create makes 6, a warm one 2 (the id and the insert)', async () => {
+    const t = await setUp();
+    await t.caller().links.create(t.body());
+    expect(t.backend.tally.total()).toBe(6);
+    t.backend.tally.reset();
+    await t.caller().links.create(t.body({ url: 'https://example.com/b' }));
+    expect(t.backend.tally.total()).toBe(2);
+    expect(t.backend.tally.of('ids.next')).toBe(1);
+    expect(t.backend.tally.of('links.insert')).toBe(1);
+  });
+
+  it('without the caches every create makes 6', async () => {
+    const t = await setUp({ ttlSeconds: 0, links: 0 });
+    await t.caller().links.create(t.body());
+    await t.caller().links.create(t.body({ url: 'https://example.com/b' }));
+    expect(t.backend.tally.total()).toBe(12);
+  });
+
+  it('after the TTL the identity lookups are made again', async () => {
+    const t = await setUp();
+    await t.caller().links.create(t.body());
+    t.advance(TTL_SECONDS * 1000 + 1);
+    t.backend.tally.reset();
+    await t.caller().links.create(t.body({ url: 'https://example.com/b' }));
+    expect(t.backend.tally.total()).toBe(6);
+  });
+
+  it('follows a link with one lookup the first time and none after', async () => {
+    const t = await setUp();
+    const other = await setUp();
+    // Created through another process's store: this one has never seen it.
+    await t.backend.links.insert({
+      id: 1,
+      domain: 'acme.link',
+      alias: 'promo',
+      url: 'https://example.com/p',
+      redirectType: 301,
+      scheme: 'https',
+      organizationId: 'acme',
+      groupApiId: '1',
+      userId: 'alice',
+      createdAt: new Date(),
+    });
+    t.backend.tally.reset();
+    const resolver = t.core.createCaller();
+    const first = await resolver.links.resolve({ domain: 'acme.link', alias: 'promo' });
+    expect(t.backend.tally.of('links.findByAlias')).toBe(1);
+    const again = await resolver.links.resolve({ domain: 'ACME.link', alias: 'promo' });
+    expect(again).toEqual(first);
+    expect(t.backend.tally.of('links.findByAlias')).toBe(1);
+    expect(other.backend.tally.total()).toBe(0);
+  });
+
+  it('follows a link created in this process without any lookup', async () => {
+    const t = await setUp();
+    const created = await t.caller().links.create(t.body({ alias: 'mine' }));
+    t.backend.tally.reset();
+    const found = await t.core.createCaller().links.resolve({ domain: 'acme.link', alias: 'mine' });
+    expect(found).toEqual(created);
+    expect(t.backend.tally.total()).toBe(0);
+  });
+
+  it('never keeps "not found": a link created elsewhere is found at once', async () => {
+    const t = await setUp();
+    const resolver = t.core.createCaller();
+    const missing = await failureOf(resolver.links.resolve({ domain: 'acme.link', alias: 'late' }));
+    expect(missing.code).toBe(24);
+    await t.backend.links.insert({
+      id: 9,
+      domain: 'acme.link',
+      alias: 'late',
+      url: 'https://example.com/late',
+      redirectType: 302,
+      scheme: 'https',
+      organizationId: 'acme',
+      groupApiId: '1',
+      userId: 'alice',
+      createdAt: new Date(),
+    });
+    expect((await resolver.links.resolve({ domain: 'acme.link', alias: 'late' })).url).toBe(
+      'https://example.com/late',
+    );
+  });
+});
+
+describe('identity changes and the cache', () => {
+  it('a deactivation made elsewhere shows code 13 within the TTL, not before', async () => {
+    const t = await setUp();
+    await t.caller().links.create(t.body());
+    await t.other.setOrganizationActive('acme', false);
+    // Still cached: the documented bound (at most IDENTITY_CACHE_TTL_SECONDS).
+    t.advance(TTL_SECONDS * 1000 - 1);
+    await expect(
+      t.caller().links.create(t.body({ url: 'https://example.com/b' })),
+    ).resolves.toBeDefined();
+    t.advance(2);
+    const refused = await failureOf(
+      t.caller().links.create(t.body({ url: 'https://example.com/c' })),
+    );
+    expect(refused.code).toBe(13);
+  });
+
+  it('a deactivation made through this process shows code 13 at once', async () => {
+    const t = await setUp();
+    await t.caller().links.create(t.body());
+    await t.here.setOrganizationActive('acme', false);
+    const refused = await failureOf(t.caller().links.create(t.body({ url: 'https://x.example/' })));
+    expect(refused.code).toBe(13);
+  });
+
+  it('a deactivation reported by the backend (change stream) shows code 13 at once', async () => {
+    const t = await setUp({ watchable: true });
+    await t.caller().links.create(t.body());
+    await t.other.setOrganizationActive('acme', false);
+    t.backend.emitIdentityChange('organizations');
+    const refused = await failureOf(t.caller().links.create(t.body({ url: 'https://x.example/' })));
+    expect(refused.code).toBe(13);
+  });
+
+  it('stops listening to the backend when the store closes', async () => {
+    const t = await setUp({ watchable: true });
+    await t.caller().links.create(t.body());
+    await t.store.close();
+    await t.other.setOrganizationActive('acme', false);
+    t.backend.emitIdentityChange('organizations');
+    // Nobody listens any more: the cached organization still answers.
+    await expect(
+      t.caller().links.create(t.body({ url: 'https://example.com/b' })),
+    ).resolves.toBeDefined();
+  });
+
+  it('a membership added elsewhere works at once (no negative caching)', async () => {
+    const t = await setUp({ watchable: true });
+    await t.caller().links.create(t.body());
+    await t.other.saveUser({ id: 'bob' });
+    const { token: bobToken } = await t.other.issueToken('bob');
+    const notMember = await failureOf(t.caller(bobToken).links.create(t.body()));
+    expect(notMember.code).toBe(17);
+    await t.other.addMember('bob', 'acme');
+    await expect(t.caller(bobToken).links.create(t.body())).resolves.toBeDefined();
+  });
+
+  it('a fresh token works at once, even right after it was refused', async () => {
+    const t = await setUp();
+    const fresh = 'fresh-token-made-elsewhere-0123456789';
+    const unknown = await failureOf(t.caller(fresh).links.create(t.body()));
+    expect(unknown.code).toBe(11);
+    await t.other.issueToken('alice', { token: fresh });
+    await expect(t.caller(fresh).links.create(t.body())).resolves.toBeDefined();
+  });
+
+  it('a new organization key (rotation) works at once and the old one stops here', async () => {
+    const t = await setUp();
+    await t.caller().links.create(t.body());
+    const { secretKey } = await t.here.saveOrganization({ id: 'acme', domain: 'acme.link' });
+    const old = await failureOf(t.caller().links.create(t.body()));
+    expect(old.code).toBe(12);
+    await expect(
+      t.caller().links.create(t.body({ organization_key: secretKey })),
+    ).resolves.toBeDefined();
+  });
+});
+
+describe('shared lookups', () => {
+  it('concurrent misses for one token share one lookup', async () => {
+    const t = await setUp();
+    const hash = hashSecret(t.token);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.store.identities.findUserIdByTokenHash(hash)),
+    );
+    expect(new Set(answers)).toEqual(new Set(['alice']));
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+  });
+
+  it('concurrent creates make one lookup of each identity', async () => {
+    const t = await setUp();
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        t.caller().links.create(t.body({ url: `https://example.com/${i}` })),
+      ),
+    );
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+    expect(t.backend.tally.of('identities.findOrganizationByKeyHash')).toBe(1);
+    expect(t.backend.tally.of('identities.isMember')).toBe(1);
+    expect(t.backend.tally.of('identities.findGroup')).toBe(1);
+  });
+
+  it('does not keep the answer of a lookup that was in flight when its entry was invalidated', async () => {
+    const cache = new LookupCache<string>({ max: 10 });
+    const releases: Array<(value: string) => void> = [];
+    const load = () => new Promise<string>((resolve) => releases.push(resolve));
+    const early = cache.get('k', load);
+    cache.delete('k');
+    const late = cache.get('k', load);
+    expect(releases).toHaveLength(2);
+    releases[1]!('new');
+    expect(await late).toBe('new');
+    // The early lookup still answers its caller, but what it read may predate the change.
+    releases[0]!('old');
+    expect(await early).toBe('old');
+    expect(await cache.get('k', load)).toBe('new');
+    expect(releases).toHaveLength(2);
+  });
+
+  it('bounds the link cache to LINK_CACHE_SIZE entries', async () => {
+    const t = await setUp({ links: 2 });
+    for (const alias of ['a1', 'a2', 'a3']) {
+      await t.caller().links.create(t.body({ alias }));
+    }
+    t.backend.tally.reset();
+    const resolver = t.core.createCaller();
+    await resolver.links.resolve({ domain: 'acme.link', alias: 'a3' });
+    await resolver.links.resolve({ domain: 'acme.link', alias: 'a2' });
+    expect(t.backend.tally.of('links.findByAlias')).toBe(0);
+    await resolver.links.resolve({ domain: 'acme.link', alias: 'a1' });
+    expect(t.backend.tally.of('links.findByAlias')).toBe(1);
+  });
+});

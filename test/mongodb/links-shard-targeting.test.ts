@@ -1,0 +1,89 @@
+import { MongoServerError, type Collection } from 'mongodb';
+import type { LinkDocument } from '../../core/adapters/mongodb/documents';
+import { INDEXES } from '../../core/adapters/mongodb/indexes';
+import { MongoLinkStore } from '../../core/adapters/mongodb/mongo-link-store';
+import type { LinkRecord } from '../../core';
+
+/**
+ * A `links` collection that records every operation the store makes on it, with its filter or
+ * document. The store must only make targeted operations: every one names `domain` and `alias`
+ * (the shard key), so on a cluster sharded on {domain: 1, alias: 1} each goes to one shard.
+ */
+function recordingLinks() {
+  const operations: Array<{ method: string; argument: Record<string, unknown> }> = [];
+  const stored: LinkDocument[] = [];
+  const handlers: Record<string, (argument: Record<string, unknown>) => unknown> = {
+    insertOne: (document) => {
+      const doc = document as unknown as LinkDocument;
+      if (stored.some((s) => s.domain === doc.domain && s.alias === doc.alias)) {
+        throw new MongoServerError({
+          message: `E11000 duplicate key error collection: shortlink.links index: ${INDEXES.linkAlias.name} dup key`,
+          code: 11000,
+          keyPattern: { domain: 1, alias: 1 },
+        });
+      }
+      stored.push(doc);
+      return { acknowledged: true, insertedId: doc._id };
+    },
+    findOne: (filter) =>
+      stored.find((s) => s.domain === filter.domain && s.alias === filter.alias) ?? null,
+  };
+  const collection = new Proxy(
+    {},
+    {
+      get(_target, method: string) {
+        return (argument: Record<string, unknown>) => {
+          operations.push({ method, argument });
+          const handler = handlers[method];
+          if (!handler) throw new Error(`unexpected links operation ${method}`);
+          return Promise.resolve().then(() => handler(argument));
+        };
+      },
+    },
+  ) as unknown as Collection<LinkDocument>;
+  return { collection, operations };
+}
+
+const link = (alias: string, id: number): LinkRecord => ({
+  id,
+  domain: 'acme.link',
+  alias,
+  url: 'https://example.com/',
+  redirectType: 301,
+  scheme: 'https',
+  organizationId: 'acme',
+  groupApiId: '1',
+  userId: 'alice',
+  createdAt: new Date(),
+});
+
+describe('every links operation of the MongoDB store carries the shard key', () => {
+  it('inserts, duplicate inserts, hits and misses all name domain and alias', async () => {
+    const { collection, operations } = recordingLinks();
+    const store = new MongoLinkStore(collection);
+    expect(await store.insert(link('a', 1))).toBe('inserted');
+    expect(await store.insert(link('a', 2))).toBe('alias_taken');
+    expect((await store.findByAlias('acme.link', 'a'))?.id).toBe(1);
+    expect(await store.findByAlias('acme.link', 'missing')).toBeNull();
+    expect(operations.map((operation) => operation.method)).toEqual([
+      'insertOne',
+      'insertOne',
+      'findOne',
+      'findOne',
+    ]);
+    for (const { argument } of operations) {
+      expect(typeof argument.domain).toBe('string');
+      expect(typeof argument.alias).toBe('string');
+    }
+    // The lookups ask by the shard key and nothing else, so they are exact single-shard reads.
+    expect(operations.filter((o) => o.method === 'findOne').map((o) => o.argument)).toEqual([
+      { domain: 'acme.link', alias: 'a' },
+      { domain: 'acme.link', alias: 'missing' },
+    ]);
+  });
+
+  it('the unique index the store relies on starts with the shard key', () => {
+    expect(Object.keys(INDEXES.linkAlias.key)).toEqual(['domain', 'alias']);
+    expect(INDEXES.linkAlias.unique).toBe(true);
+  });
+});

@@ -1,0 +1,72 @@
+import type { IdentityChange, IdentityWatch, Store } from '../../core';
+
+/** Every call the core made to a store port, by `port.method`. */
+export class CallTally {
+  readonly calls = new Map<string, number>();
+
+  count(name: string): void {
+    this.calls.set(name, (this.calls.get(name) ?? 0) + 1);
+  }
+
+  /** Calls since the last reset, in total. */
+  total(): number {
+    return [...this.calls.values()].reduce((sum, n) => sum + n, 0);
+  }
+
+  of(name: string): number {
+    return this.calls.get(name) ?? 0;
+  }
+
+  reset(): void {
+    this.calls.clear();
+  }
+}
+
+/** `target` with each method call counted under `<port>.<method>` (one call = one round trip). */
+function counted<T extends object>(target: T, port: string, tally: CallTally): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value: unknown = Reflect.get(object, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        tally.count(`${port}.${String(property)}`);
+        return (value as (...a: unknown[]) => unknown).apply(object, args);
+      };
+    },
+  });
+}
+
+export interface CountingStore extends Store {
+  readonly tally: CallTally;
+  /** Plays a change reported by the backend (as a change stream would). */
+  emitIdentityChange(change: IdentityChange): void;
+}
+
+/**
+ * A store whose ports count every call: what a network store (MongoDB) would see as round trips.
+ * `watchable` makes it offer identity-change reports, as MongoDB on a replica set does.
+ */
+export function countingStore(inner: Store, options: { watchable?: boolean } = {}): CountingStore {
+  const tally = new CallTally();
+  const listeners = new Set<(change: IdentityChange) => void>();
+  const store: CountingStore = {
+    kind: inner.kind,
+    tally,
+    identities: counted(inner.identities, 'identities', tally),
+    links: counted(inner.links, 'links', tally),
+    ids: counted(inner.ids, 'ids', tally),
+    idempotency: counted(inner.idempotency, 'idempotency', tally),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+    emitIdentityChange: (change) => {
+      for (const listener of listeners) listener(change);
+    },
+  };
+  if (options.watchable) {
+    store.watchIdentityChanges = (listener): IdentityWatch => {
+      listeners.add(listener);
+      return { close: () => Promise.resolve(void listeners.delete(listener)) };
+    };
+  }
+  return store;
+}
