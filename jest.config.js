@@ -9,15 +9,22 @@ const SUITES = {
   /** The stores, their caches and the limiter backends: the storage contract, MongoDB, Redis. */
   storage: ['storage', 'caches', 'mongodb', 'redis'],
   /** REST and gRPC on real servers, and `npm start`'s demo. */
-  gateways: ['http', 'grpc', 'e2e'],
+  gateways: ['http', 'grpc', 'e2e', 'metrics', 'openapi', 'docs-page'],
   /** Hostile, concurrent and slow clients; graceful shutdown; restarting crashed workers. */
   reliability: ['reliability', 'cluster'],
   /** The repository as a whole: the package an embedder installs, the layers, the docs' links, CI. */
   project: ['package', 'embed', 'layers', 'docs', 'project', 'ci'],
 };
 
+const ESM_ONLY = ['@apidevtools/json-schema-ref-parser', 'js-yaml'];
+
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
+  // openapi-backend's reference resolver ships only ES modules; jest on node 20 needs CommonJS.
+  [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: [
+    '@swc/jest',
+    { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+  ],
 };
 
 /** @type {import('jest').Config} */
@@ -29,6 +36,7 @@ module.exports = {
     roots: folders.map((folder) => `<rootDir>/test/${folder}`),
     testMatch: ['**/*.test.ts'],
     transform,
+    transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
     // One lmdb-js per jest worker process: see test/support/lmdb-process-wide.js.
     moduleNameMapper: { '^lmdb$': '<rootDir>/test/support/lmdb-process-wide.js' },
   })),

@@ -44,6 +44,17 @@ export { applySeed, loadSeedFile, type Seed } from './provisioning/seed-file';
 export { provisionDemo, demoCurl, demoGrpcurl, type DemoCredentials } from './provisioning/demo';
 export { createUrlGuardChain } from './url-guard/url-guard-chain';
 export { rateLimitFields } from './rate-limit/rate-limit-fields';
+export {
+  ShortlinkMetrics,
+  type GatewayLabel,
+  type Operation,
+  type OperationMetrics,
+  type LimiterName,
+  type LimiterBackendState,
+  type SafeBrowsingResult,
+} from './metrics/shortlink-metrics';
+export { timedStore } from './metrics/timed-store';
+export { observedRateLimiter } from './metrics/observed-rate-limiter';
 export { idempotencyFields, IDEMPOTENT_REPLAYED_FIELD } from './idempotency/idempotency-fields';
 export {
   DEFAULT_IDEMPOTENCY_TTL_SECONDS,

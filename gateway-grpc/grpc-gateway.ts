@@ -14,6 +14,7 @@ export function grpcGateway(config: GrpcConfig): GatewayFactory<RunningGrpcServe
         logger: context.logger,
         trustProxy: config.TRUST_PROXY,
         shutdownTimeoutMs: context.drainTimeoutMs,
+        metrics: context.runtime.metrics,
       }),
   });
 }

@@ -1,6 +1,6 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import type { Core, Logger } from '../core';
+import type { Core, Logger, ShortlinkMetrics } from '../core';
 import { compileTrustProxy } from '../core/runtime';
 import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
 import { followStoreHealth } from './health-status';
@@ -28,6 +28,8 @@ export interface GrpcServerOptions {
   trustProxy?: string | undefined;
   /** How often gRPC health asks the store whether it answers (5 s by default). */
   healthCheckIntervalMs?: number;
+  /** When given, create and resolve calls are counted and timed. */
+  metrics?: ShortlinkMetrics | undefined;
 }
 
 export interface RunningGrpcServer {
@@ -68,6 +70,7 @@ export async function listenGrpc(
       core,
       logger,
       options.trustProxy === undefined ? undefined : compileTrustProxy(options.trustProxy),
+      options.metrics,
     ),
   );
   const health = new HealthImplementation(

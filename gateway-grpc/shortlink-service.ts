@@ -5,6 +5,7 @@ import {
   type Logger,
   type RequestContext,
   type ResponseInfo,
+  type ShortlinkMetrics,
 } from '../core';
 import type { TrustProxy } from '../core/runtime';
 import { authorizationOf, clientAddressOf } from './call-context';
@@ -14,6 +15,7 @@ import { toCreateBody, toShortLinkMessage } from './messages';
 import { setRateLimitMetadata } from './rate-limit-metadata';
 import { isUndecodable } from './tolerant-decoding';
 import { unary } from './unary';
+import { measuredBy } from './measured-handler';
 
 function requestContext<TRequest, TResponse>(
   call: ServerUnaryCall<TRequest, TResponse>,
@@ -32,17 +34,21 @@ function requestContext<TRequest, TResponse>(
 
 /**
  * shortlink.v1.ShortLinkService on the core's procedures: no rule lives here. `trustProxy`
- * (TRUST_PROXY) says whose `x-forwarded-for` metadata names the client, as on REST.
+ * (TRUST_PROXY) says whose `x-forwarded-for` metadata names the client, as on REST; `metrics`,
+ * when given, counts and times the calls.
  */
 export function createShortLinkService(
   core: Core,
   logger: Logger,
   trustProxy?: TrustProxy,
+  metrics?: ShortlinkMetrics,
 ): ShortLinkServiceServer {
+  const created = metrics?.linkCreatedOn('grpc');
+  const replayed = metrics?.replayedOn('grpc');
   return {
     createShortLink: unary(
       'CreateShortLink',
-      async (call, trailers) => {
+      measuredBy(metrics?.operation('grpc', 'create'), async (call, trailers) => {
         const response: ResponseInfo = {};
         try {
           const caller = core.createUntypedCaller(
@@ -51,17 +57,20 @@ export function createShortLinkService(
           // Untrusted input, typed as the transport received it: the core validates it.
           const body = isUndecodable(call.request) ? call.request : toCreateBody(call.request);
           const link = await caller.links.create(body);
+          // A replayed answer names a link created by the first request, counted then.
+          if (!response.idempotentReplayed) created?.();
           return { shortLink: toShortLinkMessage(link) };
         } finally {
           setRateLimitMetadata(trailers, response);
           setIdempotencyMetadata(trailers, response);
+          if (response.idempotentReplayed) replayed?.();
         }
-      },
+      }),
       logger,
     ),
     resolveShortLink: unary(
       'ResolveShortLink',
-      async (call) => {
+      measuredBy(metrics?.operation('grpc', 'resolve'), async (call) => {
         // Public, like following a link over HTTP: no token is asked for.
         if (isUndecodable(call.request)) {
           throw new ShortlinkError(call.request.reason, call.request.message);
@@ -69,7 +78,7 @@ export function createShortLinkService(
         const { domain, alias } = call.request;
         const link = await core.createCaller({ logger }).links.resolve({ domain, alias });
         return { shortLink: toShortLinkMessage(link) };
-      },
+      }),
       logger,
     ),
   };

@@ -1,13 +1,13 @@
 import express, { type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Core } from '../core';
+import { ErrorCode, type Core, type ShortlinkMetrics } from '../core';
 import { compileTrustProxy, type Readiness } from '../core/runtime';
-import { decodeJsonBody } from './body-decoding';
 import { createLinkHandler } from './create-route';
 import { sendReason } from './envelope';
 import { followLinkHandler } from './follow-route';
 import { addHealthRoutes } from './health-routes';
 import { DEFAULT_REDIRECT_CACHE_MAX_AGE } from './http-config';
+import { addOpenApiRoutes } from './openapi/openapi-routes';
 import { requestLogging } from './request-logging';
 
 export interface HttpAppOptions {
@@ -17,6 +17,8 @@ export interface HttpAppOptions {
   /** express's `trust proxy` setting, for the client address behind a load balancer. */
   trustProxy?: string | undefined;
   readiness?: Readiness;
+  /** When given, create and follow requests are counted and timed. */
+  metrics?: ShortlinkMetrics | undefined;
 }
 
 /** The REST gateway: parses HTTP, calls the core's procedures, renders the contract's answers. */
@@ -31,18 +33,24 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
 
   addHealthRoutes(app, core, options.readiness ?? { accepting: true });
 
-  app.post('/api/create', decodeJsonBody, createLinkHandler(core));
+  app.post('/api/create', createLinkHandler(core, options.metrics));
+  const wrongMethod = options.metrics?.operation('rest', 'create');
   app.all('/api/create', (_req, res) => {
+    const startedAt = performance.now();
     res.setHeader('Allow', 'POST');
     sendReason(res, 'METHOD_NOT_ALLOWED', 'Method not allowed; use POST.');
+    wrongMethod?.observe(ErrorCode.METHOD_NOT_ALLOWED, startedAt);
   });
   app.all(['/api', '/api/*rest'], (_req, res) => {
     sendReason(res, 'NOT_FOUND', 'No such endpoint.');
   });
 
+  addOpenApiRoutes(app);
+
   const follow = followLinkHandler(
     core,
     options.redirectCacheMaxAge ?? DEFAULT_REDIRECT_CACHE_MAX_AGE,
+    options.metrics,
   );
   app.get('/:alias', follow); // express answers HEAD with the GET route, without a body
 

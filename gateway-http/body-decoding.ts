@@ -1,4 +1,4 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type Response } from 'express';
 import { UndecodableBody } from '../core';
 
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -39,9 +39,10 @@ const parseJson = express.json({
 
 /**
  * Decodes the body into `req.body`, or, when it cannot, puts an UndecodableBody there: the core
- * reports it at its place in the precedence (after the token and the rate limit).
+ * reports it at its place in the precedence (after the token and the rate limit). Calls `next`
+ * once either way.
  */
-export const decodeJsonBody: RequestHandler = (req, res, next) => {
+export function decodeJsonBody(req: Request, res: Response, next: () => void): void {
   const contentType = req.headers['content-type'];
   if (contentType !== undefined && !isJsonMediaType(contentType)) {
     req.body = new UndecodableBody(
@@ -55,4 +56,4 @@ export const decodeJsonBody: RequestHandler = (req, res, next) => {
     if (error) req.body = undecodable(error);
     next();
   });
-};
+}

@@ -1,12 +1,26 @@
-import type { RequestHandler } from 'express';
-import { ShortlinkError, type Core, type ResponseInfo } from '../core';
+import type { Request, RequestHandler, Response } from 'express';
+import { ShortlinkError, type Core, type ResponseInfo, type ShortlinkMetrics } from '../core';
+import { decodeJsonBody } from './body-decoding';
 import { sendError, sendSuccess } from './envelope';
 import { idempotencyKeyOf, setIdempotencyHeaders } from './idempotency-headers';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
-/** POST /api/create: hands the request to `links.create` and renders the outcome. */
-export function createLinkHandler(core: Core): RequestHandler {
-  return async (req, res) => {
+/**
+ * POST /api/create: decodes the body, hands the request to `links.create` and renders the
+ * outcome. One handler rather than two route layers, so the measured time includes decoding.
+ */
+export function createLinkHandler(core: Core, metrics?: ShortlinkMetrics): RequestHandler {
+  const measured = metrics?.operation('rest', 'create');
+  const created = metrics?.linkCreatedOn('rest');
+  const replayed = metrics?.replayedOn('rest');
+  return (req, res, next) => {
+    const startedAt = measured ? performance.now() : 0;
+    // A failure to answer at all goes to the app's last-resort handler, as express would do.
+    decodeJsonBody(req, res, () => {
+      answer(req, res, startedAt).catch(next);
+    });
+  };
+  async function answer(req: Request, res: Response, startedAt: number): Promise<void> {
     const response: ResponseInfo = {};
     const caller = core.createUntypedCaller({
       authorization: req.headers.authorization,
@@ -23,12 +37,18 @@ export function createLinkHandler(core: Core): RequestHandler {
       setRateLimitHeaders(res, response);
       setIdempotencyHeaders(res, response);
       sendSuccess(res, link);
+      measured?.observe(0, startedAt);
+      // A replayed answer names a link created by the first request, counted then.
+      if (response.idempotentReplayed) replayed?.();
+      else created?.();
     } catch (error) {
       // The caller rejects with ShortlinkErrors only; anything else is for the last resort.
       if (!(error instanceof ShortlinkError)) throw error;
       setRateLimitHeaders(res, response);
       setIdempotencyHeaders(res, response);
       sendError(res, error);
+      measured?.observe(error.code, startedAt);
+      if (response.idempotentReplayed) replayed?.();
     }
-  };
+  }
 }

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ShortlinkError, type Core } from '../core';
+import { ShortlinkError, type Core, type ShortlinkMetrics } from '../core';
 import { sendError } from './envelope';
 
 /** Cache-Control of a redirect: permanent ones may be cached briefly, temporary ones never. */
@@ -8,8 +8,14 @@ export function redirectCacheControl(status: number, maxAgeSeconds: number): str
 }
 
 /** GET|HEAD /<alias> on a link domain: answers with the link's redirect. */
-export function followLinkHandler(core: Core, maxAgeSeconds: number): RequestHandler {
+export function followLinkHandler(
+  core: Core,
+  maxAgeSeconds: number,
+  metrics?: ShortlinkMetrics,
+): RequestHandler {
+  const measured = metrics?.operation('rest', 'follow');
   return async (req, res) => {
+    const startedAt = measured ? performance.now() : 0;
     try {
       const link = await core
         .createCaller()
@@ -21,10 +27,12 @@ export function followLinkHandler(core: Core, maxAgeSeconds: number): RequestHan
       res.setHeader('Location', location);
       res.setHeader('Cache-Control', redirectCacheControl(link.redirect_type, maxAgeSeconds));
       res.end();
+      measured?.observe(0, startedAt);
     } catch (error) {
       // The caller rejects with ShortlinkErrors only; anything else is for the last resort.
       if (!(error instanceof ShortlinkError)) throw error;
       sendError(res, error);
+      measured?.observe(error.code, startedAt);
     }
   };
 }

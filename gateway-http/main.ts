@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import type { Logger } from 'pino';
+import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
 import {
   loadConfig,
   refuseUnsharedStore,
@@ -18,18 +19,33 @@ import { demoBanner } from './demo-banner';
 import { loadHttpConfig } from './http-config';
 import type { RunningHttpServer } from './http-server';
 import { createLogger } from './logger';
+import { metricsGateway } from './metrics-gateway';
+import { listenMetrics, type MetricsSource, type RunningMetricsServer } from './metrics-server';
 import { restGateway } from './rest-gateway';
 
 /** The entry point, and the only module that knows both gateways. */
 
-type Gateways = { http: RunningHttpServer; grpc: RunningGrpcServer };
+type Gateways = {
+  http: RunningHttpServer;
+  grpc: RunningGrpcServer;
+  /** GET /metrics; absent with METRICS_PORT=0, and in WORKERS workers (their primary serves it). */
+  metrics?: RunningMetricsServer;
+};
 export type Service = RunningService<Gateways>;
 
 /** Every gateway of the service, each with its own settings read from `env`. */
-function gateways(env: NodeJS.ProcessEnv, logger: Logger): ServiceOptions<Gateways>['gateways'] {
+function gateways(
+  env: NodeJS.ProcessEnv,
+  config: Config,
+  logger: Logger,
+): ServiceOptions<Gateways>['gateways'] {
+  const serveMetrics = config.METRICS_PORT !== 0 && !cluster.isWorker;
   return {
     http: restGateway(loadHttpConfig(env), logger),
     grpc: grpcGateway(loadGrpcConfig(env)),
+    ...(serveMetrics && {
+      metrics: metricsGateway({ port: config.METRICS_PORT, host: config.HOST }, logger),
+    }),
   };
 }
 
@@ -42,11 +58,17 @@ export async function startService(
   logger: Logger,
   options: Omit<ServiceOptions<Gateways>, 'gateways' | 'linkGateway'> = {},
 ): Promise<Service> {
-  return startComposedService(loadConfig(env), logger, {
-    gateways: gateways(env, logger),
+  const config = loadConfig(env);
+  return startComposedService(config, logger, {
+    gateways: gateways(env, config, logger),
     linkGateway: 'http',
     ...options,
   });
+}
+
+/** What the primary serves: the sum of its workers' registries (its own registry is empty). */
+function workersMetrics(aggregator: AggregatorRegistry<PrometheusContentType>): MetricsSource {
+  return { contentType: aggregator.contentType, metrics: () => aggregator.clusterMetrics() };
 }
 
 /**
@@ -85,12 +107,28 @@ async function main(): Promise<void> {
     // Settings errors are reported once, here, rather than by every worker.
     loadHttpConfig();
     loadGrpcConfig();
+    // One scrape of the primary answers for every worker: prom-client's aggregator asks each
+    // worker for its registry over the cluster channel and sums the samples.
+    const metrics =
+      config.METRICS_PORT === 0
+        ? undefined
+        : await listenMetrics(workersMetrics(new AggregatorRegistry()), {
+            port: config.METRICS_PORT,
+            host: config.HOST,
+            logger,
+          });
+    if (metrics) logger.info({ port: metrics.port, host: config.HOST }, 'metrics listening');
     const supervisor = await superviseWorkers({
       workers: config.WORKERS,
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
       logger,
+    }).catch(async (error: unknown) => {
+      await metrics?.close();
+      throw error;
     });
-    process.exit(await supervisor.stopped);
+    const code = await supervisor.stopped;
+    await metrics?.close();
+    process.exit(code);
   }
 
   const service = await startService(process.env, logger, {
@@ -98,6 +136,13 @@ async function main(): Promise<void> {
     runtimeOptions: { localLimits: cluster.isWorker ? 'cluster' : 'process' },
   });
   stopOnSignals(config, logger, service);
+  if (cluster.isWorker && service.runtime.metrics) {
+    // What this worker answers when its primary's aggregator asks: its own registry, not
+    // prom-client's global one. prom-client installs the worker's answering listener when an
+    // AggregatorRegistry is built, so one is built here, though only the primary's aggregates.
+    AggregatorRegistry.setRegistries([service.runtime.metrics.registry]);
+    new AggregatorRegistry();
+  }
   // Printed to stdout, not logged: the demo secrets are shown once, as the contract asks.
   if (service.demo) {
     process.stdout.write(

@@ -20,6 +20,7 @@ export function restGateway(config: HttpConfig, logger: Logger): GatewayFactory<
         redirectCacheMaxAge: config.REDIRECT_CACHE_MAX_AGE,
         trustProxy: config.TRUST_PROXY,
         readiness: context.readiness,
+        metrics: context.runtime.metrics,
       });
       return listenHttp(app, {
         port: config.PORT,

@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import {
+  hostSetting,
   listSetting as list,
   optionalTextSetting as optionalText,
   parseSettings,
+  portSetting,
   positiveSetting as positive,
 } from './settings';
 import {
@@ -27,6 +29,13 @@ export const IN_MEMORY_DATA_DIR = ':memory:';
  * HOST, proxies, redirect caching) belong to each gateway's own configuration.
  */
 export const configSchema = z.object({
+  /**
+   * Prometheus metrics (GET /metrics) on their own port, bound to HOST; 0 turns metrics off
+   * altogether (nothing is measured). With WORKERS only the primary binds it.
+   */
+  METRICS_PORT: portSetting.default(9464),
+  /** The address the metrics port binds (the same HOST the gateways read). */
+  HOST: hostSetting,
   MONGODB_URI: optionalText,
   /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
   DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),

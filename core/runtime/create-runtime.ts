@@ -8,6 +8,9 @@ import type { Logger } from '../ports/logger';
 import { provisionDemo, type DemoCredentials } from '../provisioning/demo';
 import { Provisioner } from '../provisioning/provisioner';
 import { loadSeedFile } from '../provisioning/seed-file';
+import { observedRateLimiter } from '../metrics/observed-rate-limiter';
+import { ShortlinkMetrics } from '../metrics/shortlink-metrics';
+import { timedStore } from '../metrics/timed-store';
 import type { Config } from './config';
 import { cachedStoreFromConfig } from './caches-from-config';
 import { createLimitersFromConfig, type LocalLimits } from './limiters-from-config';
@@ -29,6 +32,8 @@ export interface Runtime {
    * demo then stays, and later starts make none.
    */
   readonly wantsDemo: boolean;
+  /** The service's metrics; undefined when METRICS_PORT is 0 (nothing is measured then). */
+  readonly metrics: ShortlinkMetrics | undefined;
   /** Creates the demo organization (link domain `localhost:<port>`), group "1" and a token. */
   provisionDemo(port: number): Promise<DemoCredentials>;
   close(): Promise<void>;
@@ -54,6 +59,7 @@ export async function createRuntime(
     for (const close of closers.reverse()) await close();
   };
   try {
+    const metrics = config.METRICS_PORT === 0 ? undefined : new ShortlinkMetrics();
     // The caches wrap the store once here; the limiters share the backend's own client.
     const store = cachedStoreFromConfig(await createStoreFromConfig(config, logger), config);
     closers.push(() => store.close());
@@ -64,13 +70,19 @@ export async function createRuntime(
       options.localLimits,
     );
     closers.push(() => limiters.close());
-    const urlGuard = await createUrlGuardFromConfig(config, logger, store);
+    const urlGuard = await createUrlGuardFromConfig(config, logger, store, metrics);
     closers.push(() => urlGuard.close());
+    if (metrics && limiters.backendState) metrics.followLimiterBackend(limiters.backendState);
 
+    // Metrics are decorators over the ports: the procedures never know they are measured.
     const core = createCore({
-      store,
-      rateLimiter: limiters.perToken,
-      authFailureLimiter: limiters.authFailures,
+      store: metrics ? timedStore(store, metrics) : store,
+      rateLimiter: metrics
+        ? observedRateLimiter(limiters.perToken, 'token', metrics)
+        : limiters.perToken,
+      authFailureLimiter: metrics
+        ? observedRateLimiter(limiters.authFailures, 'auth_failures', metrics)
+        : limiters.authFailures,
       urlGuard: urlGuard.guard,
       clock: systemClock,
       aliasGenerator: createNanoidAliasGenerator(),
@@ -96,6 +108,7 @@ export async function createRuntime(
       core,
       config,
       wantsDemo,
+      metrics,
       provisionDemo: async (port) => {
         const demo = await provisionDemo(provisioner, port);
         urlGuard.linkDomainsChanged();

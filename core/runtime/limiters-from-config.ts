@@ -7,11 +7,14 @@ import type { Logger } from '../ports/logger';
 import { LIMITER_KEY_PREFIX } from '../rate-limit/limits';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { Store } from '../ports/store';
+import type { LimiterBackendState } from '../metrics/shortlink-metrics';
 import { ConfigError, type Config } from './config';
 
 export interface Limiters {
   perToken: RateLimiter;
   authFailures: RateLimiter;
+  /** Shared limiters that can fall back to per-process counting say where they count now. */
+  backendState?: () => LimiterBackendState;
   close(): Promise<void>;
 }
 
@@ -34,13 +37,17 @@ export async function createLimitersFromConfig(
     throw new ConfigError('REDIS_SENTINEL_NAME needs REDIS_URL listing the sentinels');
   }
   if (config.REDIS_URL) {
-    return createRedisLimiters({
+    const redis = await createRedisLimiters({
       url: config.REDIS_URL,
       sentinelName: config.REDIS_SENTINEL_NAME,
       perTokenLimit: config.RATE_LIMIT_PER_MINUTE,
       authFailureLimit: config.AUTH_FAILURES_PER_MINUTE,
       logger,
     });
+    return {
+      ...redis,
+      backendState: () => (redis.monitor.mode === 'shared' ? 'shared' : 'fallback'),
+    };
   }
   if (config.MONGODB_URI) {
     return createMongoRateLimiters({

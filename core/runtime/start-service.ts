@@ -15,9 +15,12 @@ export function drainTimeoutMs(shutdownTimeoutMs: number): number {
   return Math.floor(shutdownTimeoutMs * DRAIN_SHARE);
 }
 
-export interface ServiceOptions<G extends Record<string, Listening>> {
-  /** The gateways to serve, started in this order. */
-  gateways: { [N in keyof G]: GatewayFactory<G[N]> };
+/** What a service serves, by name; an optional one (metrics) may be left out. */
+export type Listenings = Record<string, Listening | undefined>;
+
+export interface ServiceOptions<G extends Listenings> {
+  /** The gateways to serve, started in this order; an absent optional one is not started. */
+  gateways: { [N in keyof G]: GatewayFactory<NonNullable<G[N]>> };
   /** The gateway whose port is the demo's link domain (`localhost:<port>`). */
   linkGateway: keyof G;
   /**
@@ -30,7 +33,7 @@ export interface ServiceOptions<G extends Record<string, Listening>> {
   createRuntime?: typeof createRuntime;
 }
 
-export type RunningService<G extends Record<string, Listening>> = G & {
+export type RunningService<G extends Listenings> = G & {
   runtime: Runtime;
   /** The demo credentials, when this process provisioned the demo organization. */
   demo: DemoCredentials | undefined;
@@ -44,7 +47,7 @@ export type RunningService<G extends Record<string, Listening>> = G & {
  * counted across them. Anything failing during start-up (a port taken, the demo) closes what was
  * started before it and rejects: no half-started service keeps listening.
  */
-export async function startService<G extends Record<string, Listening>>(
+export async function startService<G extends Listenings>(
   config: Config,
   logger: Logger,
   options: ServiceOptions<G>,
@@ -70,10 +73,12 @@ export async function startService<G extends Record<string, Listening>>(
   try {
     const gateways = {} as G;
     for (const name of Object.keys(options.gateways) as Array<keyof G & string>) {
-      const gateway = options.gateways[name](context);
+      const factory = options.gateways[name] as GatewayFactory | undefined;
+      if (!factory) continue;
+      const gateway = factory(context);
       const running = await gateway.listen();
       listening.push(running);
-      gateways[name] = running;
+      gateways[name] = running as G[typeof name];
       logger.info(
         { port: running.port, host: gateway.host, store: runtime.core.deps.store.kind },
         `${gateway.name} gateway listening`,

@@ -13,6 +13,8 @@ import type { UrlRule } from '../url-guard/rule';
 import { SafeBrowsingClient } from '../url-guard/safe-browsing/safe-browsing-client';
 import { createShortenerRule } from '../url-guard/shortener-rule';
 import { createUrlGuardChain } from '../url-guard/url-guard-chain';
+import { countedUrlRule } from '../metrics/counted-url-rule';
+import type { ShortlinkMetrics } from '../metrics/shortlink-metrics';
 import { wholeScriptRule } from '../url-guard/whole-script-rule';
 import { ConfigError, type Config } from './config';
 
@@ -32,6 +34,8 @@ export async function createUrlGuardFromConfig(
   config: Config,
   logger: Logger,
   store: Store,
+  /** When given, each rule's refusals and the reputation lookups are counted. */
+  metrics?: ShortlinkMetrics,
 ): Promise<ConfiguredUrlGuard> {
   const closers: Array<() => Promise<void> | void> = [];
   const linkDomains = new LinkDomainSource(store.identities, {
@@ -81,7 +85,9 @@ export async function createUrlGuardFromConfig(
       cleanCacheMs: config.SAFE_BROWSING_CLEAN_CACHE_SECONDS * 1000,
       cacheEntries: config.SAFE_BROWSING_CACHE_ENTRIES,
       logger,
+      observer: metrics && { lookedUp: (result) => metrics.safeBrowsingLookup(result) },
     });
+    metrics?.followSafeBrowsingQueue(() => client.queued());
     closers.push(() => client.close());
     rules.push(createReputationRule(client, config.SAFE_BROWSING_FAIL));
     logger.info(
@@ -91,7 +97,10 @@ export async function createUrlGuardFromConfig(
   }
 
   return {
-    guard: createUrlGuardChain(rules, logger),
+    guard: createUrlGuardChain(
+      metrics ? rules.map((rule) => countedUrlRule(rule, metrics)) : rules,
+      logger,
+    ),
     linkDomainsChanged: () => linkDomains.invalidate(),
     close: async () => {
       for (const close of closers.reverse()) await close();

@@ -138,6 +138,17 @@ async function main(): Promise<void> {
         http.create.baseline.requestsPerSecond,
       ),
       row(
+        'REST create req/s with metrics vs METRICS_PORT=0 (both DATA_DIR=:memory:)',
+        http.create.subjectMemory.requestsPerSecond,
+        http.create.subjectNoMetrics.requestsPerSecond,
+        { minRatio: 0.95 },
+      ),
+      row(
+        'REST create server CPU ms/req with metrics vs METRICS_PORT=0 (both :memory:)',
+        http.create.subjectMemory.serverCpuMsPerRequest,
+        http.create.subjectNoMetrics.serverCpuMsPerRequest,
+      ),
+      row(
         'REST create req/s vs bare express with prebuilt prototypes',
         http.create.subject.requestsPerSecond,
         http.create.baselinePrebuilt.requestsPerSecond,

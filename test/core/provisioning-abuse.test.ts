@@ -34,6 +34,7 @@ describe('provisioning refuses weak or conflicting definitions', () => {
     const env = {
       PORT: '0',
       GRPC_PORT: '0',
+      METRICS_PORT: '0',
       DATA_DIR: IN_MEMORY_DATA_DIR,
       SHORTLINK_SEED_FILE: file,
     };

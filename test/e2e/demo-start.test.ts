@@ -12,7 +12,7 @@ describe('start-up on the embedded default', () => {
 
   beforeAll(async () => {
     service = await startService(
-      { PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
       pino({ level: 'silent' }),
     );
   });

@@ -26,7 +26,7 @@ describe('the root README quick start', () => {
   beforeAll(async () => {
     service = await startService(
       // The volatile store, so the README's fixed alias is free on every run whatever the default.
-      { PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
       pino({ level: 'silent' }),
     );
     onThisService = (text) =>

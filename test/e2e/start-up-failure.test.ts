@@ -26,19 +26,23 @@ describe('the composition root when start-up fails after the gateways listen', (
     const logs = captureLogs();
     let runtimeClosed = false;
     const demoFailure = new Error('the store refused the demo organization');
-    const started = startService({ PORT: '0', GRPC_PORT: '0', DATA_DIR: ':memory:' }, logs.logger, {
-      createRuntime: async (config, logger, options) => {
-        const runtime = await createRuntime(config, logger, options);
-        return {
-          ...runtime,
-          provisionDemo: () => Promise.reject(demoFailure),
-          close: async () => {
-            runtimeClosed = true;
-            await runtime.close();
-          },
-        };
+    const started = startService(
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: ':memory:' },
+      logs.logger,
+      {
+        createRuntime: async (config, logger, options) => {
+          const runtime = await createRuntime(config, logger, options);
+          return {
+            ...runtime,
+            provisionDemo: () => Promise.reject(demoFailure),
+            close: async () => {
+              runtimeClosed = true;
+              await runtime.close();
+            },
+          };
+        },
       },
-    });
+    );
     await expect(started).rejects.toBe(demoFailure);
 
     const ports = logs
@@ -53,7 +57,7 @@ describe('the composition root when start-up fails after the gateways listen', (
   it('closes the first gateway when the second cannot bind', async () => {
     const logs = captureLogs();
     const first = await startService(
-      { PORT: '0', GRPC_PORT: '0', DATA_DIR: ':memory:' },
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: ':memory:' },
       logs.logger,
     );
     try {
@@ -61,7 +65,12 @@ describe('the composition root when start-up fails after the gateways listen', (
       // The gRPC port is taken by the first service.
       await expect(
         startService(
-          { PORT: '0', GRPC_PORT: String(first.grpc.port), DATA_DIR: ':memory:' },
+          {
+            PORT: '0',
+            GRPC_PORT: String(first.grpc.port),
+            METRICS_PORT: '0',
+            DATA_DIR: ':memory:',
+          },
           second.logger,
         ),
       ).rejects.toThrow(/No address added|EADDRINUSE/);

@@ -13,7 +13,7 @@ describe('one token, one budget across REST and gRPC (npm start: startService)',
 
   beforeAll(async () => {
     service = await startService(
-      { PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
       pino({ level: 'silent' }),
     );
     grpc = connectGrpc(`127.0.0.1:${service.grpc.port}`);

@@ -40,7 +40,13 @@ describe('TRUST_PROXY', () => {
   });
 
   it('does not start the service with TRUST_PROXY=true', async () => {
-    const env = { PORT: '0', GRPC_PORT: '0', DATA_DIR: IN_MEMORY_DATA_DIR, TRUST_PROXY: 'true' };
+    const env = {
+      PORT: '0',
+      GRPC_PORT: '0',
+      METRICS_PORT: '0',
+      DATA_DIR: IN_MEMORY_DATA_DIR,
+      TRUST_PROXY: 'true',
+    };
     await expect(startService(env, pino({ level: 'silent' }))).rejects.toThrow(
       /TRUST_PROXY=true is refused/,
     );

@@ -112,6 +112,7 @@ function runUntilExit(
       NODE_PATH: join(ROOT, 'node_modules'),
       PORT: '0',
       GRPC_PORT: '0',
+      METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -28,7 +28,12 @@ interface SlowTestServer {
 async function serve(options: Omit<HttpServerOptions, 'port' | 'host'>): Promise<SlowTestServer> {
   const logger = pino({ level: 'silent' });
   const runtime = await createRuntime(
-    loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', DATA_DIR: ':memory:' }),
+    loadConfig({
+      LOG_LEVEL: 'silent',
+      METRICS_PORT: '0',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      DATA_DIR: ':memory:',
+    }),
     logger,
   );
   const app = createHttpApp(runtime.core, { logger });

@@ -4,6 +4,7 @@ import type { Core } from '../../core';
 import { createHttpApp, type HttpAppOptions } from '../../gateway-http/app';
 import { listenHttp } from '../../gateway-http/http-server';
 import { expressMessageClasses } from '../../gateway-http/express-message-classes';
+import { openApiViolations } from './openapi-conformance';
 
 export interface HttpRequest {
   method?: string;
@@ -50,7 +51,18 @@ export async function startHttp(
   });
   const agent = new Agent({ keepAlive: true });
 
-  const send = (options: HttpRequest): Promise<HttpAnswer> => {
+  /** Every answer is checked against the OpenAPI document; one that does not conform fails. */
+  const send = async (options: HttpRequest): Promise<HttpAnswer> => {
+    const answer = await exchange(options);
+    const method = options.method ?? 'GET';
+    const violations = await openApiViolations({ method, path: options.path, ...answer });
+    if (violations.length > 0) {
+      throw new Error(`the answer does not match the OpenAPI document:\n${violations.join('\n')}`);
+    }
+    return answer;
+  };
+
+  const exchange = (options: HttpRequest): Promise<HttpAnswer> => {
     const headers: Record<string, string> = { ...options.headers };
     let payload: string | Buffer | undefined = options.body;
     if (options.json !== undefined) {

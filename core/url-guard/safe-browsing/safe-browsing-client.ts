@@ -33,6 +33,15 @@ export interface SafeBrowsingOptions {
   cacheEntries: number;
   logger: Logger;
   now?: () => number;
+  /** Told how each lookup was answered (metrics); nothing about the URL is passed. */
+  observer?: SafeBrowsingObserver;
+}
+
+/** How a lookup was answered: cache (or a call already running), a call, a failed call, or none. */
+export type LookupResult = 'cache_hit' | 'miss' | 'error' | 'throttled';
+
+export interface SafeBrowsingObserver {
+  lookedUp(result: LookupResult): void;
 }
 
 export type Reputation =
@@ -79,19 +88,33 @@ export class SafeBrowsingClient {
 
   /** The reputation of `url`; a call made for it counts against `organizationId`'s share. */
   lookup(url: string, organizationId: string): Promise<Reputation> {
+    const { observer } = this.options;
     const cached = this.cache.get(url);
-    if (cached) return Promise.resolve(cached);
+    if (cached) {
+      observer?.lookedUp('cache_hit');
+      return Promise.resolve(cached);
+    }
     const pending = this.inFlight.get(url);
-    if (pending) return pending;
+    if (pending) {
+      observer?.lookedUp('cache_hit');
+      return pending;
+    }
     // Decided now, not after a wait: the quota refills once a minute.
     const grant = this.quota.take(organizationId);
     if (!grant.granted) {
       this.options.logger.warn({ organization: organizationId }, 'reputation lookup quota used up');
+      observer?.lookedUp('throttled');
       return Promise.resolve({ kind: 'quota', retryAfterMs: grant.retryAfterMs });
     }
     const lookup = this.throttledCall(url).finally(() => this.inFlight.delete(url));
     this.inFlight.set(url, lookup);
     return lookup;
+  }
+
+  /** Lookups waiting for a free slot under the quota and concurrency limits. */
+  queued(): number {
+    const counts = this.limiter.counts();
+    return counts.RECEIVED + counts.QUEUED;
   }
 
   async close(): Promise<void> {
@@ -107,7 +130,7 @@ export class SafeBrowsingClient {
       timer = setTimeout(() => {
         if (started) return;
         gaveUp = true;
-        resolve(throttled('no free slot in time'));
+        resolve(this.throttled('no free slot in time'));
       }, this.options.maxWaitMs);
     });
     const called = this.limiter
@@ -117,7 +140,7 @@ export class SafeBrowsingClient {
         started = true;
         return this.call(url);
       })
-      .catch(() => throttled('dropped by the limiter'));
+      .catch(() => this.throttled('dropped by the limiter'));
     try {
       return await Promise.race([called, waited]);
     } finally {
@@ -151,6 +174,7 @@ export class SafeBrowsingClient {
     }
     const answer = readLookupAnswer(body);
     if (!answer) return this.failed('answer not in the Lookup API format');
+    this.options.observer?.lookedUp('miss');
     if (answer.kind === 'clean') {
       const clean: Reputation = { kind: 'clean' };
       this.cache.set(url, clean, this.options.cleanCacheMs);
@@ -168,7 +192,13 @@ export class SafeBrowsingClient {
   private failed(why: string): Reputation {
     // Neither the URL (user data) nor the endpoint (it holds the key) is logged.
     this.options.logger.warn({ why }, 'reputation lookup failed');
+    this.options.observer?.lookedUp('error');
     return { kind: 'unavailable', why };
+  }
+
+  private throttled(why: string): Reputation {
+    this.options.observer?.lookedUp('throttled');
+    return throttled(why);
   }
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { IN_MEMORY_DATA_DIR } from '../../../core/runtime';
 import { startChild, type BenchChild } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
@@ -23,7 +24,8 @@ type HttpTarget =
 type CreateTarget = HttpTarget | 'subjectRebuilt' | 'subjectFreshKey' | 'subjectReplay';
 
 export interface HttpResults {
-  create: Record<CreateTarget, Summary>;
+  /** `subjectNoMetrics`: subjectMemory with METRICS_PORT=0, for the cost of metrics. */
+  create: Record<CreateTarget | 'subjectNoMetrics', Summary>;
   follow: Record<HttpTarget, Summary>;
   sampleAnswerBytes: { subject: number; baseline: number };
 }
@@ -54,14 +56,29 @@ async function createOnce(
   return { link: (JSON.parse(text) as { data: CreatedLink }).data, bytes: text.length };
 }
 
-/** Starts the service as `npm start` composes it, with only the rate limit raised. */
-export function startSubject(
+/** A TCP port nothing listens on right now (each subject's metrics need their own). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts the service as `npm start` composes it, with only the rate limit raised and metrics
+ * on a free port (or off, with `metrics: false`).
+ */
+export async function startSubject(
   seedFile: string,
   settings: BenchSettings,
   logLevel: string,
   /** DATA_DIR: a directory (LMDB) or `:memory:`. */
   dataDir: string,
-  /** Extra configuration (the caches-off subject turns both caches off). */
+  /** Extra configuration (the caches-off subject turns both caches off; METRICS_PORT=0). */
   env: Record<string, string> = {},
 ): Promise<BenchChild<ServerReady>> {
   const profile = settings.cpuProfileDir
@@ -71,7 +88,7 @@ export function startSubject(
         `--cpu-prof-name=subject-${logLevel}-${Date.now()}.cpuprofile`,
       ]
     : [];
-  return startChild<ServerReady>('servers/shortlink-server', [], {
+  return await startChild<ServerReady>('servers/shortlink-server', [], {
     env: {
       PORT: '0',
       GRPC_PORT: '0',
@@ -80,6 +97,7 @@ export function startSubject(
       DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
       LOG_LEVEL: logLevel,
+      METRICS_PORT: String(await freePort()),
       ...env,
     },
     execArgv: profile,
@@ -147,6 +165,11 @@ export async function runHttpScenarios(
     started.push(subjectWarn);
     const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
     started.push(subjectMemory);
+    // Against subjectMemory: the cost of metrics, without the disk's noise.
+    const subjectNoMetrics = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR, {
+      METRICS_PORT: '0',
+    });
+    started.push(subjectNoMetrics);
     const subjectNoCaches = await startSubject(
       seedFile,
       settings,
@@ -191,6 +214,7 @@ export async function runHttpScenarios(
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
         { name: 'subjectMemory', run: on(subjectMemory, createLoad) },
+        { name: 'subjectNoMetrics', run: on(subjectNoMetrics, createLoad) },
         { name: 'subjectRebuilt', run: on(subject, rebuiltLoad) },
         { name: 'subjectFreshKey', run: on(subject, freshKeyLoad) },
         { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },

@@ -17,6 +17,7 @@ export function createBenchRuntime(
     ...process.env,
     DATA_DIR: dataDir,
     SHORTLINK_SEED_FILE: seedFile,
+    METRICS_PORT: '0',
     RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
   });
   return createRuntime(config, pino({ level: 'silent' }));

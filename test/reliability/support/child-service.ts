@@ -25,6 +25,7 @@ export function startChildService(dir: string, env: Record<string, string>): Pro
       NODE_PATH: join(ROOT, 'node_modules'),
       PORT: '0',
       GRPC_PORT: '0',
+      METRICS_PORT: '0',
       LOG_LEVEL: 'info',
       // The in-memory store unless the test names a data directory.
       DATA_DIR: ':memory:',

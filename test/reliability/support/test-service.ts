@@ -15,10 +15,17 @@ export interface TestService {
   authorization: string;
 }
 
-/** The whole service in-process on the embedded store (PORT=0, GRPC_PORT=0, silent logs). */
+/** The whole service in-process on the embedded store (PORT=0, GRPC_PORT=0, no metrics port, silent logs). */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const service = await startService(
-    { PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:', ...env },
+    {
+      PORT: '0',
+      GRPC_PORT: '0',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: ':memory:',
+      ...env,
+    },
     pino({ level: 'silent' }),
   );
   const demo = service.demo;

@@ -1,0 +1,534 @@
+import { z } from 'zod';
+import {
+  ErrorCode,
+  IDEMPOTENT_REPLAYED_FIELD,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  type ErrorReason,
+} from '../../core';
+import {
+  aliasSchema,
+  longUrlSchema,
+  redirectTypeSchema,
+  REDIRECT_TYPES,
+} from '../../core/links/create-link-input';
+import { urlGroupIdSchema } from '../../core/organizations/resolve-group';
+import { organizationKeySchema } from '../../core/organizations/resolve-organization';
+import { MAX_BODY_BYTES } from '../body-decoding';
+import { HTTP_STATUS_BY_REASON } from '../status-by-reason';
+import { ERROR_EXAMPLES } from './error-examples';
+
+type JsonSchema = Record<string, unknown>;
+
+/** Paths the service answers itself, named once for the routes and the document. */
+export const OPENAPI_PATH = '/openapi.json';
+export const DOCS_PATH = '/docs';
+/** The operation that stands for every path and method the document does not list. */
+export const UNKNOWN_ENDPOINT_OPERATION = 'unknownEndpoint';
+
+/** A body field's JSON Schema, from the zod schema the core validates it with. */
+function fieldSchema(schema: z.ZodType, description: string, examples?: unknown[]): JsonSchema {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+  });
+  return { ...json, description, ...(examples ? { examples } : {}) };
+}
+
+const createRequestSchema: JsonSchema = {
+  type: 'object',
+  description: `At most ${MAX_BODY_BYTES / 1024} KiB of JSON. Unknown fields are ignored.`,
+  required: ['organization_key', 'url_group_id', 'url'],
+  properties: {
+    organization_key: fieldSchema(
+      organizationKeySchema,
+      "The organization's secret key. Missing, null or empty: code 4; unknown: 12.",
+    ),
+    url_group_id: fieldSchema(
+      urlGroupIdSchema,
+      'A URL group of the organization, as a string or a non-negative integer. Missing, null or empty: code 5; unknown: 14.',
+      ['1'],
+    ),
+    url: fieldSchema(
+      longUrlSchema,
+      'The long URL: http:// or https://, with a host, no whitespace or control characters inside; surrounding whitespace is trimmed. Missing or blank: code 6; otherwise invalid: 7; refused by the anti-phishing check: 18.',
+      ['https://example.com/a/long/path?q=1'],
+    ),
+    alias: fieldSchema(
+      aliasSchema,
+      'The short path. Omitted, null or empty: one is generated (7 characters). Other characters: code 8; longer than 64: 9; taken on the link domain or reserved: 15.',
+      ['spring-sale'],
+    ),
+    redirect_type: fieldSchema(
+      redirectTypeSchema,
+      'The redirect status when the link is followed; omitted or null: 301. Anything else (strings included): code 16.',
+      [301],
+    ),
+  },
+};
+
+const shortLinkSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'short_url', 'url', 'domain', 'alias', 'redirect_type'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'integer', minimum: 1, description: 'Unique across the deployment, increasing.' },
+    short_url: { type: 'string', description: '`<scheme>://<domain>/<alias>`.' },
+    url: { type: 'string', description: 'The submitted URL, surrounding whitespace trimmed.' },
+    domain: { type: 'string', description: "The organization's link domain (host or host:port)." },
+    alias: { type: 'string', description: 'The submitted alias, or the generated one.' },
+    redirect_type: { type: 'integer', enum: [...REDIRECT_TYPES] },
+  },
+};
+
+const REQUEST_ID_HEADER = {
+  description:
+    'The request id: the caller\'s X-Request-Id when it is 1-64 characters of "A-Za-z0-9._-", else a fresh UUID.',
+  required: true,
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+};
+
+function rateLimitHeaders(required: boolean): Record<string, unknown> {
+  const integer = (description: string) => ({
+    description,
+    required,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  });
+  return {
+    'X-RateLimit-Limit': integer('Requests allowed per window for this token.'),
+    'X-RateLimit-Remaining': integer('Requests left in the current window.'),
+    'X-RateLimit-Reset': integer('Unix time (seconds) when the window resets.'),
+    'RateLimit-Policy': {
+      description: 'IETF draft field: the policy (quota q per window w seconds).',
+      required,
+      schema: { type: 'string', examples: ['"default";q=60;w=60'] },
+    },
+    RateLimit: {
+      description: 'IETF draft field: remaining requests r, seconds t until the window resets.',
+      required,
+      schema: { type: 'string', examples: ['"default";r=59;t=60'] },
+    },
+  };
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'The Idempotency-Key header is malformed (code 27), or the body is not valid JSON or not a JSON object (code 20).',
+  409: 'A request with the same Idempotency-Key is still running (code 26); retry after Retry-After seconds.',
+  401: 'Authentication failed: header missing (3) or malformed (10), token unknown (11), organization key unknown (12), organization inactive (13), not a member (17).',
+  404: 'No such endpoint, or no short link with this alias (code 24).',
+  405: 'Method not allowed (code 2).',
+  413: 'The body is larger than 16 KiB (code 22).',
+  415: 'Content-Type is not JSON (code 21).',
+  422: 'A field is missing or invalid (4-9, 14-16), the URL is refused by the anti-phishing check (18), or the Idempotency-Key was already used for a different request (25).',
+  429: 'Rate limit exceeded (code 19): per token, or per client address for failed token checks.',
+  500: 'Unexpected error (code 1).',
+  503: 'Storage or rate-limit backend unavailable, or the reputation lookup quota used up (code 23).',
+};
+
+const reasons = Object.keys(ErrorCode) as ErrorReason[];
+
+function reasonsWithStatus(status: number): ErrorReason[] {
+  return reasons.filter((reason) => HTTP_STATUS_BY_REASON[reason] === status);
+}
+
+/** `{data: null, code, errors}` for the given codes, with one example per code. */
+function errorContent(only: readonly ErrorReason[]) {
+  return {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['data', 'code', 'errors'],
+        additionalProperties: false,
+        properties: {
+          data: { type: 'null' },
+          code: { type: 'integer', enum: only.map((reason) => ErrorCode[reason]) },
+          errors: { type: 'array', minItems: 1, items: { type: 'string' } },
+        },
+      },
+      examples: Object.fromEntries(
+        only.map((reason) => [
+          `code${ErrorCode[reason]}`,
+          {
+            summary: `${ErrorCode[reason]}: ${reason}`,
+            value: { data: null, code: ErrorCode[reason], errors: [ERROR_EXAMPLES[reason]] },
+          },
+        ]),
+      ),
+    },
+  };
+}
+
+/**
+ * Statuses whose every answer comes after the token check, so it carries the rate-limit headers
+ * (a 429 for too many failed token checks per address comes before it, with Retry-After only).
+ */
+const AFTER_TOKEN_CHECK = new Set([400, 409, 413, 415, 422]);
+
+const retryAfter = (required: boolean, description: string) => ({
+  'Retry-After': {
+    description,
+    required,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+});
+
+/**
+ * On an answer replayed for a repeated Idempotency-Key: the success and the failures recorded
+ * with it (organization, group, fields, anti-phishing, alias: statuses 401 and 422).
+ */
+const IDEMPOTENT_REPLAYED_HEADER = {
+  [IDEMPOTENT_REPLAYED_FIELD]: {
+    description:
+      'Present, with the value `true`, only when this answer is the recorded answer of an earlier request with the same Idempotency-Key, sent again.',
+    required: false,
+    schema: { type: 'string', const: 'true' },
+  },
+};
+const REPLAYABLE_STATUSES = new Set([401, 422]);
+
+function createErrorResponses(): Record<string, unknown> {
+  const statuses = [...new Set(reasons.map((reason) => HTTP_STATUS_BY_REASON[reason]))]
+    .filter((status) => status !== 404 && status !== 405)
+    .sort((a, b) => a - b);
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      {
+        description: ERROR_DESCRIPTIONS[status] ?? `Error ${status}.`,
+        headers: {
+          'X-Request-Id': REQUEST_ID_HEADER,
+          ...rateLimitHeaders(AFTER_TOKEN_CHECK.has(status)),
+          ...(status === 429 ? retryAfter(true, 'Seconds until a retry can succeed.') : {}),
+          ...(status === 409
+            ? retryAfter(true, 'Seconds to wait before retrying with the same key.')
+            : {}),
+          ...(status === 503
+            ? retryAfter(
+                false,
+                'Sent when the reputation lookup quota is used up (code 23): seconds until it refills.',
+              )
+            : {}),
+          ...(REPLAYABLE_STATUSES.has(status) ? IDEMPOTENT_REPLAYED_HEADER : {}),
+        },
+        content: errorContent(reasonsWithStatus(status)),
+      },
+    ]),
+  );
+}
+
+const notFound = {
+  description: ERROR_DESCRIPTIONS[404],
+  headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+  content: errorContent(['NOT_FOUND']),
+};
+
+function wrongMethod(method: string) {
+  return {
+    tags: ['links'],
+    operationId: `createShortLinkWith${method}`,
+    summary: `${method.toUpperCase()} /api/create: not allowed`,
+    description: 'Only POST creates a short link; every other method is refused.',
+    responses: {
+      '405': {
+        description: ERROR_DESCRIPTIONS[405],
+        headers: {
+          'X-Request-Id': REQUEST_ID_HEADER,
+          Allow: { description: 'The allowed method.', required: true, schema: { const: 'POST' } },
+        },
+        content: errorContent(['METHOD_NOT_ALLOWED']),
+      },
+    },
+  };
+}
+
+const jsonStatus = (statuses: string[]) => ({
+  'application/json': {
+    schema: {
+      type: 'object',
+      required: ['status'],
+      additionalProperties: false,
+      properties: { status: { type: 'string', enum: statuses } },
+    },
+  },
+});
+
+function redirectResponses(): Record<string, unknown> {
+  return Object.fromEntries(
+    REDIRECT_TYPES.map((status) => [
+      String(status),
+      {
+        description: `The link's redirect status is ${status}.`,
+        headers: {
+          'X-Request-Id': REQUEST_ID_HEADER,
+          Location: {
+            description: 'The long URL.',
+            required: true,
+            schema: { type: 'string' },
+          },
+          'Cache-Control': {
+            description:
+              '301 and 308: `private, max-age=<REDIRECT_CACHE_MAX_AGE>` (90 s by default); 302, 303, 307: `no-store`.',
+            required: true,
+            schema: { type: 'string' },
+          },
+        },
+      },
+    ]),
+  );
+}
+
+function followOperation(operationId: string, summary: string) {
+  return {
+    tags: ['links'],
+    operationId,
+    summary,
+    description:
+      "Asked on a host that is an organization's link domain (the Host header names it): answers with the link's redirect. Needs no credentials.",
+    parameters: [
+      {
+        name: 'alias',
+        in: 'path',
+        required: true,
+        description: 'The alias (case-sensitive).',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: { ...redirectResponses(), '404': notFound },
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the whole HTTP interface, built from the code it describes: the
+ * body's field rules from the core's zod schemas, the statuses and codes from the error catalogue
+ * and the REST mapping. Served at GET /openapi.json and committed as gateway-http/openapi.json.
+ */
+export function buildOpenApiDocument(): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'shortlink',
+      version: '1.0.0',
+      summary: 'Creates short links and follows them.',
+      description:
+        'Every answer under /api is JSON `{"data", "code", "errors"}`: code 0 and the data on success, `data: null`, the numeric code of the first failing stage and one message per failure otherwise. Metrics are served on a separate port (METRICS_PORT, GET /metrics), not here.',
+      license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
+    },
+    servers: [{ url: '/', description: 'This server' }],
+    tags: [
+      { name: 'links', description: 'Creating and following short links.' },
+      { name: 'operations', description: 'Health, readiness and this description.' },
+    ],
+    paths: {
+      '/api/create': {
+        post: {
+          tags: ['links'],
+          operationId: 'createShortLink',
+          summary: 'Create a short link',
+          description:
+            'Checks, in order: token (3, 10, 11), rate limit (19), Idempotency-Key format (27), body (21, 22, 20), idempotency (replay, 25, 26), organization (4, 12, 13, 17), group (5, 14), fields (6-9, 16; every failing field reported), anti-phishing (18), alias availability (15). A failed request stores nothing. Every answer after the token check carries the rate-limit headers.',
+          security: [{ bearerAuth: [] }],
+          parameters: [
+            {
+              name: 'X-Request-Id',
+              in: 'header',
+              required: false,
+              description: 'An id to echo back and log with the request.',
+              schema: { type: 'string' },
+            },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description: `Makes the create safe to retry: the first request with a key runs and its answer (success or a recorded failure) is kept for IDEMPOTENCY_TTL_SECONDS; a repeat with the same key and the same body gets that answer again, marked \`${IDEMPOTENT_REPLAYED_FIELD}: true\`. Scoped to the token's user. The same key with another body: 25; while the first still runs: 26 (409, Retry-After); a malformed key: 27.`,
+              schema: {
+                type: 'string',
+                minLength: 1,
+                maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+                pattern: '^[\\x21-\\x7e]+$',
+              },
+              example: 'b7f1c1a4-6f0e-4a53-9d3e-2f4f1c8a9e10',
+            },
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/CreateShortLinkRequest' },
+                examples: {
+                  generated: {
+                    summary: 'A generated alias',
+                    value: {
+                      organization_key: '<organization secret key>',
+                      url_group_id: '1',
+                      url: 'https://example.com/a/long/path?q=1',
+                    },
+                  },
+                  chosen: {
+                    summary: 'A chosen alias and a temporary redirect',
+                    value: {
+                      organization_key: '<organization secret key>',
+                      url_group_id: '1',
+                      url: 'https://example.com/spring',
+                      alias: 'spring-sale',
+                      redirect_type: 302,
+                    },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': {
+              description: 'Created.',
+              headers: {
+                'X-Request-Id': REQUEST_ID_HEADER,
+                ...rateLimitHeaders(true),
+                ...IDEMPOTENT_REPLAYED_HEADER,
+              },
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['data', 'code', 'errors'],
+                    additionalProperties: false,
+                    properties: {
+                      data: { $ref: '#/components/schemas/ShortLink' },
+                      code: { const: 0 },
+                      errors: { type: 'array', maxItems: 0, items: { type: 'string' } },
+                    },
+                  },
+                  examples: {
+                    created: {
+                      summary: 'Created',
+                      value: {
+                        data: {
+                          id: 1,
+                          short_url: 'https://acme.link/spring-sale',
+                          url: 'https://example.com/spring',
+                          domain: 'acme.link',
+                          alias: 'spring-sale',
+                          redirect_type: 302,
+                        },
+                        code: 0,
+                        errors: [],
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            ...createErrorResponses(),
+          },
+        },
+        get: wrongMethod('Get'),
+        put: wrongMethod('Put'),
+        patch: wrongMethod('Patch'),
+        delete: wrongMethod('Delete'),
+        head: wrongMethod('Head'),
+        options: wrongMethod('Options'),
+      },
+      '/api/{endpoint}': {
+        get: {
+          tags: ['operations'],
+          operationId: UNKNOWN_ENDPOINT_OPERATION,
+          summary: 'Any path or method not documented here',
+          description:
+            'Any other path under /api, any path of more than one segment, and any method not documented for a path are answered 404, code 24 (on /api/create: 405, code 2).',
+          parameters: [
+            {
+              name: 'endpoint',
+              in: 'path',
+              required: true,
+              description: 'Anything but "create".',
+              schema: { type: 'string' },
+            },
+          ],
+          responses: { '404': notFound },
+        },
+      },
+      '/{alias}': {
+        get: followOperation('followShortLink', 'Follow a short link'),
+        head: followOperation('followShortLinkHead', 'Follow a short link (headers only)'),
+      },
+      '/healthz': {
+        get: {
+          tags: ['operations'],
+          operationId: 'health',
+          summary: 'Liveness',
+          description: 'Answers 200 while the process runs.',
+          responses: {
+            '200': {
+              description: 'The process runs.',
+              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+              content: jsonStatus(['ok']),
+            },
+          },
+        },
+      },
+      '/readyz': {
+        get: {
+          tags: ['operations'],
+          operationId: 'readiness',
+          summary: 'Readiness',
+          description:
+            'Answers 200 only when the store answers and the server is not shutting down.',
+          responses: {
+            '200': {
+              description: 'Ready.',
+              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+              content: jsonStatus(['ready']),
+            },
+            '503': {
+              description: 'Shutting down, or the store does not answer.',
+              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+              content: jsonStatus(['shutting_down', 'store_unavailable']),
+            },
+          },
+        },
+      },
+      [OPENAPI_PATH]: {
+        get: {
+          tags: ['operations'],
+          operationId: 'openApiDocument',
+          summary: 'This document',
+          description: 'The OpenAPI 3.1 document of the HTTP interface.',
+          responses: {
+            '200': {
+              description: 'The document.',
+              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+          },
+        },
+      },
+      [DOCS_PATH]: {
+        get: {
+          tags: ['operations'],
+          operationId: 'apiReference',
+          summary: 'API reference page',
+          description:
+            'An interactive reference of this document (Swagger UI, served by the service itself) where a create can be sent.',
+          responses: {
+            '200': {
+              description: 'The page.',
+              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+              content: { 'text/html': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A personal access token: `Authorization: Bearer <token>`.',
+        },
+      },
+      schemas: {
+        CreateShortLinkRequest: createRequestSchema,
+        ShortLink: shortLinkSchema,
+      },
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import pino from 'pino';
+import { createMemoryStore, ShortlinkMetrics, type Organization } from '../../core';
+import { createRuntime, createUrlGuardFromConfig, loadConfig } from '../../core/runtime';
+import { startFakeSafeBrowsing, type FakeSafeBrowsing } from '../url-guard/fake-safe-browsing';
+import { freePort } from '../redis/support/redis-process';
+import { MetricsSnapshot, promtoolCheck } from './support/exposition';
+
+const logger = pino({ level: 'silent' });
+const organization: Organization = {
+  id: 'acme',
+  name: 'Acme',
+  domain: 'acme.link',
+  scheme: 'https',
+  active: true,
+  keyHash: 'x',
+};
+
+describe('URL-guard and reputation metrics', () => {
+  let fake: FakeSafeBrowsing;
+  beforeAll(async () => {
+    fake = await startFakeSafeBrowsing();
+    fake.threats.set('https://reported.example/login', { threatType: 'SOCIAL_ENGINEERING' });
+  });
+  afterAll(() => fake.close());
+
+  it('counts refusals by rule and lookups by how they were answered', async () => {
+    const metrics = new ShortlinkMetrics({ processMetrics: false });
+    const guard = await createUrlGuardFromConfig(
+      loadConfig({
+        SAFE_BROWSING_URL: fake.url,
+        SAFE_BROWSING_KEY: 'k',
+        SAFE_BROWSING_FAIL: 'open',
+      }),
+      logger,
+      createMemoryStore(),
+      metrics,
+    );
+    try {
+      const check = (url: string) => guard.guard.check(new URL(url), { organization });
+      expect((await check('http://paypal.com@evil.example/')).blocked).toBe(true); // credentials
+      expect((await check('https://clean.example/a')).blocked).toBe(false); // miss
+      expect((await check('https://clean.example/a')).blocked).toBe(false); // cache hit
+      expect((await check('https://reported.example/login')).blocked).toBe(true); // miss, refused
+      fake.mode = { kind: 'status', status: 500 };
+      expect((await check('https://other.example/')).blocked).toBe(false); // error, fail open
+      fake.mode = { kind: 'answer' };
+
+      const snapshot = await MetricsSnapshot.of(metrics.registry);
+      const lookups = (result: string) =>
+        snapshot.value('shortlink_safe_browsing_lookups_total', { result });
+      expect(['miss', 'cache_hit', 'error', 'throttled'].map(lookups)).toEqual([2, 1, 1, 0]);
+      const refusals = (rule: string) =>
+        snapshot.value('shortlink_url_guard_refusals_total', { rule });
+      expect(['credentials', 'reputation', 'link-domain'].map(refusals)).toEqual([1, 1, 0]);
+      expect(snapshot.value('shortlink_safe_browsing_queued')).toBe(0);
+      expect(promtoolCheck(await metrics.registry.metrics())).toEqual({ status: 0, output: '' });
+    } finally {
+      await guard.close();
+    }
+  });
+});
+
+describe('the Redis limiters state', () => {
+  const runtimeOn = (redisUrl: string) =>
+    createRuntime(
+      loadConfig({
+        REDIS_URL: redisUrl,
+        METRICS_PORT: '9464', // measured; createRuntime binds no port
+        DATA_DIR: ':memory:',
+        LOG_LEVEL: 'silent',
+      }),
+      logger,
+    );
+  const state = async (metrics: ShortlinkMetrics) => {
+    const snapshot = await MetricsSnapshot.of(metrics.registry);
+    return ['shared', 'fallback'].map((s) =>
+      snapshot.value('shortlink_redis_limiter_state', { state: s }),
+    );
+  };
+
+  it('reads shared while Redis answers', async () => {
+    const runtime = await runtimeOn('redis://127.0.0.1:6379');
+    try {
+      expect(await state(runtime.metrics!)).toEqual([1, 0]);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('reads fallback while Redis is away', async () => {
+    const runtime = await runtimeOn(`redis://127.0.0.1:${await freePort()}`);
+    try {
+      expect(await state(runtime.metrics!)).toEqual([0, 1]);
+    } finally {
+      await runtime.close();
+    }
+  });
+});

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openApiText } from '../../gateway-http/openapi/openapi-text';
+import { createTestCore } from '../support/core-fixture';
+import { startHttp, type HttpFixture } from '../support/http-fixture';
+import { openApiViolations } from '../support/openapi-conformance';
+
+const COMMITTED = join(__dirname, '..', '..', 'gateway-http', 'openapi.json');
+
+describe('the OpenAPI 3.1 document', () => {
+  let http: HttpFixture;
+  let token: string;
+  let body: (overrides?: Record<string, unknown>) => Record<string, unknown>;
+
+  beforeAll(async () => {
+    const f = await createTestCore();
+    token = f.token;
+    body = f.body;
+    http = await startHttp(f.core);
+  });
+  afterAll(() => http.close());
+
+  it('is committed exactly as the code generates it (npm run openapi:generate)', () => {
+    expect(readFileSync(COMMITTED, 'utf8')).toBe(openApiText());
+  });
+
+  it('is served at GET /openapi.json', async () => {
+    const answer = await http.request({ path: '/openapi.json' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.json()).toEqual(JSON.parse(readFileSync(COMMITTED, 'utf8')));
+    expect((answer.json() as { openapi: string }).openapi).toBe('3.1.0');
+  });
+
+  it('documents the body rules the core enforces (a body the schema refuses is refused)', async () => {
+    const document = JSON.parse(openApiText()) as {
+      components: {
+        schemas: {
+          CreateShortLinkRequest: {
+            required: string[];
+            properties: Record<string, Record<string, unknown>>;
+          };
+        };
+      };
+    };
+    const request = document.components.schemas.CreateShortLinkRequest;
+    expect(request.required).toEqual(['organization_key', 'url_group_id', 'url']);
+    expect(request.properties.alias).toMatchObject({
+      anyOf: [{ type: 'string', maxLength: 64, pattern: '^[A-Za-z0-9_-]*$' }, { type: 'null' }],
+    });
+    expect((await http.create(body({ alias: 'a'.repeat(65) }), token)).json()).toMatchObject({
+      code: 9,
+    });
+    expect((await http.create(body({ alias: 'a'.repeat(64) }), token)).status).toBe(200);
+  });
+
+  it('catches an answer that does not conform', async () => {
+    const answer = await http.create(body({ url: 'nope' }), token);
+    const exchange = { method: 'POST', path: '/api/create', ...answer };
+    expect(await openApiViolations(exchange)).toEqual([]);
+    // The same body under another status, a code the status does not have, a missing header.
+    expect(await openApiViolations({ ...exchange, status: 401 })).not.toEqual([]);
+    expect(
+      await openApiViolations({
+        ...exchange,
+        text: JSON.stringify({ data: null, code: 3, errors: ['x'] }),
+      }),
+    ).not.toEqual([]);
+    const { 'x-request-id': _id, ...withoutId } = answer.headers;
+    expect(await openApiViolations({ ...exchange, headers: withoutId })).toEqual([
+      'POST /api/create -> 422: required header X-Request-Id missing',
+    ]);
+    expect(await openApiViolations({ ...exchange, status: 418 })).toEqual([
+      'POST /api/create -> 418: status not documented for createShortLink',
+    ]);
+  });
+
+  it('keeps docs, openapi.json, api and metrics out of reach as aliases', async () => {
+    for (const alias of ['docs', 'DOCS', 'api', 'metrics']) {
+      expect((await http.create(body({ alias }), token)).json()).toMatchObject({ code: 15 });
+    }
+    // "." is not an alias character: refused before availability is even asked.
+    expect((await http.create(body({ alias: 'openapi.json' }), token)).json()).toMatchObject({
+      code: 8,
+    });
+  });
+});

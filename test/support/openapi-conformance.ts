@@ -1,0 +1,86 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import OpenAPIBackend, { type Document } from 'openapi-backend';
+import {
+  buildOpenApiDocument,
+  UNKNOWN_ENDPOINT_OPERATION,
+} from '../../gateway-http/openapi/openapi-document';
+
+/** One HTTP exchange as a test saw it. */
+export interface Exchange {
+  method: string;
+  path: string;
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+let validator: Promise<OpenAPIBackend> | undefined;
+
+/**
+ * openapi-backend on the document the service serves: it matches operations and validates with
+ * Ajv. `quick` skips its own check of the document, which knows only OpenAPI 3.0's shape; the
+ * document is linted as 3.1 by Spectral (`npm run openapi:lint`) instead.
+ */
+function openApiValidator(): Promise<OpenAPIBackend> {
+  validator ??= new OpenAPIBackend({
+    definition: buildOpenApiDocument() as unknown as Document,
+    validate: true,
+    quick: true,
+    strict: true,
+  }).init();
+  return validator;
+}
+
+function bodyOf(exchange: Exchange): unknown {
+  if (exchange.text === '') return undefined;
+  const type = String(exchange.headers['content-type'] ?? '');
+  return type.startsWith('application/json')
+    ? (JSON.parse(exchange.text) as unknown)
+    : exchange.text;
+}
+
+/**
+ * What is wrong with `exchange` by the OpenAPI document (an empty list when it conforms): the
+ * operation must be documented, its answer's status documented for it, and the body and the
+ * headers valid against that status's schemas. Checked by openapi-backend (Ajv), not by hand.
+ */
+export async function openApiViolations(exchange: Exchange): Promise<string[]> {
+  const api = await openApiValidator();
+  const [pathname = '', query = ''] = exchange.path.split('?', 2);
+  // A path or method the document does not list is answered as its catch-all operation says.
+  const operation =
+    api.matchOperation({
+      method: exchange.method.toLowerCase(),
+      path: pathname,
+      query,
+      headers: {},
+    }) ?? api.getOperation(UNKNOWN_ENDPOINT_OPERATION);
+  const what = `${exchange.method} ${pathname} -> ${exchange.status}`;
+  if (!operation) return [`${what}: no operation of the OpenAPI document matches`];
+  const documented = operation.responses?.[String(exchange.status)] as
+    { headers?: Record<string, { required?: boolean }> } | undefined;
+  if (!documented) return [`${what}: status not documented for ${operation.operationId}`];
+  const problems: string[] = [];
+  // A HEAD answer has no body by HTTP's rules; its headers are those of GET.
+  if (exchange.method !== 'HEAD') {
+    const body = api.validateResponse(bodyOf(exchange), operation, exchange.status);
+    for (const error of body.errors ?? []) {
+      problems.push(`${what}: body ${error.instancePath || '/'} ${error.message ?? ''}`);
+    }
+  }
+  // openapi-backend validates the values of the headers present ('any'); it does not read the
+  // headers' `required` flags, so their presence is checked from the document here.
+  const headers = api.validateResponseHeaders(exchange.headers, operation, {
+    statusCode: exchange.status,
+    setMatchType: 'any' as never,
+  });
+  for (const error of headers.errors ?? []) {
+    problems.push(`${what}: headers ${error.instancePath || '/'} ${error.message ?? ''}`);
+  }
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    if (header.required && exchange.headers[name.toLowerCase()] === undefined) {
+      problems.push(`${what}: required header ${name} missing`);
+    }
+  }
+  return problems;
+}
