@@ -1,15 +1,18 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, status } from '@grpc/grpc-js';
 import { ShortLinkServiceClient } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
-import { startChildService, type ChildService } from '../reliability/support/child-service';
+import {
+  runServiceUntilExit,
+  startChildService,
+  type ChildService,
+} from '../reliability/support/child-service';
 import { bearerMetadata, grpcCreate } from '../reliability/support/grpc-client';
 import { sendRaw } from '../reliability/support/raw-http';
 import { startReputationGate, type ReputationGate } from '../reliability/support/reputation-gate';
 import { UNLIMITED } from '../reliability/support/test-service';
-import { compileToTemp, ROOT, type TempBuild } from '../support/compile-to-temp';
+import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 
 jest.setTimeout(180_000);
 
@@ -326,34 +329,13 @@ describe('WORKERS=2 and SIGTERM', () => {
   });
 });
 
-/** Runs the entry point with `env` until it exits; its exit code and everything it printed. */
-async function runToExit(
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [join(build.dir, 'gateway-http', 'main.js')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_PATH: join(ROOT, 'node_modules'),
-      PORT: '0',
-      GRPC_PORT: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { code, output };
-}
-
 describe('WORKERS=2 when a worker cannot start', () => {
   it("stops with the worker's error and exit code 1 instead of restarting it in a loop", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
     dataDirs.push(dir);
     const file = join(dir, 'not-a-directory');
     await writeFile(file, 'x');
-    const { code, output } = await runToExit({ WORKERS: '2', DATA_DIR: file });
+    const { code, output } = await runServiceUntilExit(build.dir, { WORKERS: '2', DATA_DIR: file });
     expect(code).toBe(1);
     expect(output).toContain(file); // the worker's start-up error names the path
     expect(output).toMatch(/shortlink failed to start: worker \d+ exited during start-up/);
@@ -363,7 +345,10 @@ describe('WORKERS=2 when a worker cannot start', () => {
 
 describe('WORKERS>1 on a store that lives in one process', () => {
   it('is refused at start with a clear message, before any worker starts', async () => {
-    const { code, output } = await runToExit({ WORKERS: '2', DATA_DIR: ':memory:' });
+    const { code, output } = await runServiceUntilExit(build.dir, {
+      WORKERS: '2',
+      DATA_DIR: ':memory:',
+    });
     expect(code).toBe(1);
     expect(output).toMatch(/^shortlink failed to start: WORKERS=2 .*DATA_DIR=:memory:/m);
     expect(output).not.toMatch(/gateway listening/);

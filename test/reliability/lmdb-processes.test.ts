@@ -13,7 +13,7 @@ import {
 } from '../support/small-filesystem';
 import { tempDirs } from '../support/temp-dirs';
 import { compileToTemp, ROOT, type TempBuild } from '../support/compile-to-temp';
-import { startChildService, type ChildService } from './support/child-service';
+import { runServiceUntilExit, startChildService, type ChildService } from './support/child-service';
 import { pause, sendRaw } from './support/raw-http';
 import { UNLIMITED } from './support/test-service';
 
@@ -100,33 +100,6 @@ function startRacer(dataDir: string, rounds: number) {
   });
   results.catch(() => undefined);
   return { ready, results, go: () => child.stdin.end('go\n') };
-}
-
-/** Runs the service until it exits by itself; its exit code and everything it printed. */
-function runUntilExit(
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [join(build.dir, 'gateway-http', 'main.js')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_PATH: join(ROOT, 'node_modules'),
-      PORT: '0',
-      GRPC_PORT: '0',
-      METRICS_PORT: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const guard = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      clearTimeout(guard);
-      resolve({ code, output });
-    }),
-  );
 }
 
 function createBody(service: ChildService, alias?: string, url = 'https://example.com/landing') {
@@ -273,7 +246,10 @@ describe('LMDB: a DATA_DIR it cannot use stops `npm start` with a message naming
   it('refuses a file where the directory should be', async () => {
     const file = join(await dirs.make(), 'data');
     await writeFile(file, 'x');
-    expectRefused(await runUntilExit({ DATA_DIR: file }), `DATA_DIR ${file} is not a directory`);
+    expectRefused(
+      await runServiceUntilExit(build.dir, { DATA_DIR: file }),
+      `DATA_DIR ${file} is not a directory`,
+    );
   });
 
   it('refuses a store written in a newer format', async () => {
@@ -283,7 +259,7 @@ describe('LMDB: a DATA_DIR it cannot use stops `npm start` with a message naming
     await raw.openDB({ name: DATABASES.meta }).put(META_KEYS.formatVersion, FORMAT_VERSION + 1);
     await raw.close();
     expectRefused(
-      await runUntilExit({ DATA_DIR: dataDir }),
+      await runServiceUntilExit(build.dir, { DATA_DIR: dataDir }),
       `DATA_DIR ${dataDir} holds data in format version ${FORMAT_VERSION + 1}`,
     );
   });
@@ -300,7 +276,7 @@ describe('LMDB: a DATA_DIR it cannot use stops `npm start` with a message naming
     const mount = await mountTmpfs(join(await dirs.make(), 'ro'), { sizeKb: 256, readOnly: true });
     mounts.push(mount);
     expectRefused(
-      await runUntilExit({ DATA_DIR: mount.dir }),
+      await runServiceUntilExit(build.dir, { DATA_DIR: mount.dir }),
       `DATA_DIR ${mount.dir} is not writable by this process`,
     );
   });
@@ -310,6 +286,9 @@ describe('LMDB: a DATA_DIR it cannot use stops `npm start` with a message naming
     mounts.push(mount);
     await fillUp(mount.dir);
     const dataDir = join(mount.dir, 'data');
-    expectRefused(await runUntilExit({ DATA_DIR: dataDir }), `DATA_DIR ${dataDir}`);
+    expectRefused(
+      await runServiceUntilExit(build.dir, { DATA_DIR: dataDir }),
+      `DATA_DIR ${dataDir}`,
+    );
   });
 });

@@ -96,3 +96,34 @@ export function startChildService(dir: string, env: Record<string, string>): Pro
     listeners.push(ready);
   });
 }
+
+/**
+ * Runs the built entry point (`<dir>/gateway-http/main.js`) with `env` until it exits by itself:
+ * its exit code and everything it printed. Killed after 30 s so a start-up that hangs fails fast.
+ */
+export function runServiceUntilExit(
+  dir: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(dir, 'gateway-http', 'main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_PATH: join(ROOT, 'node_modules'),
+      PORT: '0',
+      GRPC_PORT: '0',
+      METRICS_PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const guard = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(guard);
+      resolve({ code, output });
+    }),
+  );
+}
