@@ -21,40 +21,40 @@ function tooManyFailures(ctx: CoreContext, decision: RateLimitDecision): Shortli
 }
 
 /**
- * Stage "token" (codes 3, 10, 11). Every check is counted against the client's address (IPv6 by
- * its /64) before the token is looked up, atomically, and the point is given back when the token
- * turns out valid. So however many guesses arrive in parallel, at most the budget of them is
- * answered "unknown" (11); the others get 19. A valid token is always served, whatever its
- * address's failures: a NAT or a proxy full of bad clients cannot lock out good ones, and with
- * about 238 random bits per token, telling a right guess from a wrong one gains a guesser nothing.
+ * Stage "token" (codes 3, 10, 11). A valid token is served at once, whatever its address's
+ * failures: a NAT or a proxy full of bad clients cannot lock out good ones, and with about 238
+ * random bits per token, telling a right guess from a wrong one gains a guesser nothing. A failed
+ * check is counted against the client's address (IPv6 by its /64) after the lookup, atomically,
+ * and that count alone decides between 11 and 19: however many guesses arrive in parallel, at most
+ * the budget of them are answered "unknown" (11), the others 19. So the limiter is called only
+ * for failures, never on the path of a valid request (no round trip to Redis, or to the primary
+ * under WORKERS). A lookup the store cannot answer (23) counts as no failure.
  */
 export const authenticate: Middleware<CoreContext, AuthenticatedContext> = async ({
   ctx,
   next,
 }) => {
-  const address = ctx.request.clientAddress;
-  const failures = ctx.deps.authFailureLimiter;
-  const key = address === undefined ? undefined : failureKeyOf(address);
-  const counted = key === undefined ? undefined : await failures.consume(key);
-  let userId: string | null = null;
-  let tokenHash = '';
-  let failure: ShortlinkError | undefined;
+  let tokenHash: string;
+  let userId: string | null;
   try {
     tokenHash = hashSecret(parseBearer(ctx.request.authorization));
     userId = await ctx.deps.store.identities.findUserIdByTokenHash(tokenHash);
   } catch (error) {
-    if (!(error instanceof ShortlinkError)) {
-      // The store could not answer (23): that is no failed check, so the point goes back.
-      if (key !== undefined) await failures.reward(key).catch(() => undefined);
-      throw error;
-    }
-    failure = error;
+    // A missing or malformed header (3, 10) is a failed check; a store fault (23) is none.
+    throw error instanceof ShortlinkError ? await countedFailure(ctx, error) : error;
   }
-  if (userId !== null) {
-    if (key !== undefined) await failures.reward(key);
-    return next({ ...ctx, userId, tokenHash });
-  }
-  if (counted && !counted.allowed) throw tooManyFailures(ctx, counted);
+  if (userId !== null) return next({ ...ctx, userId, tokenHash });
   // Made only on this path: an error captures a stack trace, too dear for every success.
-  throw failure ?? new ShortlinkError('TOKEN_UNKNOWN', 'The access token is unknown or revoked.');
+  throw await countedFailure(
+    ctx,
+    new ShortlinkError('TOKEN_UNKNOWN', 'The access token is unknown or revoked.'),
+  );
 };
+
+/** Counts a failed check against the client's address: `failure`, or 19 past the budget. */
+async function countedFailure(ctx: CoreContext, failure: ShortlinkError): Promise<ShortlinkError> {
+  const address = ctx.request.clientAddress;
+  if (address === undefined) return failure;
+  const decision = await ctx.deps.authFailureLimiter.consume(failureKeyOf(address));
+  return decision.allowed ? failure : tooManyFailures(ctx, decision);
+}

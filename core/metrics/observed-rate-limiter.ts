@@ -29,12 +29,10 @@ export function observedRateLimiter(
   };
   const consumeTimer = metrics.limiterCall(name, 'consume');
   const peekTimer = metrics.limiterCall(name, 'peek');
-  const rewardTimer = metrics.limiterCall(name, 'reward');
   return {
     limit: limiter.limit,
     windowSeconds: limiter.windowSeconds,
     consume: (key) => observe(limiter.consume(key), consumeTimer, performance.now()),
     peek: (key) => observe(limiter.peek(key), peekTimer, performance.now()),
-    reward: (key) => observe(limiter.reward(key), rewardTimer, performance.now()),
   };
 }

@@ -189,7 +189,7 @@ export class ShortlinkMetrics {
     return { observe: (startedAt) => histogram.observe(secondsSince(startedAt)) };
   }
 
-  limiterCall(limiter: LimiterName, operation: 'consume' | 'peek' | 'reward'): CallTimer {
+  limiterCall(limiter: LimiterName, operation: 'consume' | 'peek'): CallTimer {
     const histogram = this.limiterCallDuration.labels(limiter, operation);
     return { observe: (startedAt) => histogram.observe(secondsSince(startedAt)) };
   }

@@ -15,8 +15,6 @@ export interface RateLimiter {
   readonly windowSeconds: number;
   /** Counts one request for `key`, atomically: concurrent calls never see the same count. */
   consume(key: string): Promise<RateLimitDecision>;
-  /** Gives back one point counted by `consume` (a request that turned out not to count). */
-  reward(key: string): Promise<void>;
   /** The current state for `key` without counting; null when nothing was counted yet. */
   peek(key: string): Promise<RateLimitDecision | null>;
 }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { bareHostname } from './host';
 import { block, pass, type UrlRule } from './rule';
@@ -35,7 +36,9 @@ export const privateTargetRule: UrlRule = {
 export function privateTargetKind(hostname: string): string | null {
   if (hostname === 'localhost' || hostname.endsWith('.localhost')) return 'a localhost name';
   const literal = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  if (!ipaddr.isValid(literal)) return null;
+  // isIP first: ipaddr.isValid throws and catches an Error for every name, which costs a stack
+  // trace per create. (The URL parser has already turned every IPv4 spelling into dotted decimal.)
+  if (isIP(literal) === 0) return null;
   const address = embeddedIPv4(ipaddr.process(literal));
   if (CLOUD_METADATA.has(address.toString())) return 'a cloud metadata address';
   return PRIVATE_RANGES[address.range()] ?? null;

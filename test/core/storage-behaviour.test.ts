@@ -166,7 +166,6 @@ describe('links.create: store and limiter failures', () => {
         limit: 60,
         windowSeconds: 60,
         consume: () => Promise.reject(new BackendUnavailableError('redis down')),
-        reward: () => Promise.reject(new BackendUnavailableError('redis down')),
         peek: () => Promise.reject(new BackendUnavailableError('redis down')),
       },
     });

@@ -2,8 +2,9 @@ import { CappedMemoryRateLimiter } from '../../core';
 import { guessInParallel, tally } from '../support/guess-scenario';
 
 /**
- * Failed token checks are counted before the (here slow) lookup, so parallel guesses cannot all
- * pass a check that only counts after it; the right token is still served from that address.
+ * Failed token checks are counted atomically after the (here slow) lookup, and the count decides
+ * the answer, so parallel guesses cannot all pass; the right token is still served from that
+ * address.
  */
 describe.each(['REST', 'gRPC'] as const)(
   'parallel token guesses on the in-memory limiter (%s)',
@@ -14,7 +15,7 @@ describe.each(['REST', 'gRPC'] as const)(
       expect(tally(outcome.codes)).toEqual({ 11: 30, 19: 30 });
       expect(outcome.validCode).toBe(0);
       expect(outcome.fixture.linkCount()).toBe(1);
-      // The valid request's point was given back: the address stays exactly at its budget.
+      // The valid request counted no failure: the address stays exactly at its budget.
       expect(outcome.laterGuessCode).toBe(19);
       expect(await limiter.peek('127.0.0.1')).toMatchObject({ remaining: 0 });
     });

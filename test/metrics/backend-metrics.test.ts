@@ -2,7 +2,7 @@ import pino from 'pino';
 import { createMemoryStore, ShortlinkMetrics, type Organization } from '../../core';
 import { createRuntime, createUrlGuardFromConfig, loadConfig } from '../../core/runtime';
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from '../url-guard/fake-safe-browsing';
-import { freePort } from '../redis/support/redis-process';
+import { freePort } from '../support/free-port';
 import { MetricsSnapshot, promtoolCheck } from './support/exposition';
 
 const logger = pino({ level: 'silent' });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../redis/support/redis-process';
+import { freePort } from '../support/free-port';
 import { startChildService, type ChildService } from '../reliability/support/child-service';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { sendRaw } from '../reliability/support/raw-http';

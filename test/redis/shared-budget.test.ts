@@ -68,12 +68,12 @@ describe('rate limits shared through Redis by two servers', () => {
       expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
     // Past the budget the right token is still served from this address, on either server, and
-    // its point is given back.
+    // counts no failure.
     for (const server of servers) {
       const answer = await server.create(two.fixture.body(), two.fixture.token);
       expect(answer.status).toBe(200);
     }
-    // Counted in Redis under the address: every guess, before its lookup.
+    // Counted in Redis under the address: every guess, and nothing else.
     expect(await two.inspector.get(two.authFailureKey('127.0.0.1'))).toBe('45');
   });
 

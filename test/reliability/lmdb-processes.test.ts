@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { createLmdbStore, DATABASES, FORMAT_VERSION, META_KEYS } from '../../core/adapters/lmdb';
 import { NO_DEMO_MESSAGE } from '../../core/runtime/create-runtime';
-import { freePort } from '../redis/support/redis-process';
+import { freePort } from '../support/free-port';
 import {
   fillUp,
   mountSupport,

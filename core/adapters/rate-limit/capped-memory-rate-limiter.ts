@@ -54,12 +54,6 @@ export class CappedMemoryRateLimiter implements RateLimiter {
     return Promise.resolve(this.decide(window));
   }
 
-  reward(key: string): Promise<void> {
-    const window = this.current(key, this.now());
-    if (window) window.consumed = Math.max(0, window.consumed - 1);
-    return Promise.resolve();
-  }
-
   peek(key: string): Promise<RateLimitDecision | null> {
     const window = this.current(key, this.now());
     return Promise.resolve(window ? this.decide(window) : null);

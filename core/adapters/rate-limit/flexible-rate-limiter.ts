@@ -34,14 +34,6 @@ export class FlexibleRateLimiter implements RateLimiter {
     }
   }
 
-  async reward(key: string): Promise<void> {
-    try {
-      await this.limiter.reward(key);
-    } catch (error) {
-      throw new BackendUnavailableError('rate-limit store unavailable', { cause: error });
-    }
-  }
-
   async peek(key: string): Promise<RateLimitDecision | null> {
     try {
       const res = await this.limiter.get(key);

@@ -48,14 +48,6 @@ class InsuranceLimiter extends RateLimiterMemory {
     return this.marked(super.get(key, options));
   }
 
-  override reward(
-    key: string | number,
-    points?: number,
-    options?: Record<string, unknown>,
-  ): Promise<RateLimiterRes> {
-    return this.marked(super.reward(key, points, options));
-  }
-
   private marked<T>(answer: Promise<T>): Promise<T> {
     const mark = (value: unknown) => {
       if (typeof value === 'object' && value !== null) this.answers.add(value);
@@ -133,19 +125,6 @@ class MonitoredRedisLimiter extends RateLimiterRedis {
       false,
       () => super.get(key, options),
       () => this.insurance.get(key, options),
-    );
-  }
-
-  /** Through the monitor like consume, so a reward never waits on a Redis known to be away. */
-  override reward(
-    key: string | number,
-    points?: number,
-    options?: Record<string, unknown>,
-  ): Promise<RateLimiterRes> {
-    return this.reported(
-      false,
-      () => super.reward(key, points, options),
-      () => this.insurance.reward(key, points, options),
     );
   }
 

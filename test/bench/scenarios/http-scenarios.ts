@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../../support/free-port';
 import { IN_MEMORY_DATA_DIR } from '../../../core/runtime';
 import { startChild, type BenchChild } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
@@ -54,18 +54,6 @@ async function createOnce(
   const text = await answer.text();
   if (answer.status !== 200) throw new Error(`create answered ${answer.status}: ${text}`);
   return { link: (JSON.parse(text) as { data: CreatedLink }).data, bytes: text.length };
-}
-
-/** A TCP port nothing listens on right now (each subject's metrics need their own). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort } from '../../support/free-port';
 import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
 import { ask, startChild, type BenchChild } from '../support/child';
 import { startEntryPoint, type EntryPoint } from '../support/entry-point';
@@ -39,6 +40,8 @@ export async function runWorkersScenario(
           SHORTLINK_SEED_FILE: seedFile,
           RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
           LOG_LEVEL: 'info',
+          // Metrics on, as `npm start` has them; each service on its own port.
+          METRICS_PORT: String(await freePort()),
         },
         join(work, `workers-${workers}.log`),
       );

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
+import { freePort } from '../../support/free-port';
 
 /** The machine's shared Redis: other suites use it concurrently, so it is never stopped. */
 export const SHARED_REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
@@ -7,21 +8,6 @@ export const SHARED_REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1
 /** A key prefix no other test run uses, so suites sharing one Redis keep apart. */
 export function uniqueKeyPrefix(name: string): string {
   return `shortlink-test:${name}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
-}
-
-/** A TCP port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
 }
 
 /** Resolves true when a Redis at `port` answers PING with PONG. */

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, waitFor } from './redis-process';
+import { freePort } from '../../support/free-port';
+import { waitFor } from './redis-process';
 
 const run = promisify(execFile);
 
