@@ -22,6 +22,8 @@ const EMBEDDED_STORE_KINDS: ReadonlySet<string> = new Set([MEMORY_STORE_KIND, LM
 
 /** Logged at start-up when the embedded store already holds organizations (no new demo). */
 export const NO_DEMO_MESSAGE = 'the store already holds organizations: no demo provisioned';
+/** Logged at start-up once SHORTLINK_SEED_FILE has been applied (no demo then). */
+export const SEED_FILE_APPLIED_MESSAGE = 'seed file applied';
 
 export interface Runtime {
   readonly core: Core;
@@ -94,7 +96,7 @@ export async function createRuntime(
     const provisioner = new Provisioner(store.identities, systemClock);
     if (config.SHORTLINK_SEED_FILE) {
       const counts = await loadSeedFile(provisioner, config.SHORTLINK_SEED_FILE);
-      logger.info({ ...counts, file: config.SHORTLINK_SEED_FILE }, 'seed file applied');
+      logger.info({ ...counts, file: config.SHORTLINK_SEED_FILE }, SEED_FILE_APPLIED_MESSAGE);
       urlGuard.linkDomainsChanged();
     }
     const wantsDemo =

@@ -1,40 +1,25 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, status } from '@grpc/grpc-js';
-import { ShortLinkServiceClient } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import { status } from '@grpc/grpc-js';
 import {
+  isRunning,
   runServiceUntilExit,
   startChildService,
   type ChildService,
 } from '../reliability/support/child-service';
-import { bearerMetadata, grpcCreate } from '../reliability/support/grpc-client';
+import {
+  bearerMetadata,
+  grpcCreate,
+  ownConnectionClient,
+} from '../reliability/support/grpc-client';
 import { sendRaw } from '../reliability/support/raw-http';
 import { startReputationGate, type ReputationGate } from '../reliability/support/reputation-gate';
 import { UNLIMITED } from '../reliability/support/test-service';
+import { logRecords, workerPids, type LogRecord } from '../reliability/support/service-log';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 
 jest.setTimeout(180_000);
-
-interface LogRecord {
-  pid: number;
-  msg: string;
-  [field: string]: unknown;
-}
-
-/** The JSON log lines the service (primary and workers) has written so far. */
-function logRecords(output: string): LogRecord[] {
-  const records: LogRecord[] = [];
-  for (const line of output.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    try {
-      records.push(JSON.parse(line) as LogRecord);
-    } catch {
-      // a line still being written
-    }
-  }
-  return records;
-}
 
 /** The pids that wrote a log line with message `msg` (and matching `filter`). */
 function pidsLogging(
@@ -47,30 +32,6 @@ function pidsLogging(
       .filter((record) => record.msg === msg && filter(record))
       .map((record) => record.pid),
   );
-}
-
-/** The worker pids of the primary's latest "workers ready" / "worker restarted" line. */
-function workerPids(service: ChildService): number[] {
-  const lines = logRecords(service.output()).filter(
-    (record) => record.msg === 'workers ready' || record.msg === 'worker restarted',
-  );
-  return (lines.at(-1)?.workers as number[] | undefined) ?? [];
-}
-
-/** A gRPC client on its own connection (grpc-js shares one per target unless told not to). */
-function ownConnectionClient(port: number): ShortLinkServiceClient {
-  return new ShortLinkServiceClient(`127.0.0.1:${port}`, credentials.createInsecure(), {
-    'grpc.use_local_subchannel_pool': 1,
-  });
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function eventually(check: () => boolean, what: string, ms = 60_000): Promise<void> {

@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from '../../support/compile-to-temp';
-import { NO_DEMO_MESSAGE } from '../../../core/runtime/create-runtime';
+import { NO_DEMO_MESSAGE, SEED_FILE_APPLIED_MESSAGE } from '../../../core/runtime/create-runtime';
 
 export interface ChildService {
   child: ChildProcess;
   httpPort: number;
   grpcPort: number;
+  /** The demo's credentials, from its banner ('' when a seed file provisioned the store). */
   token: string;
   organizationKey: string;
   urlGroupId: string;
@@ -70,12 +71,16 @@ export function startChildService(dir: string, env: Record<string, string>): Pro
     child.once('exit', onExit);
     const ready = () => {
       // pino's lines and the banner may arrive in either order: wait for all three. A restart on
-      // a data directory that already holds the demo prints no banner but says so in the log.
+      // a data directory that already holds the demo prints no banner but says so in the log; so
+      // does a start with a seed file (its credentials are the test's own, not read here).
       const ports = [
         ...output.matchAll(/"port":(\d+)[^\n]*"msg":"(REST|gRPC) gateway listening"/g),
       ];
       const portOf = (kind: string) => Number(ports.find((match) => match[2] === kind)?.[1]);
-      const demoSettled = /link domain:\s+\S+/.test(output) || messages.has(NO_DEMO_MESSAGE);
+      const demoSettled =
+        /link domain:\s+\S+/.test(output) ||
+        messages.has(NO_DEMO_MESSAGE) ||
+        messages.has(SEED_FILE_APPLIED_MESSAGE);
       if (!demoSettled || !portOf('REST') || !portOf('gRPC')) {
         listeners.push(ready);
         return;
@@ -95,6 +100,16 @@ export function startChildService(dir: string, env: Record<string, string>): Pro
     };
     listeners.push(ready);
   });
+}
+
+/** True while a process with this pid exists (a WORKERS primary's worker, say). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -10,6 +10,16 @@ export function grpcClient(port: number): ShortLinkServiceClient {
   return new ShortLinkServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
 }
 
+/**
+ * A client on its own connection (grpc-js shares one per target unless told not to), so that
+ * node's cluster hands each client to a worker of its own choosing.
+ */
+export function ownConnectionClient(port: number): ShortLinkServiceClient {
+  return new ShortLinkServiceClient(`127.0.0.1:${port}`, credentials.createInsecure(), {
+    'grpc.use_local_subchannel_pool': 1,
+  });
+}
+
 /** Metadata carrying this exact `authorization` value (hostile ones included), or none. */
 export function bearerMetadata(authorization: string | undefined): Metadata {
   const metadata = new Metadata();

@@ -1,0 +1,458 @@
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import type { IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import { status } from '@grpc/grpc-js';
+import { Redis } from 'ioredis';
+import { hashSecret, type Seed } from '../../core';
+import { createLmdbStore } from '../../core/adapters/lmdb';
+import type { ShortLink as GrpcShortLink } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import { metadataText } from '../grpc/grpc-fixture';
+import { SHARED_REDIS_URL, waitFor } from '../redis/support/redis-process';
+import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import { errorBody } from '../support/http-assertions';
+import { tempDirs } from '../support/temp-dirs';
+import { isRunning, startChildService, type ChildService } from './support/child-service';
+import { bearerMetadata, grpcCreate, ownConnectionClient } from './support/grpc-client';
+import { sendRaw } from './support/raw-http';
+import { startReputationGate, type ReputationGate } from './support/reputation-gate';
+import { logRecords, workerPids } from './support/service-log';
+
+/**
+ * The service as `npm start` runs it with WORKERS=2: one primary and two workers on the same
+ * ports, one DATA_DIR (LMDB) and the machine's shared Redis for the rate limits. An idempotency
+ * key is claimed in the store, so requests with one key that node's cluster hands to both
+ * workers, over both gateways, run once. Every REST request goes on its own connection (the
+ * cluster hands out connections, not requests, in turn) and carries its own X-Request-Id, which
+ * the serving worker logs with its pid: that is how the test knows which worker answered.
+ */
+jest.setTimeout(240_000);
+
+/** The cluster's round robin spreads this many connections over both workers. */
+const REST_RACERS = 20;
+const GRPC_RACERS = 6;
+const RATE_LIMIT = 1000;
+const IN_USE = ['A request with this idempotency key is still running; retry shortly.'];
+const REUSED = ['This idempotency key was already used for a different request.'];
+
+// A token and organization key of this run only: the token's rate-limit key in the shared Redis
+// (`shortlink:ratelimit:token:<sha-256>`) is then this run's alone. The shared Redis is only
+// read, never flushed.
+const token = `slpat_${randomBytes(20).toString('hex')}`;
+const organizationKey = `slorg_${randomBytes(20).toString('hex')}`;
+const DOMAIN = 'workers.test';
+const GROUP = '1';
+const seed: Seed = {
+  organizations: [
+    {
+      id: 'workers',
+      secret_key: organizationKey,
+      domain: DOMAIN,
+      scheme: 'https',
+      groups: [{ api_id: GROUP }],
+    },
+  ],
+  users: [{ id: 'workers', tokens: [token], organizations: ['workers'] }],
+};
+
+const dirs = tempDirs('idempotency-workers');
+let build: TempBuild;
+let gate: ReputationGate;
+let service: ChildService | undefined;
+let dataDir: string;
+
+/** The live service (started in beforeAll). */
+function s(): ChildService {
+  if (!service) throw new Error('the service did not start');
+  return service;
+}
+
+beforeAll(async () => {
+  build = await compileToTemp();
+  // Creates ask this stand-in Safe Browsing service about their URL; it holds them until told.
+  gate = await startReputationGate();
+  const dir = await dirs.make();
+  dataDir = join(dir, 'data');
+  const seedFile = join(dir, 'seed.json');
+  await writeFile(seedFile, JSON.stringify(seed));
+  service = await startChildService(build.dir, {
+    WORKERS: '2',
+    DATA_DIR: dataDir,
+    REDIS_URL: SHARED_REDIS_URL,
+    SHORTLINK_SEED_FILE: seedFile,
+    RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+    METRICS_PORT: '0',
+    ...gate.env,
+  });
+  await service.logged('workers ready');
+});
+
+afterAll(async () => {
+  gate?.release();
+  if (service) {
+    // Normally stopped by the last test; after a failure, nothing may outlive the run.
+    if (service.child.exitCode === null) service.child.kill('SIGKILL');
+    for (const pid of workerPids(service)) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    await service.exited;
+  }
+  await gate?.close();
+  await build?.remove();
+  await dirs.removeAll();
+});
+
+interface Answer {
+  via: 'REST' | 'gRPC';
+  /** REST: the X-Request-Id sent. */
+  requestId: string;
+  ok: boolean;
+  /** The HTTP status, or the gRPC status code. */
+  status: number;
+  code: number;
+  id: number | undefined;
+  replayed: boolean;
+  retryAfter: string | undefined;
+  remaining: number;
+  /** REST: the whole body as received; gRPC: the ShortLink message, as JSON. */
+  text: string;
+  headers?: IncomingHttpHeaders;
+}
+
+const body = (url: string, extra: Record<string, unknown> = {}) => ({
+  organization_key: organizationKey,
+  url_group_id: GROUP,
+  url,
+  ...extra,
+});
+
+let requests = 0;
+
+async function restCreate(key: string, payload: object): Promise<Answer> {
+  requests += 1;
+  const requestId = `idem-workers-${requests}`;
+  const answer = await sendRaw({
+    port: s().httpPort,
+    // sendRaw's default: no agent, a fresh connection per request.
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'idempotency-key': key,
+      'x-request-id': requestId,
+    },
+    body: JSON.stringify(payload),
+  });
+  const parsed = JSON.parse(answer.text) as { code: number; data: { id: number } | null };
+  const header = (name: string) => answer.headers[name] as string | undefined;
+  return {
+    via: 'REST',
+    requestId,
+    ok: answer.status === 200,
+    status: answer.status,
+    code: parsed.code,
+    id: parsed.data?.id,
+    replayed: header('idempotent-replayed') === 'true',
+    retryAfter: header('retry-after'),
+    remaining: Number(header('x-ratelimit-remaining')),
+    text: answer.text,
+    headers: answer.headers,
+  };
+}
+
+async function grpcCall(key: string, url: string, redirectType?: number): Promise<Answer> {
+  requests += 1;
+  const client = ownConnectionClient(s().grpcPort);
+  const metadata = bearerMetadata(`Bearer ${token}`);
+  metadata.set('idempotency-key', key);
+  try {
+    const outcome = await grpcCreate(
+      client,
+      {
+        organizationKey,
+        urlGroupId: GROUP,
+        url,
+        ...(redirectType !== undefined && { redirectType }),
+      },
+      metadata,
+      120_000,
+    );
+    const trailers = outcome.status.metadata;
+    const link: GrpcShortLink | undefined = outcome.response?.shortLink;
+    return {
+      via: 'gRPC',
+      requestId: '',
+      ok: outcome.error === undefined,
+      status: outcome.status.code,
+      code: Number(metadataText(trailers, 'shortlink-error-code') ?? 0),
+      id: link?.id,
+      replayed: metadataText(trailers, 'idempotent-replayed') === 'true',
+      retryAfter: metadataText(trailers, 'retry-after'),
+      remaining: Number(metadataText(trailers, 'x-ratelimit-remaining')),
+      text: JSON.stringify(link ?? null),
+    };
+  } finally {
+    client.close();
+  }
+}
+
+/** 409, code 26, Retry-After: 1 (gRPC: ABORTED with the same code and trailer). */
+function expectInUse(answer: Answer): void {
+  if (answer.via === 'REST') {
+    expect([answer.status, answer.text]).toEqual([409, errorBody(26, IN_USE)]);
+  } else {
+    expect([answer.status, answer.code]).toEqual([status.ABORTED, 26]);
+  }
+  expect(answer.retryAfter).toBe('1');
+  expect(answer.replayed).toBe(false);
+}
+
+/** The pid of the worker that answered each REST request, read off its request log line. */
+async function restServers(answers: Answer[]): Promise<Map<string, number>> {
+  const ids = new Set(answers.filter((a) => a.via === 'REST').map((a) => a.requestId));
+  const servers = new Map<string, number>();
+  await waitFor(`the request lines of ${ids.size} requests`, () => {
+    for (const record of logRecords(s().output())) {
+      const req = record.req as { id?: string } | undefined;
+      if (record.msg === 'request completed' && req?.id && ids.has(req.id)) {
+        servers.set(req.id, record.pid);
+      }
+    }
+    return servers.size === ids.size;
+  });
+  return servers;
+}
+
+/**
+ * The pids that logged the `count` CreateShortLink calls answered with one of `codes` (gRPC
+ * status codes) from log line `from` on. Each test waits for its own lines, so none is late
+ * into the next.
+ */
+async function grpcServers(from: number, count: number, codes: number[]): Promise<number[]> {
+  let pids: number[] = [];
+  await waitFor(`${count} gRPC call lines`, () => {
+    pids = logRecords(s().output())
+      .slice(from)
+      .filter(
+        (record) =>
+          record.msg === 'call completed' &&
+          record.method === 'CreateShortLink' &&
+          codes.includes(record.code as number),
+      )
+      .map((record) => record.pid);
+    return pids.length >= count;
+  });
+  expect(pids).toHaveLength(count);
+  return pids;
+}
+
+/** REST and gRPC senders, interleaved so both gateways race from the start. */
+function race(send: { rest: () => Promise<Answer>; grpc: () => Promise<Answer> }) {
+  const every = Math.ceil(REST_RACERS / GRPC_RACERS);
+  const calls: Array<Promise<Answer>> = [];
+  let grpcSent = 0;
+  for (let i = 0; i < REST_RACERS; i += 1) {
+    calls.push(send.rest());
+    if (i % every === 0 && grpcSent < GRPC_RACERS) {
+      calls.push(send.grpc());
+      grpcSent += 1;
+    }
+  }
+  while (grpcSent < GRPC_RACERS) {
+    calls.push(send.grpc());
+    grpcSent += 1;
+  }
+  return calls;
+}
+
+/** What the race and the held race created, for the store check at the end. */
+const created: Array<{ id: number; alias: string }> = [];
+let racedKey = '';
+let racedOriginal: Answer | undefined;
+
+describe('one idempotency key under WORKERS=2 on LMDB and the shared Redis', () => {
+  it('both workers serve, and count their rate limits in the shared Redis', async () => {
+    const workers = workerPids(s());
+    expect(workers).toHaveLength(2);
+    expect(workers).not.toContain(s().child.pid);
+    await waitFor('both workers to report the shared Redis', () =>
+      workers.every((pid) =>
+        logRecords(s().output()).some(
+          (r) => r.pid === pid && r.msg === 'rate limits are shared through Redis',
+        ),
+      ),
+    );
+  });
+
+  it('while one request with the key is held in a worker, every other one, on both workers and both gateways, gets 409/26 with Retry-After: 1', async () => {
+    const key = `held-${randomBytes(6).toString('hex')}`;
+    const url = 'https://example.com/held';
+    const logFrom = logRecords(s().output()).length;
+    let settled = 0;
+    const calls = race({
+      rest: () => restCreate(key, body(url)),
+      grpc: () => grpcCall(key, url),
+    }).map((call) => call.finally(() => (settled += 1)));
+    const total = calls.length;
+
+    // Whichever request claimed the key reaches its reputation lookup and is held there; all
+    // the others are answered without one (the claim comes before the anti-phishing stage).
+    let answers: Answer[];
+    try {
+      await waitFor('the first reputation lookup', () => gate.received >= 1, 120_000);
+      // (A second lookup would mean a second request ran with the key: stop waiting then.)
+      await waitFor(
+        'all but the held request to be answered',
+        () => settled >= total - 1 || gate.received > 1,
+        120_000,
+      );
+      expect([gate.received, settled]).toEqual([1, total - 1]);
+    } finally {
+      gate.release();
+      answers = await Promise.all(calls);
+    }
+    expect(gate.received).toBe(1);
+
+    const [first, ...others] = [...answers].sort((a, b) => Number(b.ok) - Number(a.ok));
+    expect(first).toMatchObject({ ok: true, replayed: false, retryAfter: undefined });
+    expect(first!.id).toBeGreaterThan(0);
+    expect(others).toHaveLength(total - 1);
+    for (const other of others) expectInUse(other);
+    created.push({ id: first!.id!, alias: aliasOf(first!) });
+
+    // Both workers answered: REST requests (by request id) and gRPC calls (by log line).
+    const refusedRest = others.filter((a) => a.via === 'REST');
+    expect(refusedRest.length).toBeGreaterThanOrEqual(REST_RACERS - 1);
+    const servers = await restServers(refusedRest);
+    expect(new Set(servers.values())).toEqual(new Set(workerPids(s())));
+    const grpcCodes = [status.OK, status.ABORTED];
+    expect(new Set(await grpcServers(logFrom, GRPC_RACERS, grpcCodes))).toEqual(
+      new Set(workerPids(s())),
+    );
+  });
+
+  it(`${REST_RACERS} REST and ${GRPC_RACERS} gRPC creates racing with one key create one link; the others get its replay, byte for byte, or 409/26`, async () => {
+    racedKey = `raced-${randomBytes(6).toString('hex')}`;
+    const url = 'https://example.com/raced';
+    const logFrom = logRecords(s().output()).length;
+    const answers = await Promise.all(
+      race({
+        rest: () => restCreate(racedKey, body(url)),
+        grpc: () => grpcCall(racedKey, url),
+      }),
+    );
+
+    const successes = answers.filter((a) => a.ok);
+    const originals = successes.filter((a) => !a.replayed);
+    expect(originals.map((a) => `${a.via} ${a.text}`)).toHaveLength(1);
+    const original = originals[0]!;
+    racedOriginal = original;
+    expect(original.retryAfter).toBeUndefined();
+    created.push({ id: original.id!, alias: aliasOf(original) });
+    for (const success of successes) expect(success.id).toBe(original.id);
+    // Replays repeat the recorded answer byte for byte: every REST success has the same body,
+    // every gRPC success the same message.
+    for (const via of ['REST', 'gRPC'] as const) {
+      const texts = new Set(successes.filter((a) => a.via === via).map((a) => a.text));
+      expect(texts.size).toBeLessThanOrEqual(1);
+    }
+    for (const refused of answers.filter((a) => !a.ok)) expectInUse(refused);
+    // One budget for both workers, in Redis: every request took its own unit of it.
+    expect(new Set(answers.map((a) => a.remaining)).size).toBe(answers.length);
+
+    const servers = await restServers(answers);
+    expect(new Set(servers.values())).toEqual(new Set(workerPids(s())));
+    const grpcCodes = [status.OK, status.ABORTED];
+    expect(new Set(await grpcServers(logFrom, GRPC_RACERS, grpcCodes))).toEqual(
+      new Set(workerPids(s())),
+    );
+    // How the race went, for the record when it is read in a log.
+    const tally = (a: Answer) => `${a.via} ${a.ok ? (a.replayed ? 'replay' : 'created') : a.code}`;
+    const counts = new Map<string, number>();
+    for (const answer of answers) counts.set(tally(answer), (counts.get(tally(answer)) ?? 0) + 1);
+    process.stdout.write(`race outcome: ${JSON.stringify(Object.fromEntries(counts))}\n`);
+  });
+
+  it('after the race, the next requests with the key on either worker and gateway get the replay', async () => {
+    const url = 'https://example.com/raced';
+    const original = racedOriginal;
+    if (!original) throw new Error('the race did not run');
+    const logFrom = logRecords(s().output()).length;
+    // One after the other on fresh connections: the cluster alternates between the workers.
+    const rest: Answer[] = [];
+    for (let i = 0; i < 4; i += 1) rest.push(await restCreate(racedKey, body(url)));
+    const grpc = [await grpcCall(racedKey, url), await grpcCall(racedKey, url)];
+    for (const answer of [...rest, ...grpc]) {
+      expect([answer.ok, answer.replayed, answer.id]).toEqual([true, true, original.id]);
+    }
+    const restTexts = new Set(rest.map((answer) => answer.text));
+    expect(restTexts.size).toBe(1);
+    if (original.via === 'REST') expect([...restTexts]).toEqual([original.text]);
+    else expect(new Set(grpc.map((a) => a.text))).toEqual(new Set([original.text]));
+    for (const answer of rest) {
+      expect(answer.headers?.['idempotent-replayed']).toBe('true');
+      expect(answer.headers?.['retry-after']).toBeUndefined();
+    }
+    const servers = await restServers(rest);
+    expect(new Set(servers.values())).toEqual(new Set(workerPids(s())));
+    expect(new Set(await grpcServers(logFrom, 2, [status.OK]))).toEqual(new Set(workerPids(s())));
+
+    // The rate-limit figures are current, not replayed: they count in the token's Redis key.
+    const inspector = new Redis(SHARED_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await inspector.connect();
+      const last = await restCreate(racedKey, body(url));
+      const used = await inspector.get(`shortlink:ratelimit:token:${hashSecret(token)}`);
+      expect(Number(used)).toBe(RATE_LIMIT - last.remaining);
+    } finally {
+      inspector.disconnect();
+    }
+  });
+
+  it('the same key with another body gets 422, code 25 from both workers and both gateways', async () => {
+    const logFrom = logRecords(s().output()).length;
+    const changes = [
+      body('https://example.com/another'),
+      body('https://example.com/raced', { redirect_type: 307 }),
+    ];
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => restCreate(racedKey, changes[i % changes.length]!)),
+      grpcCall(racedKey, 'https://example.com/another'),
+      grpcCall(racedKey, 'https://example.com/raced', 307),
+    ]);
+    for (const answer of answers) {
+      if (answer.via === 'REST') {
+        expect([answer.status, answer.text]).toEqual([422, errorBody(25, REUSED)]);
+      } else {
+        expect([answer.status, answer.code]).toEqual([status.INVALID_ARGUMENT, 25]);
+      }
+      expect(answer.replayed).toBe(false);
+    }
+    const servers = await restServers(answers);
+    expect(new Set(servers.values())).toEqual(new Set(workerPids(s())));
+    expect(new Set(await grpcServers(logFrom, 2, [status.INVALID_ARGUMENT]))).toEqual(
+      new Set(workerPids(s())),
+    );
+  });
+
+  it('stopped, the data directory holds exactly the two links answered and their two records', async () => {
+    expect(created).toHaveLength(2);
+    s().child.kill('SIGTERM');
+    expect(await s().exited).toBe(0);
+    const store = await createLmdbStore({ dataDir });
+    try {
+      expect(store.links.count()).toBe(2);
+      expect(store.idempotency.count()).toBe(2);
+      for (const { id, alias } of created) {
+        expect((await store.links.findByAlias(DOMAIN, alias))?.id).toBe(id);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+/** The alias of a created link, from either gateway's answer. */
+function aliasOf(answer: Answer): string {
+  const parsed = JSON.parse(answer.text) as { data?: { alias: string }; alias?: string };
+  const alias = answer.via === 'REST' ? parsed.data?.alias : parsed.alias;
+  if (!alias) throw new Error(`no alias in ${answer.text}`);
+  return alias;
+}
