@@ -6,7 +6,6 @@ import type { Store } from '../../ports/store';
 import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
 import { DATA_DIR_MODE, DataDirError, isEmptyOrMissing, prepareDataDir } from './data-dir';
 import { checkFormatVersion } from './format-version';
-import { LmdbIdSequence } from './lmdb-id-sequence';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
 import { LmdbIdentityStore } from './lmdb-identity-store';
 import { indexLinkDomains } from './link-domain-index';
@@ -22,7 +21,6 @@ export interface LmdbStore extends Store {
   readonly kind: typeof LMDB_STORE_KIND;
   readonly identities: LmdbIdentityStore;
   readonly links: LmdbLinkStore;
-  readonly ids: LmdbIdSequence;
   readonly idempotency: LmdbIdempotencyStore;
   /** The absolute path of the data directory. */
   readonly path: string;
@@ -57,6 +55,11 @@ function openEnvironment(path: string): RootDatabase {
     // (lmdb-js's default on Linux resolves at commit and syncs afterwards; a sync that then fails,
     // on a full disk say, would leave a caller waiting for ever, and a 200 would promise less.)
     overlappingSync: false,
+    // Writes are still batched (a transaction starts at the next turn, or after a few writes),
+    // but every commit promise goes to its caller. With event-turn batching lmdb-js 3.5 makes a
+    // promise of its own per batch, and when a commit fails (a full disk) it rejects unhandled,
+    // which stops the process instead of answering code 23.
+    eventTurnBatching: false,
   });
 }
 
@@ -100,7 +103,6 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string): LmdbStore {
     path,
     identities: new LmdbIdentityStore(dbs, path),
     links: new LmdbLinkStore(dbs, path),
-    ids: new LmdbIdSequence(dbs, path),
     idempotency: new LmdbIdempotencyStore(dbs, path),
     // A read of the format version: it fails once the environment is closed.
     ping: () =>
