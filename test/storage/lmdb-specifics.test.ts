@@ -18,6 +18,7 @@ import {
 } from '../support/small-filesystem';
 import { tempDirs } from '../support/temp-dirs';
 import { createTestCore } from '../support/core-fixture';
+import { FLUSH_TIMEOUT_MS } from '../../core/adapters/lmdb/flush-guard';
 import { insertNew, newLink, settleAll } from './fixtures';
 
 jest.setTimeout(60_000);
@@ -204,6 +205,31 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
     } finally {
       await store.close().catch(() => undefined);
     }
+  });
+
+  it('closes within the flush bound while the disk stays full after a failed commit', async () => {
+    const mount = await mountTmpfs(join(await dirs.make(), 'stays-full'), { sizeKb: 4096 });
+    mounts.push(mount);
+    const store = await createLmdbStore({ dataDir: join(mount.dir, 'data') });
+    await fillUp(mount.dir);
+    let failed = false;
+    for (let i = 0; i < 5000 && !failed; i += 1) {
+      const link = newLink({ alias: `a${i}`, url: `https://e.example/${'x'.repeat(2000)}${i}` });
+      failed = await store.links.insert(link).then(
+        () => false,
+        () => true,
+      );
+    }
+    expect(failed).toBe(true);
+    // lmdb-js waits for the failed commit's flush, which never comes: the close gives up.
+    const started = Date.now();
+    await expect(store.close()).rejects.toThrow(
+      new BackendUnavailableError(
+        `the LMDB store in ${store.path} did not confirm within ${FLUSH_TIMEOUT_MS} ms that its ` +
+          'last writes reached the disk; it was not closed',
+      ),
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(FLUSH_TIMEOUT_MS - 100);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   type LinkKey,
   type LmdbDatabases,
 } from './databases';
+import type { UntilFlushed } from './flush-guard';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
 /**
@@ -20,6 +21,7 @@ export class LmdbLinkStore implements LinkStore {
   constructor(
     private readonly dbs: LmdbDatabases,
     private readonly path: string,
+    private readonly untilFlushed: UntilFlushed,
   ) {}
 
   async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
@@ -35,7 +37,11 @@ export class LmdbLinkStore implements LinkStore {
         return next;
       }),
     );
-    return id === undefined ? 'alias_taken' : { ...link, id };
+    if (id === undefined) return 'alias_taken';
+    // The commit made the link visible to every process and safe from a crash of this one; the
+    // answer also waits for the fsync, so a created link survives a power loss too.
+    await this.untilFlushed('link insert');
+    return { ...link, id };
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {
