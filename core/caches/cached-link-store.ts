@@ -1,4 +1,4 @@
-import type { InsertOutcome, LinkRecord, LinkStore } from '../ports/link-store';
+import type { LinkRecord, LinkStore, NewLink } from '../ports/link-store';
 import { cacheKey, LookupCache } from './lookup-cache';
 
 /**
@@ -16,10 +16,10 @@ export class CachedLinkStore implements LinkStore {
     this.cache = new LookupCache({ max: maxEntries });
   }
 
-  async insert(link: LinkRecord): Promise<InsertOutcome> {
+  async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
     const outcome = await this.inner.insert(link);
     // A link created here is often followed soon after: keep it without a lookup.
-    if (outcome === 'inserted') this.cache.set(cacheKey(link.domain, link.alias), link);
+    if (outcome !== 'alias_taken') this.cache.set(cacheKey(link.domain, link.alias), outcome);
     return outcome;
   }
 

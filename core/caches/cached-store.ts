@@ -21,8 +21,9 @@ export interface CachedStore extends Store {
 
 /**
  * The store-agnostic caches as decorators over the store's ports: links for following, identity
- * lookups for creating. Ids and writes always go to the backend. When the backend reports identity
- * changes (MongoDB change streams), the identity cache is invalidated at once on every process.
+ * lookups for creating. Writes (and the ids links get) always go to the backend. When the
+ * backend reports identity changes (MongoDB change streams), the identity cache is invalidated
+ * at once on every process.
  */
 export function withCaches(backend: Store, options: CacheOptions): CachedStore {
   const links =
@@ -44,7 +45,6 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     backend,
     identities,
     links,
-    ids: backend.ids,
     // Idempotency records change on every keyed request: never cached.
     idempotency: backend.idempotency,
     ping: () => backend.ping(),

@@ -5,7 +5,7 @@ import { checkIdempotencyKey } from '../idempotency/idempotency-key';
 import { idempotent } from '../idempotency/idempotent';
 import { resolveGroup, type GroupContext } from '../organizations/resolve-group';
 import { resolveOrganization } from '../organizations/resolve-organization';
-import type { LinkRecord, RedirectType } from '../ports/link-store';
+import type { LinkRecord, NewLink, RedirectType } from '../ports/link-store';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { limitPerToken } from '../rate-limit/limit-per-token';
 import { createLinkRequestSchema, fieldsError } from './create-link-input';
@@ -32,22 +32,26 @@ async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
 }
 
 /** Inserts under a generated alias, retrying collisions a bounded number of times. */
-async function insertGenerated(ctx: GroupContext, link: Omit<LinkRecord, 'alias'>) {
+async function insertGenerated(
+  ctx: GroupContext,
+  link: Omit<NewLink, 'alias'>,
+): Promise<LinkRecord> {
   const { aliasGenerator, reservedAliases, maxAliasAttempts, store } = ctx.deps;
   for (let attempt = 0; attempt < maxAliasAttempts; attempt += 1) {
     const alias = aliasGenerator.generate();
     if (reservedAliases.has(alias.toLowerCase())) continue;
-    const record = { ...link, alias };
-    if ((await store.links.insert(record)) === 'inserted') return record;
+    const stored = await store.links.insert({ ...link, alias });
+    if (stored !== 'alias_taken') return stored;
   }
   ctx.deps.logger.error({ attempts: maxAliasAttempts }, 'no free generated alias found');
   throw new ShortlinkError('INTERNAL', 'Could not allocate an alias; please retry.');
 }
 
-async function insertChosen(ctx: GroupContext, link: LinkRecord) {
+async function insertChosen(ctx: GroupContext, link: NewLink): Promise<LinkRecord> {
   if (ctx.deps.reservedAliases.has(link.alias.toLowerCase())) throw aliasTaken();
-  if ((await ctx.deps.store.links.insert(link)) === 'alias_taken') throw aliasTaken();
-  return link;
+  const stored = await ctx.deps.store.links.insert(link);
+  if (stored === 'alias_taken') throw aliasTaken();
+  return stored;
 }
 
 /**
@@ -68,7 +72,6 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
     await guardUrl(ctx, input.url.parsed);
     const { organization, group } = ctx;
     const link = {
-      id: await ctx.deps.store.ids.next(),
       domain: organization.domain,
       url: input.url.text,
       redirectType: input.redirect_type satisfies RedirectType,

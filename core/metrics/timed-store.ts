@@ -60,7 +60,6 @@ export function timedStore(store: Store, metrics: ShortlinkMetrics): Store {
     kind: store.kind,
     identities: timedPort(store.identities, 'identities', IDENTITY_METHODS, metrics),
     links: timedPort(store.links, 'links', ['insert', 'findByAlias'], metrics),
-    ids: timedPort(store.ids, 'ids', ['next'], metrics),
     idempotency: timedPort(
       store.idempotency,
       'idempotency',

@@ -1,6 +1,5 @@
 export type * from './identity-store';
 export type * from './link-store';
-export type * from './id-sequence';
 export type * from './rate-limiter';
 export type * from './url-guard';
 export type * from './clock';

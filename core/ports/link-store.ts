@@ -17,13 +17,17 @@ export interface LinkRecord {
   createdAt: Date;
 }
 
-export type InsertOutcome = 'inserted' | 'alias_taken';
+/** A link to insert: everything but the id, which the store assigns. */
+export type NewLink = Omit<LinkRecord, 'id'>;
 
 export interface LinkStore {
   /**
-   * Inserts atomically: when (domain, alias) already exists nothing is written and the answer is
-   * 'alias_taken'. Uniqueness is decided here, never by a prior lookup.
+   * Inserts atomically and answers the stored record, with the id the store assigned: unique
+   * across the deployment and increasing, starting at 1, not gapless. When (domain, alias)
+   * already exists no link is written and the answer is 'alias_taken'. Uniqueness is decided
+   * here, never by a prior lookup; the answer comes once the link is as durable as the store
+   * makes anything.
    */
-  insert(link: LinkRecord): Promise<InsertOutcome>;
+  insert(link: NewLink): Promise<LinkRecord | 'alias_taken'>;
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null>;
 }

@@ -1,4 +1,3 @@
-import type { IdSequence } from './id-sequence';
 import type { IdempotencyStore } from './idempotency-store';
 import type { IdentityStore } from './identity-store';
 import type { LinkStore } from './link-store';
@@ -19,8 +18,8 @@ export interface IdentityWatch {
 export interface Store {
   readonly kind: string;
   readonly identities: IdentityStore;
+  /** Links; the link store also assigns their ids. */
   readonly links: LinkStore;
-  readonly ids: IdSequence;
   /** Idempotency-key records (retry-safe creation). */
   readonly idempotency: IdempotencyStore;
   /** Resolves when the backend answers; rejects (BackendUnavailableError) otherwise. */

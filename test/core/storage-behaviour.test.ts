@@ -140,7 +140,7 @@ describe('links.create: store and limiter failures', () => {
     expect((error.cause as Error).message).toBe('E11000 secret internal detail');
   });
 
-  it.each([['identities'], ['links'], ['ids']] as const)(
+  it.each([['identities'], ['links']] as const)(
     'turns BackendUnavailableError from the %s part into code 23',
     async (part) => {
       const f = await createTestCore();

@@ -225,8 +225,8 @@ describe('gRPC errors from failing backends', () => {
   ] as const)('code %s', async (_name, makeError, code, grpcStatus) => {
     const base = createMemoryStore();
     const f = await createTestCore({ store: base });
-    // Identities work (the token and organization checks pass); the id sequence fails.
-    const store = failingStore(base, makeError, { parts: ['ids'] });
+    // Identities work (the token and organization checks pass); the link store fails.
+    const store = failingStore(base, makeError, { parts: ['links'] });
     const core = createCore({ ...f.core.deps, store });
     const grpc = await startGrpc(core);
     try {

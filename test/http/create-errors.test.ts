@@ -358,7 +358,7 @@ describe('500 and 503: store failures (1, 23)', () => {
 
   it('code 23 when the store backend is unavailable', async () => {
     const store = failingStore(f.store, () => new BackendUnavailableError('connection refused'), {
-      parts: ['identities', 'links', 'ids'],
+      parts: ['identities', 'links'],
     });
     const server = await startHttp(createCore({ ...f.core.deps, store }));
     try {

@@ -1,8 +1,9 @@
 import { MongoServerError, type Collection } from 'mongodb';
-import type { LinkDocument } from '../../core/adapters/mongodb/documents';
+import type { CounterDocument, LinkDocument } from '../../core/adapters/mongodb/documents';
 import { INDEXES } from '../../core/adapters/mongodb/indexes';
+import { LINK_ID_COUNTER, MongoIdSequence } from '../../core/adapters/mongodb/mongo-id-sequence';
 import { MongoLinkStore } from '../../core/adapters/mongodb/mongo-link-store';
-import type { LinkRecord } from '../../core';
+import type { NewLink } from '../../core';
 
 /**
  * A `links` collection that records every operation the store makes on it, with its filter or
@@ -44,8 +45,21 @@ function recordingLinks() {
   return { collection, operations };
 }
 
-const link = (alias: string, id: number): LinkRecord => ({
-  id,
+/** A `counters` collection with only the counter update the id sequence makes, counted. */
+function countingCounters() {
+  const updates: Array<{ filter: unknown; inc: number }> = [];
+  let seq = 0;
+  const collection = {
+    findOneAndUpdate: (filter: unknown, update: { $inc: { seq: number } }) => {
+      updates.push({ filter, inc: update.$inc.seq });
+      seq += update.$inc.seq;
+      return Promise.resolve({ _id: LINK_ID_COUNTER, seq });
+    },
+  } as unknown as Collection<CounterDocument>;
+  return { collection, updates };
+}
+
+const link = (alias: string): NewLink => ({
   domain: 'acme.link',
   alias,
   url: 'https://example.com/',
@@ -54,16 +68,25 @@ const link = (alias: string, id: number): LinkRecord => ({
   organizationId: 'acme',
   groupApiId: '1',
   userId: 'alice',
-  createdAt: new Date(),
+  createdAt: new Date('2026-05-04T10:11:12.345Z'),
 });
 
 describe('every links operation of the MongoDB store carries the shard key', () => {
   it('inserts, duplicate inserts, hits and misses all name domain and alias', async () => {
     const { collection, operations } = recordingLinks();
-    const store = new MongoLinkStore(collection);
-    expect(await store.insert(link('a', 1))).toBe('inserted');
-    expect(await store.insert(link('a', 2))).toBe('alias_taken');
+    const counters = countingCounters();
+    const store = new MongoLinkStore(collection, new MongoIdSequence(counters.collection));
+    expect(await store.insert(link('a'))).toEqual({ ...link('a'), id: 1 });
+    expect(await store.insert(link('a'))).toBe('alias_taken');
     expect((await store.findByAlias('acme.link', 'a'))?.id).toBe(1);
+    // Each insert took its id from the counter first; the refused one used id 2.
+    expect(counters.updates).toEqual([
+      { filter: { _id: LINK_ID_COUNTER }, inc: 1 },
+      { filter: { _id: LINK_ID_COUNTER }, inc: 1 },
+    ]);
+    expect(operations.filter((o) => o.method === 'insertOne').map((o) => o.argument._id)).toEqual([
+      1, 2,
+    ]);
     expect(await store.findByAlias('acme.link', 'missing')).toBeNull();
     expect(operations.map((operation) => operation.method)).toEqual([
       'insertOne',

@@ -8,7 +8,7 @@ import {
   FlexibleRateLimiter,
   ShortlinkError,
   silentLogger,
-  type LinkRecord,
+  type NewLink,
   type Store,
 } from '../../core';
 import { loadConfig } from '../../core/runtime';
@@ -35,8 +35,7 @@ function unreachableStore(): Store {
   return mongoStoreOn(client, client.db('shortlink'), true);
 }
 
-const link: LinkRecord = {
-  id: 1,
+const link: NewLink = {
   domain: 'acme.link',
   alias: 'a',
   url: 'https://example.com/',
@@ -154,7 +153,6 @@ describe('MongoDB unreachable during a run', () => {
     ['ping', (s) => s.ping()],
     ['links.insert', (s) => s.links.insert(link)],
     ['links.findByAlias', (s) => s.links.findByAlias('acme.link', 'a')],
-    ['ids.next', (s) => s.ids.next()],
     ['identities.findUserIdByTokenHash', (s) => s.identities.findUserIdByTokenHash('f')],
     ['identities.findOrganizationByKeyHash', (s) => s.identities.findOrganizationByKeyHash('k')],
     ['identities.findOrganizationById', (s) => s.identities.findOrganizationById('acme')],

@@ -1,9 +1,8 @@
-import type { LinkRecord } from '../../core';
+import type { LinkRecord, LinkStore, NewLink } from '../../core';
 
-/** A link record with sensible defaults; `overrides` replace fields. */
-export function linkRecord(overrides: Partial<LinkRecord> = {}): LinkRecord {
+/** A link to insert (the store gives its id) with sensible defaults; `overrides` replace fields. */
+export function newLink(overrides: Partial<NewLink> = {}): NewLink {
   return {
-    id: 1,
     domain: 'acme.link',
     alias: 'promo',
     url: 'https://example.com/landing?utm=1',
@@ -15,6 +14,15 @@ export function linkRecord(overrides: Partial<LinkRecord> = {}): LinkRecord {
     createdAt: new Date('2026-05-04T10:11:12.345Z'),
     ...overrides,
   };
+}
+
+/** Inserts `link` and answers the stored record; fails the test when the alias was taken. */
+export async function insertNew(links: LinkStore, link: NewLink): Promise<LinkRecord> {
+  const outcome = await links.insert(link);
+  if (outcome === 'alias_taken') {
+    throw new Error(`expected ${link.domain}/${link.alias} to be inserted, it was taken`);
+  }
+  return outcome;
 }
 
 /** Settles every promise; the outcome of each, in order. */

@@ -1,4 +1,4 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { BackendUnavailableError, createCore, LinkDomainTakenError } from '../../core';
@@ -18,7 +18,8 @@ import {
 } from '../support/small-filesystem';
 import { tempDirs } from '../support/temp-dirs';
 import { createTestCore } from '../support/core-fixture';
-import { linkRecord } from './fixtures';
+import { FLUSH_TIMEOUT_MS } from '../../core/adapters/lmdb/flush-guard';
+import { insertNew, newLink, settleAll } from './fixtures';
 
 jest.setTimeout(60_000);
 
@@ -39,7 +40,8 @@ describe('LMDB store: restarts', () => {
     const before = await createLmdbStore({ dataDir: dir });
     const f = await createTestCore({ store: before });
     const created = await f.caller().links.create(f.body({ alias: 'kept' }) as never);
-    const lastId = await before.ids.next();
+    const lastId = (await insertNew(before.links, newLink({ alias: 'direct' }))).id;
+    expect(lastId).toBe(created.id + 1);
     await before.close();
 
     const after = await createLmdbStore({ dataDir: dir });
@@ -49,7 +51,7 @@ describe('LMDB store: restarts', () => {
         url: created.url,
         alias: 'kept',
       });
-      expect(await after.ids.next()).toBe(lastId + 1);
+      expect((await insertNew(after.links, newLink({ alias: 'reopened' }))).id).toBe(lastId + 1);
       await expect(after.identities.findOrganizationById('acme')).resolves.toMatchObject({
         domain: 'acme.link',
       });
@@ -165,21 +167,18 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
     await expect(opening).rejects.toThrow(`DATA_DIR ${dir} is on a full disk`);
   });
 
-  it('answers a write on a disk that fills up later with BackendUnavailableError (code 23)', async () => {
+  it('answers writes on a disk that fills up later with code 23, and writes again once there is room', async () => {
     const mount = await mountTmpfs(join(await dirs.make(), 'fills'), { sizeKb: 4096 });
     mounts.push(mount);
     const store = await createLmdbStore({ dataDir: join(mount.dir, 'data') });
+    const big = (i: number) => `https://e.example/${'x'.repeat(2000)}${i}`;
     try {
       await fillUp(mount.dir);
       let failure: unknown;
+      let written = 0;
       for (let i = 0; i < 5000 && failure === undefined; i += 1) {
-        const link = linkRecord({
-          id: i + 1,
-          alias: `a${i}`,
-          url: `https://e.example/${'x'.repeat(2000)}${i}`,
-        });
-        failure = await store.links.insert(link).then(
-          () => undefined,
+        failure = await store.links.insert(newLink({ alias: `a${i}`, url: big(i) })).then(
+          () => void (written += 1),
           (error: unknown) => error,
         );
       }
@@ -187,9 +186,50 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
       expect((failure as Error).message).toContain(store.path);
       // The OS's reason when lmdb-js reported it in time, else its generic "Commit failed".
       expect((failure as Error).message).toMatch(/No space left on device|Commit failed/);
+      // Concurrent writes on the full disk fail the same way, and no failed commit is left as an
+      // unhandled rejection (which would stop the process; jest fails the test on one).
+      const burst = await settleAll(
+        Array.from({ length: 20 }, (_, i) =>
+          store.links.insert(newLink({ alias: `burst-${i}`, url: big(i) })),
+        ),
+      );
+      expect(burst.map((r) => !r.ok && r.error instanceof BackendUnavailableError)).toEqual(
+        burst.map(() => true),
+      );
+
+      await rm(join(mount.dir, 'filler'));
+      // The failed inserts wrote nothing and used no id.
+      const after = await insertNew(store.links, newLink({ alias: 'after' }));
+      expect(after.id).toBe(written + 1);
+      await expect(store.links.findByAlias('acme.link', 'after')).resolves.toEqual(after);
     } finally {
       await store.close().catch(() => undefined);
     }
+  });
+
+  it('closes within the flush bound while the disk stays full after a failed commit', async () => {
+    const mount = await mountTmpfs(join(await dirs.make(), 'stays-full'), { sizeKb: 4096 });
+    mounts.push(mount);
+    const store = await createLmdbStore({ dataDir: join(mount.dir, 'data') });
+    await fillUp(mount.dir);
+    let failed = false;
+    for (let i = 0; i < 5000 && !failed; i += 1) {
+      const link = newLink({ alias: `a${i}`, url: `https://e.example/${'x'.repeat(2000)}${i}` });
+      failed = await store.links.insert(link).then(
+        () => false,
+        () => true,
+      );
+    }
+    expect(failed).toBe(true);
+    // lmdb-js waits for the failed commit's flush, which never comes: the close gives up.
+    const started = Date.now();
+    await expect(store.close()).rejects.toThrow(
+      new BackendUnavailableError(
+        `the LMDB store in ${store.path} did not confirm within ${FLUSH_TIMEOUT_MS} ms that its ` +
+          'last writes reached the disk; it was not closed',
+      ),
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(FLUSH_TIMEOUT_MS - 100);
   });
 });
 
@@ -199,10 +239,10 @@ describe('LMDB store: backup', () => {
     const target = join(await dirs.make(), 'backup');
     try {
       for (let i = 0; i < 200; i += 1) {
-        await store.links.insert(linkRecord({ id: i + 1, alias: `before-${i}` }));
+        await insertNew(store.links, newLink({ alias: `before-${i}` }));
       }
       const during = Array.from({ length: 200 }, (_, i) =>
-        store.links.insert(linkRecord({ id: 1000 + i, alias: `during-${i}` })),
+        insertNew(store.links, newLink({ alias: `during-${i}` })),
       );
       await expect(store.backup(target)).resolves.toBe(target);
       await Promise.all(during);

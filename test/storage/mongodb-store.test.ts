@@ -15,12 +15,11 @@ import {
 import type { LinkDocument } from '../../core/adapters/mongodb/documents';
 import { createRuntime, loadConfig } from '../../core/runtime';
 import { createTestCore } from '../support/core-fixture';
-import { linkRecord } from './fixtures';
+import { insertNew, newLink } from './fixtures';
 
 /** A link as the links collection holds it (its id as `_id`). */
-function linkRecordDocument(id: number) {
-  const { id: _id, ...fields } = linkRecord({ id, alias: `l${id}` });
-  return { _id, ...fields };
+function linkDocument(id: number) {
+  return { _id: id, ...newLink({ alias: `l${id}` }) };
 }
 import { detectMongo, MongoTestServer } from './mongo-target';
 import { describeStoreContract } from './store-contract';
@@ -51,7 +50,10 @@ if (!availability.available) {
     createMongoStore({ uri: server.uriFor(dbName) });
 
   describe(`storage contract: MongoDB store (${availability.source})`, () => {
-    describeStoreContract(() => ({ fresh: () => open(server.freshDatabase()) }));
+    describeStoreContract(() => ({
+      fresh: () => open(server.freshDatabase()),
+      takenAliasUsesId: true,
+    }));
   });
 
   describe(`MongoDB specifics (${availability.source})`, () => {
@@ -96,7 +98,8 @@ if (!availability.available) {
       const before = await open(dbName);
       const f = await createTestCore({ store: before });
       const created = await f.caller().links.create(f.body({ alias: 'kept' }) as never);
-      const lastId = await before.ids.next();
+      const lastId = (await insertNew(before.links, newLink({ alias: 'direct' }))).id;
+      expect(lastId).toBe(created.id + 1);
       await before.close();
 
       const after = await open(dbName);
@@ -105,16 +108,16 @@ if (!availability.available) {
           id: created.id,
           url: created.url,
         });
-        expect(await after.ids.next()).toBe(lastId + 1);
-        await expect(
-          after.links.insert(linkRecord({ id: lastId + 2, alias: 'kept' })),
-        ).resolves.toBe('alias_taken');
+        expect((await insertNew(after.links, newLink({ alias: 'reopened' }))).id).toBe(lastId + 1);
+        // A taken alias uses an id on MongoDB (taken from the counter before the insert).
+        await expect(after.links.insert(newLink({ alias: 'kept' }))).resolves.toBe('alias_taken');
         const again = createCoreOn(after, f);
         await expect(again.links.create(f.body({ alias: 'kept' }) as never)).rejects.toMatchObject({
           code: 15,
         });
         const next = await again.links.create(f.body() as never);
-        expect(next.id).toBe(lastId + 3);
+        // lastId + 2 and + 3 went to the two inserts refused for the taken alias.
+        expect(next.id).toBe(lastId + 4);
       } finally {
         await after.close();
       }
@@ -123,7 +126,7 @@ if (!availability.available) {
     it('refuses to start when the id counter is behind the largest link id', async () => {
       const dbName = server.freshDatabase();
       const first = await open(dbName);
-      await first.db.collection<LinkDocument>(COLLECTIONS.links).insertOne(linkRecordDocument(50));
+      await first.db.collection<LinkDocument>(COLLECTIONS.links).insertOne(linkDocument(50));
       await first.db
         .collection<{ _id: string; seq: number }>(COLLECTIONS.counters)
         .updateOne({ _id: 'link_id' }, { $set: { seq: 10 } }, { upsert: true });
@@ -131,12 +134,21 @@ if (!availability.available) {
       await expect(open(dbName)).rejects.toThrow(/seq 10\) is behind the largest link id \(50\)/);
     });
 
-    it('hands out unique ids to concurrent creates with batched counter updates', async () => {
+    it('hands out unique ids to concurrent inserts with batched counter updates', async () => {
       const store = await open(server.freshDatabase());
       try {
-        const ids = await Promise.all(Array.from({ length: 40 }, () => store.ids.next()));
+        const ids = await Promise.all(
+          Array.from(
+            { length: 40 },
+            async (_, i) => (await insertNew(store.links, newLink({ alias: `c${i}` }))).id,
+          ),
+        );
         expect(new Set(ids).size).toBe(40);
         expect(Math.max(...ids)).toBe(40);
+        const counter = await store.db
+          .collection<{ _id: string; seq: number }>(COLLECTIONS.counters)
+          .findOne({ _id: 'link_id' });
+        expect(counter?.seq).toBe(40);
       } finally {
         await store.close();
       }
@@ -274,10 +286,9 @@ if (!availability.available) {
           await doomed.stop();
           running = false;
           await expect(store.ping()).rejects.toBeInstanceOf(BackendUnavailableError);
-          await expect(store.links.insert(linkRecord())).rejects.toBeInstanceOf(
+          await expect(store.links.insert(newLink())).rejects.toBeInstanceOf(
             BackendUnavailableError,
           );
-          await expect(store.ids.next()).rejects.toBeInstanceOf(BackendUnavailableError);
         } finally {
           await store.close();
           if (running) await doomed.stop();

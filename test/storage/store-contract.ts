@@ -8,12 +8,17 @@ import {
   type Store,
 } from '../../core';
 import { createTestCore, scriptedAliases } from '../support/core-fixture';
-import { linkRecord, settleAll } from './fixtures';
+import { insertNew, newLink, settleAll } from './fixtures';
 
 /** How the suite obtains stores from one adapter. */
 export interface StoreFactory {
   /** A new, empty store (its own database for a server-backed adapter). */
   fresh(): Promise<Store>;
+  /**
+   * Whether an insert refused for a taken alias has still used an id (MongoDB takes the id from
+   * its counter before the insert); otherwise it uses none.
+   */
+  takenAliasUsesId?: boolean;
 }
 
 const CONCURRENCY = 25;
@@ -54,7 +59,7 @@ function organization(overrides: Partial<Organization> = {}): Organization {
 
 /**
  * The storage contract every adapter must meet, run unchanged against each of them: what the
- * ports promise (atomic alias insert, increasing ids, idempotent provisioning upserts) plus a
+ * ports promise (atomic alias insert giving increasing ids, idempotent provisioning upserts) plus a
  * create through the core on that store.
  */
 export function describeStoreContract(getFactory: () => StoreFactory): void {
@@ -71,96 +76,105 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
   });
 
   describe('links', () => {
-    it('stores a link and returns every field on lookup', async () => {
-      const link = linkRecord({ redirectType: 307, scheme: 'http' });
-      await expect(store.links.insert(link)).resolves.toBe('inserted');
-      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual(link);
+    it('stores a link, answers it with its id, and returns every field on lookup', async () => {
+      const link = newLink({ redirectType: 307, scheme: 'http' });
+      const stored = await store.links.insert(link);
+      expect(stored).toEqual({ ...link, id: 1 });
+      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual(stored);
     });
 
     it('answers null for an alias nobody took', async () => {
-      await store.links.insert(linkRecord());
+      await insertNew(store.links, newLink());
       await expect(store.links.findByAlias('acme.link', 'other')).resolves.toBeNull();
       await expect(store.links.findByAlias('other.link', 'promo')).resolves.toBeNull();
     });
 
     it('refuses a second link with the same alias on the same domain and keeps the first', async () => {
-      await store.links.insert(linkRecord({ id: 1, url: 'https://example.com/first' }));
+      const first = await insertNew(
+        store.links,
+        newLink({ url: 'https://example.com/first', userId: 'alice' }),
+      );
       await expect(
-        store.links.insert(linkRecord({ id: 2, url: 'https://example.com/second' })),
+        store.links.insert(newLink({ url: 'https://example.com/second', userId: 'bob' })),
       ).resolves.toBe('alias_taken');
-      const kept = await store.links.findByAlias('acme.link', 'promo');
-      expect(kept).toMatchObject({ id: 1, url: 'https://example.com/first' });
+      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual(first);
     });
 
     it('keeps aliases unique per domain, not globally', async () => {
-      await expect(store.links.insert(linkRecord({ id: 1 }))).resolves.toBe('inserted');
-      await expect(
-        store.links.insert(linkRecord({ id: 2, domain: 'beta.link', url: 'https://b.example/' })),
-      ).resolves.toBe('inserted');
-      expect((await store.links.findByAlias('acme.link', 'promo'))?.id).toBe(1);
-      expect((await store.links.findByAlias('beta.link', 'promo'))?.url).toBe('https://b.example/');
+      const acme = await insertNew(store.links, newLink());
+      const beta = await insertNew(
+        store.links,
+        newLink({ domain: 'beta.link', url: 'https://b.example/' }),
+      );
+      expect(beta.id).not.toBe(acme.id);
+      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual(acme);
+      await expect(store.links.findByAlias('beta.link', 'promo')).resolves.toEqual(beta);
     });
 
     it('treats aliases case-sensitively', async () => {
-      await expect(store.links.insert(linkRecord({ id: 1, alias: 'Promo' }))).resolves.toBe(
-        'inserted',
-      );
-      await expect(store.links.insert(linkRecord({ id: 2, alias: 'promo' }))).resolves.toBe(
-        'inserted',
-      );
-      await expect(store.links.insert(linkRecord({ id: 3, alias: 'PROMO' }))).resolves.toBe(
-        'inserted',
-      );
-      await expect(store.links.insert(linkRecord({ id: 4, alias: 'Promo' }))).resolves.toBe(
-        'alias_taken',
-      );
-      expect((await store.links.findByAlias('acme.link', 'Promo'))?.id).toBe(1);
-      expect((await store.links.findByAlias('acme.link', 'promo'))?.id).toBe(2);
+      const upper = await insertNew(store.links, newLink({ alias: 'Promo' }));
+      const lower = await insertNew(store.links, newLink({ alias: 'promo' }));
+      await insertNew(store.links, newLink({ alias: 'PROMO' }));
+      await expect(store.links.insert(newLink({ alias: 'Promo' }))).resolves.toBe('alias_taken');
+      await expect(store.links.findByAlias('acme.link', 'Promo')).resolves.toEqual(upper);
+      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual(lower);
       expect(await store.links.findByAlias('acme.link', 'pROMO')).toBeNull();
     });
 
     it(`lets exactly one of ${CONCURRENCY} concurrent inserts of one alias win`, async () => {
-      const attempts = Array.from({ length: CONCURRENCY }, (_, i) =>
-        store.links.insert(linkRecord({ id: i + 1, url: `https://example.com/${i + 1}` })),
+      const outcomes = await Promise.all(
+        Array.from({ length: CONCURRENCY }, (_, i) =>
+          store.links.insert(newLink({ url: `https://example.com/${i + 1}` })),
+        ),
       );
-      const outcomes = await Promise.all(attempts);
-      expect(outcomes.filter((o) => o === 'inserted')).toHaveLength(1);
+      const winners = outcomes.filter((o) => o !== 'alias_taken');
+      expect(winners).toHaveLength(1);
       expect(outcomes.filter((o) => o === 'alias_taken')).toHaveLength(CONCURRENCY - 1);
-      const winner = outcomes.indexOf('inserted') + 1;
-      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toMatchObject({
-        id: winner,
-        url: `https://example.com/${winner}`,
-      });
+      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual(winners[0]);
+      const next = await insertNew(store.links, newLink({ alias: 'after' }));
+      expect(next.id).toBe(getFactory().takenAliasUsesId ? CONCURRENCY + 1 : 2);
     });
 
     it('inserts many distinct aliases concurrently, all retrievable', async () => {
       const links = Array.from({ length: CONCURRENCY }, (_, i) =>
-        linkRecord({ id: i + 1, alias: `a${i}`, url: `https://example.com/${i}` }),
+        newLink({ alias: `a${i}`, url: `https://example.com/${i}` }),
       );
-      const outcomes = await Promise.all(links.map((link) => store.links.insert(link)));
-      expect(outcomes.every((o) => o === 'inserted')).toBe(true);
-      for (const link of links) {
-        await expect(store.links.findByAlias(link.domain, link.alias)).resolves.toEqual(link);
+      const stored = await Promise.all(links.map((link) => insertNew(store.links, link)));
+      for (const [i, link] of links.entries()) {
+        expect(stored[i]).toEqual({ ...link, id: stored[i]?.id });
+        await expect(store.links.findByAlias(link.domain, link.alias)).resolves.toEqual(stored[i]);
       }
     });
   });
 
-  describe('ids', () => {
+  describe('ids (given by links.insert)', () => {
+    const idOf = async (alias: string) => (await insertNew(store.links, newLink({ alias }))).id;
+
     it('starts at 1 and increases by one', async () => {
-      expect(await store.ids.next()).toBe(1);
-      expect(await store.ids.next()).toBe(2);
-      expect(await store.ids.next()).toBe(3);
+      expect(await idOf('a')).toBe(1);
+      expect(await idOf('b')).toBe(2);
+      expect(await idOf('c')).toBe(3);
     });
 
-    it(`hands ${CONCURRENCY * 2} concurrent callers distinct, consecutive ids`, async () => {
-      const first = await store.ids.next();
+    it(`gives ${CONCURRENCY * 2} concurrent inserts distinct, consecutive ids`, async () => {
+      const first = await idOf('first');
       const ids = await Promise.all(
-        Array.from({ length: CONCURRENCY * 2 }, () => store.ids.next()),
+        Array.from({ length: CONCURRENCY * 2 }, (_, i) => idOf(`concurrent-${i}`)),
       );
       expect(new Set(ids).size).toBe(ids.length);
       const sorted = [...ids].sort((a, b) => a - b);
       expect(sorted).toEqual(Array.from({ length: ids.length }, (_, i) => first + 1 + i));
-      expect(await store.ids.next()).toBe(first + ids.length + 1);
+      expect(await idOf('last')).toBe(first + ids.length + 1);
+    });
+
+    it('writes nothing for a taken alias; the id it may use is never given to a link', async () => {
+      const first = await insertNew(store.links, newLink({ alias: 'taken' }));
+      await expect(
+        store.links.insert(newLink({ alias: 'taken', url: 'https://example.com/else' })),
+      ).resolves.toBe('alias_taken');
+      await expect(store.links.findByAlias('acme.link', 'taken')).resolves.toEqual(first);
+      const usedByTaken = getFactory().takenAliasUsesId ? 1 : 0;
+      expect(await idOf('next')).toBe(first.id + 1 + usedByTaken);
     });
   });
 
@@ -405,7 +419,8 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(
         caller().links.create(f.body({ url: 'https://example.com/else' }) as never),
       ).rejects.toMatchObject({ code: 25 });
-      expect(await store.ids.next()).toBe(first.id + 1);
+      // Neither the replay nor the refused request stored a link or used an id.
+      expect((await insertNew(store.links, newLink({ alias: 'after' }))).id).toBe(first.id + 1);
     });
   });
 

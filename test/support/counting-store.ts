@@ -54,7 +54,6 @@ export function countingStore(inner: Store, options: { watchable?: boolean } = {
     tally,
     identities: counted(inner.identities, 'identities', tally),
     links: counted(inner.links, 'links', tally),
-    ids: counted(inner.ids, 'ids', tally),
     idempotency: counted(inner.idempotency, 'idempotency', tally),
     ping: () => inner.ping(),
     close: () => inner.close(),

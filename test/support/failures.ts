@@ -17,7 +17,7 @@ export async function failureOf(promise: Promise<unknown>): Promise<ShortlinkErr
   );
 }
 
-type Part = 'identities' | 'links' | 'ids' | 'idempotency';
+type Part = 'identities' | 'links' | 'idempotency';
 
 /** Every method of `target` rejects with `makeError()`. */
 function rejectingEverything<T extends object>(target: T, makeError: () => Error): T {
@@ -47,7 +47,6 @@ export function failingStore(
       ? rejectingEverything(base.identities, makeError)
       : base.identities,
     links: parts.has('links') ? rejectingEverything(base.links, makeError) : base.links,
-    ids: parts.has('ids') ? rejectingEverything(base.ids, makeError) : base.ids,
     idempotency: parts.has('idempotency')
       ? rejectingEverything(base.idempotency, makeError)
       : base.idempotency,

@@ -12,6 +12,7 @@ import type {
   LmdbDatabases,
   StoredIdempotencyRecord,
 } from './databases';
+import type { UntilFlushed } from './flush-guard';
 import { onLmdb } from './lmdb-errors';
 
 /** How often, at most, a claim first removes expired records (by the caller's clock). */
@@ -51,9 +52,10 @@ function fromStored(stored: StoredIdempotencyRecord): IdempotencyRecord {
  * Idempotency records on LMDB. Each operation is one write transaction, and LMDB has one writer
  * per environment across every process that opens it, so a claim (read, then write when absent
  * or expired) is atomic between processes. An expiry index ([expiresAt, key, user]) lets a sweep
- * remove expired records without reading the live ones. The environment syncs every commit before
- * it resolves, so a recorded answer is on disk, as its link is, before the client sees it: a retry
- * after a crash replays rather than creating again.
+ * remove expired records without reading the live ones. A completion waits for the fsync after
+ * its commit, so a recorded answer is on disk, as its link is, before the client sees it: a retry
+ * after a power loss replays rather than creating again. Claims and releases answer at commit (a
+ * later flush covers them): a claim lost to a power loss only lets a retry run anew.
  */
 export class LmdbIdempotencyStore implements IdempotencyStore {
   private lastSweep = Number.NEGATIVE_INFINITY;
@@ -61,6 +63,7 @@ export class LmdbIdempotencyStore implements IdempotencyStore {
   constructor(
     private readonly dbs: LmdbDatabases,
     private readonly path: string,
+    private readonly untilFlushed: UntilFlushed,
   ) {}
 
   async claim(scope: IdempotencyScope, running: RunningRecord, now: Date): Promise<ClaimResult> {
@@ -82,8 +85,13 @@ export class LmdbIdempotencyStore implements IdempotencyStore {
     );
   }
 
-  complete(scope: IdempotencyScope, owner: string, completed: CompletedRecord): Promise<void> {
-    return this.replaceOwned(scope, owner, 'idempotency completion', toStored(completed));
+  async complete(
+    scope: IdempotencyScope,
+    owner: string,
+    completed: CompletedRecord,
+  ): Promise<void> {
+    await this.replaceOwned(scope, owner, 'idempotency completion', toStored(completed));
+    await this.untilFlushed('idempotency completion');
   }
 
   release(scope: IdempotencyScope, owner: string): Promise<void> {

@@ -1,26 +1,47 @@
-import type { InsertOutcome, LinkRecord, LinkStore } from '../../ports/link-store';
-import { fromStoredLink, toStoredLink, type LinkKey, type LmdbDatabases } from './databases';
+import type { LinkRecord, LinkStore, NewLink } from '../../ports/link-store';
+import {
+  fromStoredLink,
+  META_KEYS,
+  toStoredLink,
+  type LinkKey,
+  type LmdbDatabases,
+} from './databases';
+import type { UntilFlushed } from './flush-guard';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
 /**
- * Links on LMDB. The [domain, alias] key decides who gets an alias: the put is conditional on the
- * key not existing, checked by LMDB inside the committing write transaction (which holds the
- * environment's writer lock across processes), never by a lookup before the write.
+ * Links on LMDB. One write transaction checks that the [domain, alias] key is free, takes the
+ * next id from the counter in `meta` and puts the link. LMDB runs one write transaction at a
+ * time per environment, across every process that opens it (the writer lock in lock.mdb), so
+ * the check decides who gets an alias (never a lookup before the write), and ids are distinct
+ * and increasing across every process on the DATA_DIR, starting at 1. A taken alias writes
+ * nothing and uses no id.
  */
 export class LmdbLinkStore implements LinkStore {
   constructor(
     private readonly dbs: LmdbDatabases,
     private readonly path: string,
+    private readonly untilFlushed: UntilFlushed,
   ) {}
 
-  insert(link: LinkRecord): Promise<InsertOutcome> {
+  async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
     const key: LinkKey = [link.domain, link.alias];
-    const stored = toStoredLink(link);
-    return onLmdb(this.path, 'link insert', async () => {
-      const { links } = this.dbs;
-      const written = await links.ifNoExists(key, () => void links.put(key, stored));
-      return written ? 'inserted' : 'alias_taken';
-    });
+    const { links, meta } = this.dbs;
+    const id = await onLmdb(this.path, 'link insert', () =>
+      links.transaction(() => {
+        if (links.doesExist(key)) return undefined;
+        const last = meta.get(META_KEYS.linkIds);
+        const next = (typeof last === 'number' ? last : 0) + 1;
+        void meta.put(META_KEYS.linkIds, next);
+        void links.put(key, toStoredLink({ ...link, id: next }));
+        return next;
+      }),
+    );
+    if (id === undefined) return 'alias_taken';
+    // The commit made the link visible to every process and safe from a crash of this one; the
+    // answer also waits for the fsync, so a created link survives a power loss too.
+    await this.untilFlushed('link insert');
+    return { ...link, id };
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {

@@ -6,7 +6,7 @@ import type { Store } from '../../ports/store';
 import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
 import { DATA_DIR_MODE, DataDirError, isEmptyOrMissing, prepareDataDir } from './data-dir';
 import { checkFormatVersion } from './format-version';
-import { LmdbIdSequence } from './lmdb-id-sequence';
+import { closeWithin, untilFlushed } from './flush-guard';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
 import { LmdbIdentityStore } from './lmdb-identity-store';
 import { indexLinkDomains } from './link-domain-index';
@@ -22,7 +22,6 @@ export interface LmdbStore extends Store {
   readonly kind: typeof LMDB_STORE_KIND;
   readonly identities: LmdbIdentityStore;
   readonly links: LmdbLinkStore;
-  readonly ids: LmdbIdSequence;
   readonly idempotency: LmdbIdempotencyStore;
   /** The absolute path of the data directory. */
   readonly path: string;
@@ -44,8 +43,11 @@ export function isLmdbStore(store: Store): store is LmdbStore {
 }
 
 /**
- * The environment's settings. Every process opening one directory must use the same ones (LMDB
- * refuses a different sync mode), so they live here and nowhere else.
+ * The environment's settings. Every process opening one directory must use the same ones, so
+ * they live here and nowhere else: lmdb-js refuses a second open with another sync mode only
+ * inside one process, and LMDB does not check across processes, while a process committing
+ * with synchronous commits does not respect what overlapping sync keeps for crash recovery (the
+ * pages of the last commit synced to disk).
  */
 function openEnvironment(path: string): RootDatabase {
   return open({
@@ -53,10 +55,17 @@ function openEnvironment(path: string): RootDatabase {
     // A path with a dot ("./data", "shortlink.v1") is still a directory, never a single file.
     noSubdir: false,
     maxDbs: MAX_DATABASES,
-    // Every commit is synced to disk before its promise resolves: a resolved write is durable.
-    // (lmdb-js's default on Linux resolves at commit and syncs afterwards; a sync that then fails,
-    // on a full disk say, would leave a caller waiting for ever, and a 200 would promise less.)
-    overlappingSync: false,
+    // A write resolves once committed and visible to every process; its fsync runs after, outside
+    // the writer lock, overlapping later transactions (lmdb-js's default on Linux, stated so it
+    // holds everywhere). A committed write survives a crash of the process at once; the writes
+    // that answer a client (a link, a recorded idempotent answer) also wait for the fsync, with
+    // a bound (flush-guard.ts), so they survive a power loss too.
+    overlappingSync: true,
+    // Writes are still batched (a transaction starts at the next turn, or after a few writes),
+    // but every commit promise goes to its caller. With event-turn batching lmdb-js 3.5 makes a
+    // promise of its own per batch, and when a commit fails (a full disk) it rejects unhandled,
+    // which stops the process instead of answering code 23.
+    eventTurnBatching: false,
   });
 }
 
@@ -94,14 +103,14 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
 
 function lmdbStoreOn(dbs: LmdbDatabases, path: string): LmdbStore {
   const { root } = dbs;
+  const flushed = untilFlushed(root, path);
   let closing: Promise<void> | undefined;
   return {
     kind: LMDB_STORE_KIND,
     path,
     identities: new LmdbIdentityStore(dbs, path),
-    links: new LmdbLinkStore(dbs, path),
-    ids: new LmdbIdSequence(dbs, path),
-    idempotency: new LmdbIdempotencyStore(dbs, path),
+    links: new LmdbLinkStore(dbs, path, flushed),
+    idempotency: new LmdbIdempotencyStore(dbs, path, flushed),
     // A read of the format version: it fails once the environment is closed.
     ping: () =>
       readLmdb(path, 'ping', () => {
@@ -110,7 +119,7 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string): LmdbStore {
         }
       }),
     backup: (targetDir) => backupTo(root, path, targetDir),
-    close: () => (closing ??= root.close()),
+    close: () => (closing ??= closeWithin(root, path)),
   };
 }
 

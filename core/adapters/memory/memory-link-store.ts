@@ -1,5 +1,5 @@
 import { BackendUnavailableError } from '../../errors/shortlink-error';
-import type { InsertOutcome, LinkRecord, LinkStore } from '../../ports/link-store';
+import type { LinkRecord, LinkStore, NewLink } from '../../ports/link-store';
 
 /**
  * Entries per Map. V8 refuses a Map's 2^24th entry with a RangeError; the store moves on to a
@@ -19,19 +19,23 @@ export interface MemoryLinkStoreOptions {
 
 const keyOf = (domain: string, alias: string) => `${domain}\u0000${alias}`;
 
-/** The embedded link store. Insert is atomic because the check and the write share one tick. */
+/**
+ * The embedded link store. Insert is atomic because the check, the id and the write share one
+ * tick; ids follow the order of the inserts (a taken alias uses none).
+ */
 export class MemoryLinkStore implements LinkStore {
   private readonly maps: Array<Map<string, LinkRecord>> = [new Map<string, LinkRecord>()];
   private readonly mapCapacity: number;
   private readonly maxLinks: number;
   private count = 0;
+  private lastId = 0;
 
   constructor(options: MemoryLinkStoreOptions = {}) {
     this.mapCapacity = options.mapCapacity ?? LINK_MAP_CAPACITY;
     this.maxLinks = options.maxLinks ?? Number.POSITIVE_INFINITY;
   }
 
-  insert(link: LinkRecord): Promise<InsertOutcome> {
+  insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
     const key = keyOf(link.domain, link.alias);
     if (this.maps.some((map) => map.has(key))) return Promise.resolve('alias_taken');
     if (this.count >= this.maxLinks) {
@@ -47,9 +51,11 @@ export class MemoryLinkStore implements LinkStore {
       current = new Map();
       this.maps.push(current);
     }
-    current.set(key, { ...link });
+    this.lastId += 1;
+    const record: LinkRecord = { ...link, id: this.lastId };
+    current.set(key, record);
     this.count += 1;
-    return Promise.resolve('inserted');
+    return Promise.resolve({ ...record });
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {

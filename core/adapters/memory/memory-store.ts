@@ -1,5 +1,4 @@
 import type { Store } from '../../ports/store';
-import { MemoryIdSequence } from './memory-id-sequence';
 import { MemoryIdempotencyStore } from './memory-idempotency-store';
 import { MemoryIdentityStore } from './memory-identity-store';
 import { MemoryLinkStore, type MemoryLinkStoreOptions } from './memory-link-store';
@@ -18,7 +17,6 @@ export function createMemoryStore(options: { links?: MemoryLinkStoreOptions } = 
     kind: MEMORY_STORE_KIND,
     identities: new MemoryIdentityStore(),
     links: new MemoryLinkStore(options.links),
-    ids: new MemoryIdSequence(),
     idempotency: new MemoryIdempotencyStore(),
     ping: () => Promise.resolve(),
     close: () => Promise.resolve(),

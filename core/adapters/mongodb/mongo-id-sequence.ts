@@ -1,5 +1,4 @@
 import type { Collection } from 'mongodb';
-import type { IdSequence } from '../../ports/id-sequence';
 import { onMongo, upsertRacing } from './backend-errors';
 import { BatchingIdAllocator } from './batching-id-allocator';
 import type { CounterDocument } from './documents';
@@ -8,12 +7,13 @@ import type { CounterDocument } from './documents';
 export const LINK_ID_COUNTER = 'link_id';
 
 /**
- * Ids from one counter document: `$inc` with upsert is atomic on the server, so concurrent
- * callers (in any number of processes) each get distinct values starting at 1. Requests arriving
- * while an update is in flight share the next one (see BatchingIdAllocator), so a busy process
- * sends far fewer than one counter update per link and the counter document stays cool.
+ * Link ids (MongoLinkStore takes one per insert) from one counter document: `$inc` with upsert
+ * is atomic on the server, so concurrent callers (in any number of processes) each get distinct
+ * values starting at 1. Requests arriving while an update is in flight share the next one (see
+ * BatchingIdAllocator), so a busy process sends far fewer than one counter update per link and
+ * the counter document stays cool.
  */
-export class MongoIdSequence implements IdSequence {
+export class MongoIdSequence {
   private readonly allocator: BatchingIdAllocator;
 
   constructor(private readonly counters: Collection<CounterDocument>) {

@@ -1,8 +1,9 @@
 import type { Collection, WithId } from 'mongodb';
-import type { InsertOutcome, LinkRecord, LinkStore } from '../../ports/link-store';
+import type { LinkRecord, LinkStore, NewLink } from '../../ports/link-store';
 import { asBackendError, isDuplicateKeyOn, onMongo } from './backend-errors';
 import type { LinkDocument } from './documents';
 import { INDEXES } from './indexes';
+import type { MongoIdSequence } from './mongo-id-sequence';
 
 function toRecord(document: WithId<LinkDocument>): LinkRecord {
   return {
@@ -19,15 +20,23 @@ function toRecord(document: WithId<LinkDocument>): LinkRecord {
   };
 }
 
-/** Links on MongoDB: the unique (domain, alias) index decides who gets an alias. */
+/**
+ * Links on MongoDB: the unique (domain, alias) index decides who gets an alias. The id comes
+ * from the batching counter first (a document cannot be inserted without its `_id`), so a taken
+ * alias has used an id: ids are unique and increasing, not gapless.
+ */
 export class MongoLinkStore implements LinkStore {
-  constructor(private readonly links: Collection<LinkDocument>) {}
+  constructor(
+    private readonly links: Collection<LinkDocument>,
+    private readonly ids: MongoIdSequence,
+  ) {}
 
-  async insert(link: LinkRecord): Promise<InsertOutcome> {
-    const { id, ...fields } = link;
+  async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
+    const id = await this.ids.next();
+    const record: LinkRecord = { ...link, id };
     try {
-      await this.links.insertOne({ _id: id, ...fields });
-      return 'inserted';
+      await this.links.insertOne({ _id: id, ...link });
+      return record;
     } catch (error) {
       if (isDuplicateKeyOn(error, INDEXES.linkAlias)) return 'alias_taken';
       throw asBackendError(error, 'link insert');

@@ -20,7 +20,6 @@ export interface MongoStore extends Store {
   readonly kind: typeof MONGO_STORE_KIND;
   readonly identities: MongoIdentityStore;
   readonly links: MongoLinkStore;
-  readonly ids: MongoIdSequence;
   readonly idempotency: MongoIdempotencyStore;
   readonly client: MongoClient;
   readonly db: Db;
@@ -60,8 +59,10 @@ export function mongoStoreOn(
     client,
     db,
     identities: new MongoIdentityStore(db),
-    links: new MongoLinkStore(db.collection(COLLECTIONS.links)),
-    ids: new MongoIdSequence(db.collection(COLLECTIONS.counters)),
+    links: new MongoLinkStore(
+      db.collection(COLLECTIONS.links),
+      new MongoIdSequence(db.collection(COLLECTIONS.counters)),
+    ),
     idempotency: new MongoIdempotencyStore(db.collection(COLLECTIONS.idempotency)),
     watchIdentityChanges: (listener) => watchIdentityChanges(db, listener, { logger }),
     ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CachedStore, Core, LinkRecord } from '../../../core';
+import type { CachedStore, Core, NewLink } from '../../../core';
 import { LMDB_DATA_FILE, type LmdbStore } from '../../../core/adapters/lmdb';
 import { createBenchRuntime } from '../support/bench-runtime';
 import { failChild, tellParent } from '../support/child';
@@ -73,9 +73,7 @@ async function fill(store: LmdbStore, count: number): Promise<void> {
   for (let start = 0; start < count; start += FILL_BATCH) {
     const batch: Array<Promise<unknown>> = [];
     for (let i = start; i < Math.min(count, start + FILL_BATCH); i += 1) {
-      const link: LinkRecord = {
-        // Far above the sequence the creates use, so the two never meet.
-        id: 1_000_000_000 + i,
+      const link: NewLink = {
         domain: BENCH_DOMAIN,
         alias: fillAlias(i),
         url: `https://example.com/filled/${i}`,

@@ -1,4 +1,0 @@
-/** Deployment-wide, increasing integer ids starting at 1. */
-export interface IdSequence {
-  next(): Promise<number>;
-}
