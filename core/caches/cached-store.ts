@@ -48,6 +48,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     // Idempotency records change on every keyed request: never cached.
     idempotency: backend.idempotency,
     ping: () => backend.ping(),
+    flush: () => backend.flush(),
     close: async () => {
       await watch?.close();
       await backend.close();

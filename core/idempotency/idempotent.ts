@@ -79,6 +79,13 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
     const failure = toShortlinkError(error);
     if (isRecordedFailure(failure)) {
       await record(failureOutcome(failure));
+      await store.flush().catch((flushError: unknown) => {
+        // The failure stands; a power loss may now lose its record, and a retry runs again.
+        logger.error(
+          { err: flushError },
+          'a recorded idempotency outcome was not confirmed on disk',
+        );
+      });
     } else {
       await store.idempotency.release(scope, owner).catch((releaseError: unknown) => {
         logger.error({ err: releaseError }, 'releasing an idempotency key failed');
@@ -88,5 +95,8 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
   }
   // links.create's resolver, the end of this chain, returns a ShortLink.
   await record(successOutcome(result.output as ShortLink));
+  // One disk sync for the link and its record (the resolver leaves it to this stage when a key
+  // is present). Should it fail (23), the record holds the success: a retry gets the replay.
+  await store.flush();
   return result;
 };

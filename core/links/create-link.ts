@@ -84,5 +84,10 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
     const stored = input.alias
       ? await insertChosen(ctx, { ...link, alias: input.alias })
       : await insertGenerated(ctx, link);
+    // A 200 promises the link survives a power loss. A request with an idempotency key (valid,
+    // or it would not get here) is synced once by the \`idempotent\` stage after it records the
+    // answer, which covers the link too.
+    const keyed = ctx.request.idempotencyKey !== undefined && ctx.request.idempotencyKey !== null;
+    if (!keyed) await ctx.deps.store.flush();
     return toShortLink(stored);
   });

@@ -67,6 +67,7 @@ export function timedStore(store: Store, metrics: ShortlinkMetrics): Store {
       metrics,
     ),
     ping: timed(store, () => store.ping(), metrics.storeCall('ping')),
+    flush: timed(store, () => store.flush(), metrics.storeCall('flush')),
     close: () => store.close(),
   };
 }

@@ -24,6 +24,14 @@ export interface Store {
   readonly idempotency: IdempotencyStore;
   /** Resolves when the backend answers; rejects (BackendUnavailableError) otherwise. */
   ping(): Promise<void>;
+  /**
+   * Resolves once every write this process made before the call would survive a power loss;
+   * rejects (BackendUnavailableError) when the backend cannot confirm it in time. Stores whose
+   * writes are durable when they answer (memory has nothing to lose to a crash it does not
+   * survive anyway; MongoDB answers per its write concern) resolve at once. A create calls it
+   * once, before it answers, so one disk sync covers all of its writes (link and record).
+   */
+  flush(): Promise<void>;
   close(): Promise<void>;
   /**
    * Reports identity changes made by any process, where the backend can tell (MongoDB change

@@ -56,6 +56,7 @@ export function countingStore(inner: Store, options: { watchable?: boolean } = {
     links: counted(inner.links, 'links', tally),
     idempotency: counted(inner.idempotency, 'idempotency', tally),
     ping: () => inner.ping(),
+    flush: () => inner.flush(),
     close: () => inner.close(),
     emitIdentityChange: (change) => {
       for (const listener of listeners) listener(change);

@@ -51,6 +51,7 @@ export function failingStore(
       ? rejectingEverything(base.idempotency, makeError)
       : base.idempotency,
     ping: failing.ping ? () => Promise.reject(makeError()) : () => base.ping(),
+    flush: () => base.flush(),
     close: () => base.close(),
   };
 }

@@ -12,7 +12,6 @@ import type {
   LmdbDatabases,
   StoredIdempotencyRecord,
 } from './databases';
-import type { UntilFlushed } from './flush-guard';
 import { onLmdb } from './lmdb-errors';
 
 /** How often, at most, a claim first removes expired records (by the caller's clock). */
@@ -52,10 +51,10 @@ function fromStored(stored: StoredIdempotencyRecord): IdempotencyRecord {
  * Idempotency records on LMDB. Each operation is one write transaction, and LMDB has one writer
  * per environment across every process that opens it, so a claim (read, then write when absent
  * or expired) is atomic between processes. An expiry index ([expiresAt, key, user]) lets a sweep
- * remove expired records without reading the live ones. A completion waits for the fsync after
- * its commit, so a recorded answer is on disk, as its link is, before the client sees it: a retry
- * after a power loss replays rather than creating again. Claims and releases answer at commit (a
- * later flush covers them): a claim lost to a power loss only lets a retry run anew.
+ * remove expired records without reading the live ones. Every operation answers at commit; a
+ * keyed create waits for the fsync once, after recording its answer (Store.flush), so the
+ * recorded answer is on disk, as its link is, before the client sees it: a retry after a power
+ * loss replays rather than creating again.
  */
 export class LmdbIdempotencyStore implements IdempotencyStore {
   private lastSweep = Number.NEGATIVE_INFINITY;
@@ -63,7 +62,6 @@ export class LmdbIdempotencyStore implements IdempotencyStore {
   constructor(
     private readonly dbs: LmdbDatabases,
     private readonly path: string,
-    private readonly untilFlushed: UntilFlushed,
   ) {}
 
   async claim(scope: IdempotencyScope, running: RunningRecord, now: Date): Promise<ClaimResult> {
@@ -91,7 +89,6 @@ export class LmdbIdempotencyStore implements IdempotencyStore {
     completed: CompletedRecord,
   ): Promise<void> {
     await this.replaceOwned(scope, owner, 'idempotency completion', toStored(completed));
-    await this.untilFlushed('idempotency completion');
   }
 
   release(scope: IdempotencyScope, owner: string): Promise<void> {

@@ -6,7 +6,6 @@ import {
   type LinkKey,
   type LmdbDatabases,
 } from './databases';
-import type { UntilFlushed } from './flush-guard';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
 /**
@@ -21,7 +20,6 @@ export class LmdbLinkStore implements LinkStore {
   constructor(
     private readonly dbs: LmdbDatabases,
     private readonly path: string,
-    private readonly untilFlushed: UntilFlushed,
   ) {}
 
   async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
@@ -37,11 +35,9 @@ export class LmdbLinkStore implements LinkStore {
         return next;
       }),
     );
-    if (id === undefined) return 'alias_taken';
     // The commit made the link visible to every process and safe from a crash of this one; the
-    // answer also waits for the fsync, so a created link survives a power loss too.
-    await this.untilFlushed('link insert');
-    return { ...link, id };
+    // create waits for the fsync (Store.flush) before it answers.
+    return id === undefined ? 'alias_taken' : { ...link, id };
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {

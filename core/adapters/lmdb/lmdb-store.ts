@@ -109,8 +109,11 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string): LmdbStore {
     kind: LMDB_STORE_KIND,
     path,
     identities: new LmdbIdentityStore(dbs, path),
-    links: new LmdbLinkStore(dbs, path, flushed),
-    idempotency: new LmdbIdempotencyStore(dbs, path, flushed),
+    links: new LmdbLinkStore(dbs, path),
+    idempotency: new LmdbIdempotencyStore(dbs, path),
+    // Writes answer at commit (visible to every process, safe from a crash of this one); this
+    // waits for the fsync that follows, so what it covers also survives a power loss.
+    flush: () => flushed('the writes'),
     // A read of the format version: it fails once the environment is closed.
     ping: () =>
       readLmdb(path, 'ping', () => {

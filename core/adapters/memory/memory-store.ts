@@ -19,6 +19,7 @@ export function createMemoryStore(options: { links?: MemoryLinkStoreOptions } = 
     links: new MemoryLinkStore(options.links),
     idempotency: new MemoryIdempotencyStore(),
     ping: () => Promise.resolve(),
+    flush: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
 }

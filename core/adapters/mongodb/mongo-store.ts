@@ -66,6 +66,8 @@ export function mongoStoreOn(
     idempotency: new MongoIdempotencyStore(db.collection(COLLECTIONS.idempotency)),
     watchIdentityChanges: (listener) => watchIdentityChanges(db, listener, { logger }),
     ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
+    // Each write has answered per the collection's write concern.
+    flush: () => Promise.resolve(),
     close: () => (closeClient ? client.close() : Promise.resolve()),
   };
 }
