@@ -1,17 +1,16 @@
 import { request } from 'node:http';
 import { BackendUnavailableError, type UrlGuard } from '../../core';
 import { gatedUrlGuard } from '../grpc/gated-url-guard';
-import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import type { CoreFixture } from '../support/core-fixture';
 import { expectError, expectRateLimitHeaders } from '../support/http-assertions';
-import { startHttp, type HttpFixture } from '../support/http-fixture';
+import { startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
 import { LONGEST_KEY, MALFORMED_KEYS } from '../support/idempotency';
 
 let f: CoreFixture;
 let http: HttpFixture;
 
 async function start(urlGuard?: UrlGuard) {
-  f = await createTestCore(urlGuard ? { urlGuard } : {});
-  http = await startHttp(f.core);
+  ({ f, http } = await startHttpOnTestCore(urlGuard ? { urlGuard } : {}));
 }
 afterEach(() => http.close());
 
