@@ -1,10 +1,8 @@
 import { Metadata } from '@grpc/grpc-js';
-import pino from 'pino';
 import { createCore } from '../../core';
-import { compileTrustProxy, ConfigError, IN_MEMORY_DATA_DIR } from '../../core/runtime';
+import { compileTrustProxy, ConfigError } from '../../core/runtime';
 import { loadGrpcConfig } from '../../gateway-grpc';
 import { loadHttpConfig } from '../../gateway-http/http-config';
-import { startService } from '../../gateway-http/main';
 import {
   startGrpc,
   startGrpcOnTestCore,
@@ -13,6 +11,7 @@ import {
 } from '../grpc/grpc-fixture';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { startHttp } from '../support/http-fixture';
+import { startInProcessService } from '../support/in-process-service';
 
 describe('TRUST_PROXY', () => {
   it('trusts a hop count or a list of addresses and subnets', () => {
@@ -45,14 +44,7 @@ describe('TRUST_PROXY', () => {
   });
 
   it('does not start the service with TRUST_PROXY=true', async () => {
-    const env = {
-      PORT: '0',
-      GRPC_PORT: '0',
-      METRICS_PORT: '0',
-      DATA_DIR: IN_MEMORY_DATA_DIR,
-      TRUST_PROXY: 'true',
-    };
-    await expect(startService(env, pino({ level: 'silent' }))).rejects.toThrow(
+    await expect(startInProcessService({ TRUST_PROXY: 'true' })).rejects.toThrow(
       /TRUST_PROXY=true is refused/,
     );
   });
