@@ -2,7 +2,7 @@ import { MongoServerError, type Collection } from 'mongodb';
 import type { LinkDocument } from '../../core/adapters/mongodb/documents';
 import { INDEXES } from '../../core/adapters/mongodb/indexes';
 import { MongoLinkStore } from '../../core/adapters/mongodb/mongo-link-store';
-import type { LinkRecord } from '../../core';
+import { linkRecord } from '../storage/fixtures';
 
 /**
  * A `links` collection that records every operation the store makes on it, with its filter or
@@ -44,25 +44,12 @@ function recordingLinks() {
   return { collection, operations };
 }
 
-const link = (alias: string, id: number): LinkRecord => ({
-  id,
-  domain: 'acme.link',
-  alias,
-  url: 'https://example.com/',
-  redirectType: 301,
-  scheme: 'https',
-  organizationId: 'acme',
-  groupApiId: '1',
-  userId: 'alice',
-  createdAt: new Date(),
-});
-
 describe('every links operation of the MongoDB store carries the shard key', () => {
   it('inserts, duplicate inserts, hits and misses all name domain and alias', async () => {
     const { collection, operations } = recordingLinks();
     const store = new MongoLinkStore(collection);
-    expect(await store.insert(link('a', 1))).toBe('inserted');
-    expect(await store.insert(link('a', 2))).toBe('alias_taken');
+    expect(await store.insert(linkRecord({ alias: 'a', id: 1 }))).toBe('inserted');
+    expect(await store.insert(linkRecord({ alias: 'a', id: 2 }))).toBe('alias_taken');
     expect((await store.findByAlias('acme.link', 'a'))?.id).toBe(1);
     expect(await store.findByAlias('acme.link', 'missing')).toBeNull();
     expect(operations.map((operation) => operation.method)).toEqual([
