@@ -215,11 +215,12 @@ function createErrorResponses(): Record<string, unknown> {
   );
 }
 
-const notFound = {
-  description: ERROR_DESCRIPTIONS[404],
-  headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-  content: errorContent(['NOT_FOUND']),
-};
+/** A response whose only header is the X-Request-Id every answer carries. */
+function withRequestId(description: string | undefined, content: Record<string, unknown>) {
+  return { description, headers: { 'X-Request-Id': REQUEST_ID_HEADER }, content };
+}
+
+const notFound = withRequestId(ERROR_DESCRIPTIONS[404], errorContent(['NOT_FOUND']));
 
 function wrongMethod(method: string) {
   return {
@@ -294,6 +295,16 @@ function followOperation(operationId: string, summary: string) {
     ],
     responses: { ...redirectResponses(), '404': notFound },
   };
+}
+
+/** An endpoint of the service's own (a GET in the operations tag). */
+function operationsEndpoint(operation: {
+  operationId: string;
+  summary: string;
+  description: string;
+  responses: Record<string, unknown>;
+}) {
+  return { get: { tags: ['operations'], ...operation } };
 }
 
 /**
@@ -449,73 +460,43 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         get: followOperation('followShortLink', 'Follow a short link'),
         head: followOperation('followShortLinkHead', 'Follow a short link (headers only)'),
       },
-      '/healthz': {
-        get: {
-          tags: ['operations'],
-          operationId: 'health',
-          summary: 'Liveness',
-          description: 'Answers 200 while the process runs.',
-          responses: {
-            '200': {
-              description: 'The process runs.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: jsonStatus(['ok']),
-            },
-          },
+      '/healthz': operationsEndpoint({
+        operationId: 'health',
+        summary: 'Liveness',
+        description: 'Answers 200 while the process runs.',
+        responses: { '200': withRequestId('The process runs.', jsonStatus(['ok'])) },
+      }),
+      '/readyz': operationsEndpoint({
+        operationId: 'readiness',
+        summary: 'Readiness',
+        description: 'Answers 200 only when the store answers and the server is not shutting down.',
+        responses: {
+          '200': withRequestId('Ready.', jsonStatus(['ready'])),
+          '503': withRequestId(
+            'Shutting down, or the store does not answer.',
+            jsonStatus(['shutting_down', 'store_unavailable']),
+          ),
         },
-      },
-      '/readyz': {
-        get: {
-          tags: ['operations'],
-          operationId: 'readiness',
-          summary: 'Readiness',
-          description:
-            'Answers 200 only when the store answers and the server is not shutting down.',
-          responses: {
-            '200': {
-              description: 'Ready.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: jsonStatus(['ready']),
-            },
-            '503': {
-              description: 'Shutting down, or the store does not answer.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: jsonStatus(['shutting_down', 'store_unavailable']),
-            },
-          },
+      }),
+      [OPENAPI_PATH]: operationsEndpoint({
+        operationId: 'openApiDocument',
+        summary: 'This document',
+        description: 'The OpenAPI 3.1 document of the HTTP interface.',
+        responses: {
+          '200': withRequestId('The document.', {
+            'application/json': { schema: { type: 'object' } },
+          }),
         },
-      },
-      [OPENAPI_PATH]: {
-        get: {
-          tags: ['operations'],
-          operationId: 'openApiDocument',
-          summary: 'This document',
-          description: 'The OpenAPI 3.1 document of the HTTP interface.',
-          responses: {
-            '200': {
-              description: 'The document.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: { 'application/json': { schema: { type: 'object' } } },
-            },
-          },
+      }),
+      [DOCS_PATH]: operationsEndpoint({
+        operationId: 'apiReference',
+        summary: 'API reference page',
+        description:
+          'An interactive reference of this document (Swagger UI, served by the service itself) where a create can be sent.',
+        responses: {
+          '200': withRequestId('The page.', { 'text/html': { schema: { type: 'string' } } }),
         },
-      },
-      [DOCS_PATH]: {
-        get: {
-          tags: ['operations'],
-          operationId: 'apiReference',
-          summary: 'API reference page',
-          description:
-            'An interactive reference of this document (Swagger UI, served by the service itself) where a create can be sent.',
-          responses: {
-            '200': {
-              description: 'The page.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: { 'text/html': { schema: { type: 'string' } } },
-            },
-          },
-        },
-      },
+      }),
     },
     components: {
       securitySchemes: {
