@@ -1,6 +1,7 @@
 import { UndecodableBody } from '../../core';
 import { createTestCore } from '../support/core-fixture';
-import { failureOf } from '../support/failures';
+import { expectFailure, failureOf } from '../support/failures';
+import { itRefusesWhenAbsent } from './absent-fields';
 
 describe('links.create: the body stage (codes 20, 21, 22)', () => {
   it.each([
@@ -12,9 +13,9 @@ describe('links.create: the body stage (codes 20, 21, 22)', () => {
     ['a boolean', true],
   ])('refuses %s as the body with code 20', async (_label, body) => {
     const f = await createTestCore();
-    const error = await failureOf(f.caller().links.create(body as never));
-    expect(error.code).toBe(20);
-    expect(error.messages).toEqual(['The request body must be a JSON object.']);
+    await expectFailure(f.caller().links.create(body as never), 20, [
+      'The request body must be a JSON object.',
+    ]);
   });
 
   it.each([
@@ -33,18 +34,7 @@ describe('links.create: the body stage (codes 20, 21, 22)', () => {
 });
 
 describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
-  it.each([
-    ['missing', undefined],
-    ['null', null],
-    ['empty', ''],
-  ])('refuses an organization_key that is %s with code 4', async (_label, key) => {
-    const f = await createTestCore();
-    const body = f.body({ organization_key: key });
-    if (key === undefined) delete body.organization_key;
-    const error = await failureOf(f.caller().links.create(body as never));
-    expect(error.code).toBe(4);
-    expect(error.messages).toEqual(['organization_key is required.']);
-  });
+  itRefusesWhenAbsent('organization_key', 4);
 
   it.each([
     ['a number', 12345],
@@ -55,11 +45,9 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
     ['a key with surrounding spaces', ' slorg_x '],
   ])('refuses an organization_key that is %s with code 12', async (_label, key) => {
     const f = await createTestCore();
-    const error = await failureOf(
-      f.caller().links.create(f.body({ organization_key: key }) as never),
-    );
-    expect(error.code).toBe(12);
-    expect(error.messages).toEqual(['The organization key is invalid.']);
+    await expectFailure(f.caller().links.create(f.body({ organization_key: key }) as never), 12, [
+      'The organization key is invalid.',
+    ]);
   });
 
   it('refuses a key that differs from a real one only in case with code 12', async () => {
@@ -73,22 +61,20 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
 
   it('refuses an inactive organization with code 13', async () => {
     const f = await createTestCore();
-    const error = await failureOf(
+    await expectFailure(
       f.caller().links.create(f.body({ organization_key: f.inactiveOrganizationKey }) as never),
+      13,
+      ['The organization is inactive.'],
     );
-    expect(error.code).toBe(13);
-    expect(error.messages).toEqual(['The organization is inactive.']);
   });
 
   it('refuses a user who is not a member with code 17', async () => {
     const f = await createTestCore();
-    const error = await failureOf(
+    await expectFailure(
       f.caller({ authorization: `Bearer ${f.outsiderToken}` }).links.create(f.body() as never),
+      17,
+      ['The access token does not belong to a member of this organization.'],
     );
-    expect(error.code).toBe(17);
-    expect(error.messages).toEqual([
-      'The access token does not belong to a member of this organization.',
-    ]);
   });
 
   it('accepts the organization again once it is reactivated', async () => {
@@ -110,18 +96,7 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
 });
 
 describe('links.create: the group stage (codes 5, 14)', () => {
-  it.each([
-    ['missing', undefined],
-    ['null', null],
-    ['empty', ''],
-  ])('refuses a url_group_id that is %s with code 5', async (_label, id) => {
-    const f = await createTestCore();
-    const body = f.body({ url_group_id: id });
-    if (id === undefined) delete body.url_group_id;
-    const error = await failureOf(f.caller().links.create(body as never));
-    expect(error.code).toBe(5);
-    expect(error.messages).toEqual(['url_group_id is required.']);
-  });
+  itRefusesWhenAbsent('url_group_id', 5);
 
   it.each([
     ['an unknown id', '2'],
@@ -138,9 +113,7 @@ describe('links.create: the group stage (codes 5, 14)', () => {
     ['an unsafe integer', 2 ** 60],
   ])('refuses a url_group_id that is %s with code 14', async (_label, id) => {
     const f = await createTestCore();
-    const error = await failureOf(f.caller().links.create(f.body({ url_group_id: id }) as never));
-    expect(error.code).toBe(14);
-    expect(error.messages).toEqual([
+    await expectFailure(f.caller().links.create(f.body({ url_group_id: id }) as never), 14, [
       'No URL group with this url_group_id exists in the organization.',
     ]);
   });

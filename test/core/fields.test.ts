@@ -1,6 +1,7 @@
 import { reservedAliasSet } from '../../core';
 import { createTestCore } from '../support/core-fixture';
-import { failureOf } from '../support/failures';
+import { expectFailure, failureOf } from '../support/failures';
+import { ABSENT, bodyWith, itRefusesWhenAbsent } from './absent-fields';
 
 const URL_INVALID =
   'url must be an absolute http:// or https:// URL with a host and no spaces or control characters.';
@@ -8,20 +9,10 @@ const ALIAS_INVALID = 'alias may contain only letters, digits, "_" and "-".';
 const REDIRECT_INVALID = 'redirect_type must be one of 301, 302, 303, 307, 308.';
 
 describe('links.create: url (codes 6, 7)', () => {
-  it.each([
-    ['missing', undefined],
-    ['null', null],
-    ['empty', ''],
+  itRefusesWhenAbsent('url', 6, [
     ['only spaces', '   '],
     ['only whitespace of several kinds', ' \t\n\r\u00a0\u2003\ufeff'],
-  ])('refuses a url that is %s with code 6', async (_label, url) => {
-    const f = await createTestCore();
-    const body = f.body({ url });
-    if (url === undefined) delete body.url;
-    const error = await failureOf(f.caller().links.create(body as never));
-    expect(error.code).toBe(6);
-    expect(error.messages).toEqual(['url is required.']);
-  });
+  ]);
 
   it.each([
     ['an ftp URL', 'ftp://example.com/file'],
@@ -55,9 +46,7 @@ describe('links.create: url (codes 6, 7)', () => {
     ['an array', ['https://example.com']],
   ])('refuses a url with %s with code 7', async (_label, url) => {
     const f = await createTestCore();
-    const error = await failureOf(f.caller().links.create(f.body({ url }) as never));
-    expect(error.code).toBe(7);
-    expect(error.messages).toEqual([URL_INVALID]);
+    await expectFailure(f.caller().links.create(f.body({ url }) as never), 7, [URL_INVALID]);
   });
 
   it('allows 2048 characters after trimming and refuses 2049', async () => {
@@ -67,9 +56,9 @@ describe('links.create: url (codes 6, 7)', () => {
     const link = await f.caller().links.create(f.body({ url: `  ${exact}\n` }) as never);
     expect(link.url).toBe(exact);
 
-    const error = await failureOf(f.caller().links.create(f.body({ url: `${exact}b` }) as never));
-    expect(error.code).toBe(7);
-    expect(error.messages).toEqual(['url must be at most 2048 characters.']);
+    await expectFailure(f.caller().links.create(f.body({ url: `${exact}b` }) as never), 7, [
+      'url must be at most 2048 characters.',
+    ]);
   });
 
   it('accepts the scheme in any case and returns the URL as submitted, trimmed', async () => {
@@ -99,18 +88,15 @@ describe('links.create: url (codes 6, 7)', () => {
 });
 
 describe('links.create: alias (codes 8, 9, 15)', () => {
-  it.each([
-    ['omitted', undefined],
-    ['null', null],
-    ['empty', ''],
-  ])('generates 7 characters of [0-9A-Za-z] when the alias is %s', async (_label, alias) => {
-    const f = await createTestCore();
-    const body = f.body({ alias });
-    if (alias === undefined) delete body.alias;
-    const link = await f.caller().links.create(body as never);
-    expect(link.alias).toMatch(/^[0-9A-Za-z]{7}$/);
-    expect(link.short_url).toBe(`https://acme.link/${link.alias}`);
-  });
+  it.each(ABSENT)(
+    'generates 7 characters of [0-9A-Za-z] when the alias is %s',
+    async (_label, alias) => {
+      const f = await createTestCore();
+      const link = await f.caller().links.create(bodyWith(f, 'alias', alias) as never);
+      expect(link.alias).toMatch(/^[0-9A-Za-z]{7}$/);
+      expect(link.short_url).toBe(`https://acme.link/${link.alias}`);
+    },
+  );
 
   it.each([
     ['a space', 'my alias'],
@@ -127,20 +113,16 @@ describe('links.create: alias (codes 8, 9, 15)', () => {
     ['an array', ['x']],
   ])('refuses an alias with %s with code 8', async (_label, alias) => {
     const f = await createTestCore();
-    const error = await failureOf(f.caller().links.create(f.body({ alias }) as never));
-    expect(error.code).toBe(8);
-    expect(error.messages).toEqual([ALIAS_INVALID]);
+    await expectFailure(f.caller().links.create(f.body({ alias }) as never), 8, [ALIAS_INVALID]);
   });
 
   it('accepts 64 characters and refuses 65 with code 9', async () => {
     const f = await createTestCore();
     const exact = 'a'.repeat(62) + '_-';
     expect((await f.caller().links.create(f.body({ alias: exact }) as never)).alias).toBe(exact);
-    const error = await failureOf(
-      f.caller().links.create(f.body({ alias: 'b'.repeat(65) }) as never),
-    );
-    expect(error.code).toBe(9);
-    expect(error.messages).toEqual(['alias must be at most 64 characters.']);
+    await expectFailure(f.caller().links.create(f.body({ alias: 'b'.repeat(65) }) as never), 9, [
+      'alias must be at most 64 characters.',
+    ]);
   });
 
   it('accepts one character and every allowed character', async () => {
@@ -155,11 +137,11 @@ describe('links.create: alias (codes 8, 9, 15)', () => {
     const first = await f
       .caller()
       .links.create(f.body({ alias: 'promo', url: 'https://one.example/' }) as never);
-    const error = await failureOf(
+    await expectFailure(
       f.caller().links.create(f.body({ alias: 'promo', url: 'https://two.example/' }) as never),
+      15,
+      ['This alias is already taken on this link domain.'],
     );
-    expect(error.code).toBe(15);
-    expect(error.messages).toEqual(['This alias is already taken on this link domain.']);
     expect((await f.store.links.findByAlias(f.domain, 'promo'))?.url).toBe('https://one.example/');
     expect(first.id).toBe(1);
     expect(f.linkCount()).toBe(1);
@@ -216,8 +198,7 @@ describe('links.create: redirect_type (code 16)', () => {
     ['null', null],
   ])('defaults to 301 when %s', async (_label, redirectType) => {
     const f = await createTestCore();
-    const body = f.body({ redirect_type: redirectType });
-    if (redirectType === undefined) delete body.redirect_type;
+    const body = bodyWith(f, 'redirect_type', redirectType);
     expect((await f.caller().links.create(body as never)).redirect_type).toBe(301);
   });
 
@@ -244,41 +225,37 @@ describe('links.create: redirect_type (code 16)', () => {
     ['an object', { code: 301 }],
   ])('refuses %s with code 16', async (_label, redirectType) => {
     const f = await createTestCore();
-    const error = await failureOf(
+    await expectFailure(
       f.caller().links.create(f.body({ redirect_type: redirectType }) as never),
+      16,
+      [REDIRECT_INVALID],
     );
-    expect(error.code).toBe(16);
-    expect(error.messages).toEqual([REDIRECT_INVALID]);
   });
 });
 
 describe('links.create: every failing field is reported (multi-error)', () => {
   it('reports bad url, alias and redirect_type with the url code and three messages in field order', async () => {
     const f = await createTestCore();
-    const error = await failureOf(
+    await expectFailure(
       f
         .caller()
         .links.create(
           f.body({ redirect_type: '302', alias: 'bad alias', url: 'ftp://x' }) as never,
         ),
+      7,
+      [URL_INVALID, ALIAS_INVALID, REDIRECT_INVALID],
     );
-    expect(error.code).toBe(7);
-    expect(error.messages).toEqual([URL_INVALID, ALIAS_INVALID, REDIRECT_INVALID]);
   });
 
   it('reports a missing url with code 6 and the others after it', async () => {
     const f = await createTestCore();
-    const error = await failureOf(
+    await expectFailure(
       f
         .caller()
         .links.create(f.body({ url: ' ', alias: 'x'.repeat(65), redirect_type: 300 }) as never),
+      6,
+      ['url is required.', 'alias must be at most 64 characters.', REDIRECT_INVALID],
     );
-    expect(error.code).toBe(6);
-    expect(error.messages).toEqual([
-      'url is required.',
-      'alias must be at most 64 characters.',
-      REDIRECT_INVALID,
-    ]);
   });
 
   it('takes the code of the first failing field when the url is fine', async () => {
