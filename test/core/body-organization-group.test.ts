@@ -1,7 +1,7 @@
 import { UndecodableBody } from '../../core';
 import { createTestCore } from '../support/core-fixture';
 import { expectFailure, failureOf } from '../support/failures';
-import { itRefusesWhenAbsent } from './absent-fields';
+import { itRefuses, itRefusesWhenAbsent } from './refused-fields';
 
 describe('links.create: the body stage (codes 20, 21, 22)', () => {
   it.each([
@@ -36,19 +36,19 @@ describe('links.create: the body stage (codes 20, 21, 22)', () => {
 describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
   itRefusesWhenAbsent('organization_key', 4);
 
-  it.each([
-    ['a number', 12345],
-    ['a boolean', true],
-    ['an object', { key: 'x' }],
-    ['an array', ['x']],
-    ['an unknown key', 'slorg_doesnotexist'],
-    ['a key with surrounding spaces', ' slorg_x '],
-  ])('refuses an organization_key that is %s with code 12', async (_label, key) => {
-    const f = await createTestCore();
-    await expectFailure(f.caller().links.create(f.body({ organization_key: key }) as never), 12, [
-      'The organization key is invalid.',
-    ]);
-  });
+  itRefuses(
+    'organization_key',
+    [
+      ['a number', 12345],
+      ['a boolean', true],
+      ['an object', { key: 'x' }],
+      ['an array', ['x']],
+      ['an unknown key', 'slorg_doesnotexist'],
+      ['a key with surrounding spaces', ' slorg_x '],
+    ],
+    12,
+    ['The organization key is invalid.'],
+  );
 
   it('refuses a key that differs from a real one only in case with code 12', async () => {
     const f = await createTestCore();
@@ -98,25 +98,25 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
 describe('links.create: the group stage (codes 5, 14)', () => {
   itRefusesWhenAbsent('url_group_id', 5);
 
-  it.each([
-    ['an unknown id', '2'],
-    ['an unknown integer', 7],
-    ['a negative integer', -1],
-    ['a float', 1.5],
-    ['a float near an id', 42.0001],
-    ['a boolean', true],
-    ['an object', { id: '1' }],
-    ['an array', ['1']],
-    ['an id with spaces', ' 1'],
-    ['an id of another organization only', '42x'],
-    ['NaN-like text', 'NaN'],
-    ['an unsafe integer', 2 ** 60],
-  ])('refuses a url_group_id that is %s with code 14', async (_label, id) => {
-    const f = await createTestCore();
-    await expectFailure(f.caller().links.create(f.body({ url_group_id: id }) as never), 14, [
-      'No URL group with this url_group_id exists in the organization.',
-    ]);
-  });
+  itRefuses(
+    'url_group_id',
+    [
+      ['an unknown id', '2'],
+      ['an unknown integer', 7],
+      ['a negative integer', -1],
+      ['a float', 1.5],
+      ['a float near an id', 42.0001],
+      ['a boolean', true],
+      ['an object', { id: '1' }],
+      ['an array', ['1']],
+      ['an id with spaces', ' 1'],
+      ['an id of another organization only', '42x'],
+      ['NaN-like text', 'NaN'],
+      ['an unsafe integer', 2 ** 60],
+    ],
+    14,
+    ['No URL group with this url_group_id exists in the organization.'],
+  );
 
   it('takes a non-negative integer as its decimal string', async () => {
     const f = await createTestCore();

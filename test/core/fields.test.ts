@@ -1,7 +1,7 @@
 import { reservedAliasSet } from '../../core';
 import { createTestCore } from '../support/core-fixture';
 import { expectFailure, failureOf } from '../support/failures';
-import { ABSENT, bodyWith, itRefusesWhenAbsent } from './absent-fields';
+import { ABSENT, bodyWith, itRefuses, itRefusesWhenAbsent } from './refused-fields';
 
 const URL_INVALID =
   'url must be an absolute http:// or https:// URL with a host and no spaces or control characters.';
@@ -14,40 +14,42 @@ describe('links.create: url (codes 6, 7)', () => {
     ['only whitespace of several kinds', ' \t\n\r\u00a0\u2003\ufeff'],
   ]);
 
-  it.each([
-    ['an ftp URL', 'ftp://example.com/file'],
-    ['a mailto URL', 'mailto:someone@example.com'],
-    ['a javascript URL', 'javascript:alert(1)'],
-    ['no scheme', 'example.com/path'],
-    ['a scheme-relative URL', '//example.com/path'],
-    ['a single slash', 'http:/example.com'],
-    ['no slashes', 'http:example.com'],
-    ['a space inside the host', 'http://exa mple.com/'],
-    ['a space inside the path', 'https://example.com/a b'],
-    ['a tab inside', 'https://example.com/a\tb'],
-    ['a newline inside', 'https://example.com/a\nb'],
-    ['a NUL inside', 'https://example.com/a\u0000b'],
-    ['a C0 control at the end', 'https://example.com/a\u0001'],
-    ['DEL inside', 'https://example.com/a\u007fb'],
-    ['a C1 control inside', 'https://example.com/a\u0085b'],
-    ['a no-break space inside', 'https://example.com/a\u00a0b'],
-    ['a line separator inside', 'https://example.com/a\u2028b'],
-    ['no host', 'http://'],
-    ['no host but a path', 'http:///path'],
-    ['a third slash before the host', 'http:////example.com/'],
-    ['a backslash before the host', 'http://\\example.com/'],
-    ['an unparseable port', 'http://example.com:99999/'],
-    ['an unclosed IPv6 literal', 'http://[::1/'],
-    ['a forbidden host character', 'http://exa<mple.com/'],
-    ['an httpx scheme', 'httpx://example.com/'],
-    ['a number', 12345],
-    ['a boolean', true],
-    ['an object', { href: 'https://example.com' }],
-    ['an array', ['https://example.com']],
-  ])('refuses a url with %s with code 7', async (_label, url) => {
-    const f = await createTestCore();
-    await expectFailure(f.caller().links.create(f.body({ url }) as never), 7, [URL_INVALID]);
-  });
+  itRefuses(
+    'url',
+    [
+      ['an ftp URL', 'ftp://example.com/file'],
+      ['a mailto URL', 'mailto:someone@example.com'],
+      ['a javascript URL', 'javascript:alert(1)'],
+      ['no scheme', 'example.com/path'],
+      ['a scheme-relative URL', '//example.com/path'],
+      ['a single slash', 'http:/example.com'],
+      ['no slashes', 'http:example.com'],
+      ['a space inside the host', 'http://exa mple.com/'],
+      ['a space inside the path', 'https://example.com/a b'],
+      ['a tab inside', 'https://example.com/a\tb'],
+      ['a newline inside', 'https://example.com/a\nb'],
+      ['a NUL inside', 'https://example.com/a\u0000b'],
+      ['a C0 control at the end', 'https://example.com/a\u0001'],
+      ['DEL inside', 'https://example.com/a\u007fb'],
+      ['a C1 control inside', 'https://example.com/a\u0085b'],
+      ['a no-break space inside', 'https://example.com/a\u00a0b'],
+      ['a line separator inside', 'https://example.com/a\u2028b'],
+      ['no host', 'http://'],
+      ['no host but a path', 'http:///path'],
+      ['a third slash before the host', 'http:////example.com/'],
+      ['a backslash before the host', 'http://\\example.com/'],
+      ['an unparseable port', 'http://example.com:99999/'],
+      ['an unclosed IPv6 literal', 'http://[::1/'],
+      ['a forbidden host character', 'http://exa<mple.com/'],
+      ['an httpx scheme', 'httpx://example.com/'],
+      ['a number', 12345],
+      ['a boolean', true],
+      ['an object', { href: 'https://example.com' }],
+      ['an array', ['https://example.com']],
+    ],
+    7,
+    [URL_INVALID],
+  );
 
   it('allows 2048 characters after trimming and refuses 2049', async () => {
     const f = await createTestCore();
@@ -98,23 +100,25 @@ describe('links.create: alias (codes 8, 9, 15)', () => {
     },
   );
 
-  it.each([
-    ['a space', 'my alias'],
-    ['a slash', 'a/b'],
-    ['a dot', 'a.b'],
-    ['a question mark', 'a?'],
-    ['a percent sign', '%41'],
-    ['a non-ASCII letter', 'café'],
-    ['an emoji', 'go😀'],
-    ['a leading space', ' abc'],
-    ['a number', 123],
-    ['a boolean', false],
-    ['an object', { alias: 'x' }],
-    ['an array', ['x']],
-  ])('refuses an alias with %s with code 8', async (_label, alias) => {
-    const f = await createTestCore();
-    await expectFailure(f.caller().links.create(f.body({ alias }) as never), 8, [ALIAS_INVALID]);
-  });
+  itRefuses(
+    'alias',
+    [
+      ['a space', 'my alias'],
+      ['a slash', 'a/b'],
+      ['a dot', 'a.b'],
+      ['a question mark', 'a?'],
+      ['a percent sign', '%41'],
+      ['a non-ASCII letter', 'café'],
+      ['an emoji', 'go😀'],
+      ['a leading space', ' abc'],
+      ['a number', 123],
+      ['a boolean', false],
+      ['an object', { alias: 'x' }],
+      ['an array', ['x']],
+    ],
+    8,
+    [ALIAS_INVALID],
+  );
 
   it('accepts 64 characters and refuses 65 with code 9', async () => {
     const f = await createTestCore();
@@ -211,26 +215,24 @@ describe('links.create: redirect_type (code 16)', () => {
     );
   });
 
-  it.each([
-    ['the string "302"', '302'],
-    ['300', 300],
-    ['304', 304],
-    ['200', 200],
-    ['0', 0],
-    ['301.5', 301.5],
-    ['-301', -301],
-    ['an empty string', ''],
-    ['a boolean', true],
-    ['an array', [301]],
-    ['an object', { code: 301 }],
-  ])('refuses %s with code 16', async (_label, redirectType) => {
-    const f = await createTestCore();
-    await expectFailure(
-      f.caller().links.create(f.body({ redirect_type: redirectType }) as never),
-      16,
-      [REDIRECT_INVALID],
-    );
-  });
+  itRefuses(
+    'redirect_type',
+    [
+      ['the string "302"', '302'],
+      ['300', 300],
+      ['304', 304],
+      ['200', 200],
+      ['0', 0],
+      ['301.5', 301.5],
+      ['-301', -301],
+      ['an empty string', ''],
+      ['a boolean', true],
+      ['an array', [301]],
+      ['an object', { code: 301 }],
+    ],
+    16,
+    [REDIRECT_INVALID],
+  );
 });
 
 describe('links.create: every failing field is reported (multi-error)', () => {
