@@ -10,6 +10,16 @@ export const ABSENT: Cases = [
   ['empty', ''],
 ];
 
+/** Values of other JSON types than text, built around a valid `text` (an array holding it, ...). */
+export function notText(text: string): Cases {
+  return [
+    ['a number', 12345],
+    ['a boolean', true],
+    ['an object', { value: text }],
+    ['an array', [text]],
+  ];
+}
+
 /** A valid create body with `field` set to `value`, or left out when `value` is undefined. */
 export function bodyWith(f: CoreFixture, field: string, value: unknown): Record<string, unknown> {
   const body = f.body({ [field]: value });
