@@ -130,20 +130,25 @@ function reasonsWithStatus(status: number): ErrorReason[] {
   return reasons.filter((reason) => HTTP_STATUS_BY_REASON[reason] === status);
 }
 
+/** The schema of the `{data, code, errors}` envelope every create answer has (no other keys). */
+function envelopeSchema(properties: { data: JsonSchema; code: JsonSchema; errors: JsonSchema }) {
+  return {
+    type: 'object',
+    required: ['data', 'code', 'errors'],
+    additionalProperties: false,
+    properties,
+  };
+}
+
 /** `{data: null, code, errors}` for the given codes, with one example per code. */
 function errorContent(only: readonly ErrorReason[]) {
   return {
     'application/json': {
-      schema: {
-        type: 'object',
-        required: ['data', 'code', 'errors'],
-        additionalProperties: false,
-        properties: {
-          data: { type: 'null' },
-          code: { type: 'integer', enum: only.map((reason) => ErrorCode[reason]) },
-          errors: { type: 'array', minItems: 1, items: { type: 'string' } },
-        },
-      },
+      schema: envelopeSchema({
+        data: { type: 'null' },
+        code: { type: 'integer', enum: only.map((reason) => ErrorCode[reason]) },
+        errors: { type: 'array', minItems: 1, items: { type: 'string' } },
+      }),
       examples: Object.fromEntries(
         only.map((reason) => [
           `code${ErrorCode[reason]}`,
@@ -397,16 +402,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
               },
               content: {
                 'application/json': {
-                  schema: {
-                    type: 'object',
-                    required: ['data', 'code', 'errors'],
-                    additionalProperties: false,
-                    properties: {
-                      data: { $ref: '#/components/schemas/ShortLink' },
-                      code: { const: 0 },
-                      errors: { type: 'array', maxItems: 0, items: { type: 'string' } },
-                    },
-                  },
+                  schema: envelopeSchema({
+                    data: { $ref: '#/components/schemas/ShortLink' },
+                    code: { const: 0 },
+                    errors: { type: 'array', maxItems: 0, items: { type: 'string' } },
+                  }),
                   examples: {
                     created: {
                       summary: 'Created',
