@@ -1,21 +1,22 @@
 import type { z } from 'zod';
-import type { ShortlinkError } from '../errors/shortlink-error';
+import type { ErrorReason } from '../errors/error-codes';
+import { ShortlinkError } from '../errors/shortlink-error';
 import { isAbsent, ownField } from '../procedure/raw-input';
 
 /**
  * The organization and group stages read one required field the same way: missing (absent, null
- * or empty) fails with its own code; a value the schema refuses is as good as one that names
+ * or empty) fails with `missing` and "<name> is required."; a value the schema refuses is as good as one that names
  * nothing, so it is never looked up and `lookUp` answers null for both.
  */
 export async function lookUpField<TSchema extends z.ZodType, TFound>(
   rawInput: unknown,
   name: string,
   schema: TSchema,
-  missing: () => ShortlinkError,
+  missing: ErrorReason,
   lookUp: (value: z.output<TSchema>) => Promise<TFound | null>,
 ): Promise<TFound | null> {
   const raw = ownField(rawInput, name);
-  if (isAbsent(raw)) throw missing();
+  if (isAbsent(raw)) throw new ShortlinkError(missing, `${name} is required.`);
   const parsed = schema.safeParse(raw);
   return parsed.success ? lookUp(parsed.data) : null;
 }

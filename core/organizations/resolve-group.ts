@@ -25,7 +25,7 @@ export const resolveGroup: Middleware<OrganizationContext, GroupContext> = async
     rawInput,
     'url_group_id',
     urlGroupIdSchema,
-    () => new ShortlinkError('URL_GROUP_ID_MISSING', 'url_group_id is required.'),
+    'URL_GROUP_ID_MISSING',
     (apiId) => ctx.deps.store.identities.findGroup(ctx.organization.id, apiId),
   );
   if (!group) {

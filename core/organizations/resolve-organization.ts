@@ -26,7 +26,7 @@ export const resolveOrganization: Middleware<AuthenticatedContext, OrganizationC
     rawInput,
     'organization_key',
     organizationKeySchema,
-    () => new ShortlinkError('ORGANIZATION_KEY_MISSING', 'organization_key is required.'),
+    'ORGANIZATION_KEY_MISSING',
     (key) => ctx.deps.store.identities.findOrganizationByKeyHash(hashSecret(key)),
   );
   if (!organization) {

@@ -130,20 +130,25 @@ function reasonsWithStatus(status: number): ErrorReason[] {
   return reasons.filter((reason) => HTTP_STATUS_BY_REASON[reason] === status);
 }
 
+/** The schema of the `{data, code, errors}` envelope every create answer has (no other keys). */
+function envelopeSchema(properties: { data: JsonSchema; code: JsonSchema; errors: JsonSchema }) {
+  return {
+    type: 'object',
+    required: ['data', 'code', 'errors'],
+    additionalProperties: false,
+    properties,
+  };
+}
+
 /** `{data: null, code, errors}` for the given codes, with one example per code. */
 function errorContent(only: readonly ErrorReason[]) {
   return {
     'application/json': {
-      schema: {
-        type: 'object',
-        required: ['data', 'code', 'errors'],
-        additionalProperties: false,
-        properties: {
-          data: { type: 'null' },
-          code: { type: 'integer', enum: only.map((reason) => ErrorCode[reason]) },
-          errors: { type: 'array', minItems: 1, items: { type: 'string' } },
-        },
-      },
+      schema: envelopeSchema({
+        data: { type: 'null' },
+        code: { type: 'integer', enum: only.map((reason) => ErrorCode[reason]) },
+        errors: { type: 'array', minItems: 1, items: { type: 'string' } },
+      }),
       examples: Object.fromEntries(
         only.map((reason) => [
           `code${ErrorCode[reason]}`,
@@ -215,11 +220,12 @@ function createErrorResponses(): Record<string, unknown> {
   );
 }
 
-const notFound = {
-  description: ERROR_DESCRIPTIONS[404],
-  headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-  content: errorContent(['NOT_FOUND']),
-};
+/** A response whose only header is the X-Request-Id every answer carries. */
+function withRequestId(description: string | undefined, content: Record<string, unknown>) {
+  return { description, headers: { 'X-Request-Id': REQUEST_ID_HEADER }, content };
+}
+
+const notFound = withRequestId(ERROR_DESCRIPTIONS[404], errorContent(['NOT_FOUND']));
 
 function wrongMethod(method: string) {
   return {
@@ -294,6 +300,16 @@ function followOperation(operationId: string, summary: string) {
     ],
     responses: { ...redirectResponses(), '404': notFound },
   };
+}
+
+/** An endpoint of the service's own (a GET in the operations tag). */
+function operationsEndpoint(operation: {
+  operationId: string;
+  summary: string;
+  description: string;
+  responses: Record<string, unknown>;
+}) {
+  return { get: { tags: ['operations'], ...operation } };
 }
 
 /**
@@ -386,16 +402,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
               },
               content: {
                 'application/json': {
-                  schema: {
-                    type: 'object',
-                    required: ['data', 'code', 'errors'],
-                    additionalProperties: false,
-                    properties: {
-                      data: { $ref: '#/components/schemas/ShortLink' },
-                      code: { const: 0 },
-                      errors: { type: 'array', maxItems: 0, items: { type: 'string' } },
-                    },
-                  },
+                  schema: envelopeSchema({
+                    data: { $ref: '#/components/schemas/ShortLink' },
+                    code: { const: 0 },
+                    errors: { type: 'array', maxItems: 0, items: { type: 'string' } },
+                  }),
                   examples: {
                     created: {
                       summary: 'Created',
@@ -449,73 +460,43 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         get: followOperation('followShortLink', 'Follow a short link'),
         head: followOperation('followShortLinkHead', 'Follow a short link (headers only)'),
       },
-      '/healthz': {
-        get: {
-          tags: ['operations'],
-          operationId: 'health',
-          summary: 'Liveness',
-          description: 'Answers 200 while the process runs.',
-          responses: {
-            '200': {
-              description: 'The process runs.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: jsonStatus(['ok']),
-            },
-          },
+      '/healthz': operationsEndpoint({
+        operationId: 'health',
+        summary: 'Liveness',
+        description: 'Answers 200 while the process runs.',
+        responses: { '200': withRequestId('The process runs.', jsonStatus(['ok'])) },
+      }),
+      '/readyz': operationsEndpoint({
+        operationId: 'readiness',
+        summary: 'Readiness',
+        description: 'Answers 200 only when the store answers and the server is not shutting down.',
+        responses: {
+          '200': withRequestId('Ready.', jsonStatus(['ready'])),
+          '503': withRequestId(
+            'Shutting down, or the store does not answer.',
+            jsonStatus(['shutting_down', 'store_unavailable']),
+          ),
         },
-      },
-      '/readyz': {
-        get: {
-          tags: ['operations'],
-          operationId: 'readiness',
-          summary: 'Readiness',
-          description:
-            'Answers 200 only when the store answers and the server is not shutting down.',
-          responses: {
-            '200': {
-              description: 'Ready.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: jsonStatus(['ready']),
-            },
-            '503': {
-              description: 'Shutting down, or the store does not answer.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: jsonStatus(['shutting_down', 'store_unavailable']),
-            },
-          },
+      }),
+      [OPENAPI_PATH]: operationsEndpoint({
+        operationId: 'openApiDocument',
+        summary: 'This document',
+        description: 'The OpenAPI 3.1 document of the HTTP interface.',
+        responses: {
+          '200': withRequestId('The document.', {
+            'application/json': { schema: { type: 'object' } },
+          }),
         },
-      },
-      [OPENAPI_PATH]: {
-        get: {
-          tags: ['operations'],
-          operationId: 'openApiDocument',
-          summary: 'This document',
-          description: 'The OpenAPI 3.1 document of the HTTP interface.',
-          responses: {
-            '200': {
-              description: 'The document.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: { 'application/json': { schema: { type: 'object' } } },
-            },
-          },
+      }),
+      [DOCS_PATH]: operationsEndpoint({
+        operationId: 'apiReference',
+        summary: 'API reference page',
+        description:
+          'An interactive reference of this document (Swagger UI, served by the service itself) where a create can be sent.',
+        responses: {
+          '200': withRequestId('The page.', { 'text/html': { schema: { type: 'string' } } }),
         },
-      },
-      [DOCS_PATH]: {
-        get: {
-          tags: ['operations'],
-          operationId: 'apiReference',
-          summary: 'API reference page',
-          description:
-            'An interactive reference of this document (Swagger UI, served by the service itself) where a create can be sent.',
-          responses: {
-            '200': {
-              description: 'The page.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: { 'text/html': { schema: { type: 'string' } } },
-            },
-          },
-        },
-      },
+      }),
     },
     components: {
       securitySchemes: {

@@ -7,10 +7,11 @@ import { runChild } from './support/child';
 import { writeBenchSeed } from './support/credentials';
 import { formatTable, row, type Row } from './support/report';
 import { loadSettings } from './support/settings';
-import { runHttpScenarios } from './scenarios/http-scenarios';
-import { runGrpcScenario } from './scenarios/grpc-scenario';
+import { runHttpScenarios, type HttpResults } from './scenarios/http-scenarios';
+import { runGrpcScenario, type GrpcResults } from './scenarios/grpc-scenario';
 import { runWorkersScenario, type WorkersResults } from './scenarios/workers-scenario';
-import { countRoundTrips } from './in-process/round-trips';
+import { countRoundTrips, type RoundTrips } from './in-process/round-trips';
+import type { Summary } from './support/measurement';
 
 interface CoreCeiling {
   callsPerSecond: number;
@@ -39,24 +40,123 @@ function machine() {
   };
 }
 
+type Target = Parameters<typeof row>[3];
+type Measure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'serverCpuMsPerRequest';
+const UNITS: Record<Measure, string> = {
+  requestsPerSecond: 'req/s',
+  p50Ms: 'p50 ms',
+  p99Ms: 'p99 ms',
+  serverCpuMsPerRequest: 'server CPU ms/req',
+};
+/** What a row compares, when not the path against its bare baseline: the end of its label. */
+const VERSUS = {
+  warn: ', LOG_LEVEL=warn',
+  prebuilt: ' vs bare express with prebuilt prototypes',
+  memory: ', LMDB vs DATA_DIR=:memory:',
+  noCaches: ', caches on vs off (embedded store)',
+  noMetrics: ' with metrics vs METRICS_PORT=0 (both DATA_DIR=:memory:)',
+  noKey: ', a fresh Idempotency-Key per request, vs without a key',
+  create: ' vs REST create',
+  allProcesses: ', all processes',
+};
+/** The most store round trips a warm create and a warm follow may take with the caches on. */
+const WARM_ROUND_TRIPS_MAX = { create: 2, follow: 0 };
+
+/** Rows of one path, each one measure of two of its targets, labelled `<path> <unit><versus>`. */
+function rowsOf(path: string) {
+  return (measure: Measure, subject: Summary, baseline: Summary, versus = '', target?: Target) =>
+    row(`${path} ${UNITS[measure]}${versus}`, subject[measure], baseline[measure], target);
+}
+
+/** A path against its bare baseline: throughput (with its target), latencies, CPU per request. */
+function againstBaseline(path: string, subject: Summary, baseline: Summary, minRatio: number) {
+  const compare = rowsOf(path);
+  return [
+    compare('requestsPerSecond', subject, baseline, '', { minRatio }),
+    compare('p50Ms', subject, baseline),
+    compare('p99Ms', subject, baseline),
+    compare('serverCpuMsPerRequest', subject, baseline),
+  ];
+}
+
+/** The comparisons REST create and follow link both have; `minRatio`: against the baseline, LMDB. */
+function httpPathRows(
+  path: string,
+  targets: HttpResults['follow'],
+  minRatio: { baseline: number; lmdb: number },
+): Row[] {
+  const t = targets;
+  const compare = rowsOf(path);
+  return [
+    ...againstBaseline(path, t.subject, t.baseline, minRatio.baseline),
+    compare('requestsPerSecond', t.subjectWarn, t.baseline, VERSUS.warn),
+    compare('requestsPerSecond', t.subject, t.baselinePrebuilt, VERSUS.prebuilt),
+    compare('requestsPerSecond', t.subject, t.subjectMemory, VERSUS.memory, {
+      minRatio: minRatio.lmdb,
+    }),
+    compare('requestsPerSecond', t.subject, t.subjectNoCaches, VERSUS.noCaches),
+  ];
+}
+
+/** What only REST create measures: the store's latency cost, metrics, idempotency keys. */
+function createOnlyRows(create: HttpResults['create']): Row[] {
+  const c = create;
+  const compare = rowsOf('REST create');
+  const replay = rowsOf('REST idempotent replay');
+  return [
+    compare('p99Ms', c.subject, c.subjectMemory, VERSUS.memory),
+    compare('requestsPerSecond', c.subjectMemory, c.subjectNoMetrics, VERSUS.noMetrics, {
+      minRatio: 0.95,
+    }),
+    compare('serverCpuMsPerRequest', c.subjectMemory, c.subjectNoMetrics, VERSUS.noMetrics),
+    compare('requestsPerSecond', c.subjectFreshKey, c.subjectRebuilt, VERSUS.noKey, {
+      minRatio: 0.85,
+    }),
+    replay('requestsPerSecond', c.subjectReplay, c.subject, VERSUS.create, { minRatio: 1 }),
+    replay('p50Ms', c.subjectReplay, c.subject, VERSUS.create),
+  ];
+}
+
+/** gRPC create against its bare baseline, and on LMDB against DATA_DIR=:memory:. */
+function grpcRows(grpc: GrpcResults): Row[] {
+  const compare = rowsOf('gRPC create');
+  return [
+    ...againstBaseline('gRPC create', grpc.subject, grpc.baseline, 0.6),
+    compare('requestsPerSecond', grpc.subject, grpc.subjectMemory, VERSUS.memory, {
+      minRatio: 0.8,
+    }),
+  ];
+}
+
+/** Store round trips per create and per follow, the first (cold) and the second (warm). */
+function roundTripRows(caches: RoundTrips, noCaches: RoundTrips): Row[] {
+  return (['create', 'follow'] as const).flatMap((operation) =>
+    (['cold', 'warm'] as const).map((visit) =>
+      row(
+        `store round trips per ${operation}, ${visit}, caches on vs off`,
+        caches[operation][visit],
+        noCaches[operation][visit],
+        visit === 'warm' ? { max: WARM_ROUND_TRIPS_MAX[operation] } : undefined,
+      ),
+    ),
+  );
+}
+
 /** WORKERS=2 against WORKERS=1: throughput, and CPU per request that must not grow by > 10%. */
 function workersRows(workers: WorkersResults): Row[] {
-  const label = 'WORKERS=2 vs WORKERS=1 (LMDB)';
   return (
     [
       ['REST create', workers.create],
       ['follow link', workers.follow],
       ['gRPC create', workers.grpc],
     ] as const
-  ).flatMap(([name, result]) => [
-    row(`${label}: ${name} req/s`, result.two.requestsPerSecond, result.one.requestsPerSecond),
-    row(
-      `${label}: ${name} server CPU ms/req, all processes`,
-      result.two.serverCpuMsPerRequest,
-      result.one.serverCpuMsPerRequest,
-      { maxRatio: 1.1 },
-    ),
-  ]);
+  ).flatMap(([name, { two, one }]) => {
+    const compare = rowsOf(`WORKERS=2 vs WORKERS=1 (LMDB): ${name}`);
+    return [
+      compare('requestsPerSecond', two, one),
+      compare('serverCpuMsPerRequest', two, one, VERSUS.allProcesses, { maxRatio: 1.1 }),
+    ];
+  });
 }
 
 /**
@@ -119,155 +219,13 @@ async function main(): Promise<void> {
     const tripsNoCaches = await countRoundTrips(false);
 
     const rows: Row[] = [
-      row(
-        'REST create req/s',
-        http.create.subject.requestsPerSecond,
-        http.create.baseline.requestsPerSecond,
-        { minRatio: 0.6 },
-      ),
-      row('REST create p50 ms', http.create.subject.p50Ms, http.create.baseline.p50Ms),
-      row('REST create p99 ms', http.create.subject.p99Ms, http.create.baseline.p99Ms),
-      row(
-        'REST create server CPU ms/req',
-        http.create.subject.serverCpuMsPerRequest,
-        http.create.baseline.serverCpuMsPerRequest,
-      ),
-      row(
-        'REST create req/s, LOG_LEVEL=warn',
-        http.create.subjectWarn.requestsPerSecond,
-        http.create.baseline.requestsPerSecond,
-      ),
-      row(
-        'REST create req/s with metrics vs METRICS_PORT=0 (both DATA_DIR=:memory:)',
-        http.create.subjectMemory.requestsPerSecond,
-        http.create.subjectNoMetrics.requestsPerSecond,
-        { minRatio: 0.95 },
-      ),
-      row(
-        'REST create server CPU ms/req with metrics vs METRICS_PORT=0 (both :memory:)',
-        http.create.subjectMemory.serverCpuMsPerRequest,
-        http.create.subjectNoMetrics.serverCpuMsPerRequest,
-      ),
-      row(
-        'REST create req/s vs bare express with prebuilt prototypes',
-        http.create.subject.requestsPerSecond,
-        http.create.baselinePrebuilt.requestsPerSecond,
-      ),
-      row(
-        'REST create req/s, a fresh Idempotency-Key per request, vs without a key',
-        http.create.subjectFreshKey.requestsPerSecond,
-        http.create.subjectRebuilt.requestsPerSecond,
-        { minRatio: 0.85 },
-      ),
-      row(
-        'REST idempotent replay req/s vs REST create req/s',
-        http.create.subjectReplay.requestsPerSecond,
-        http.create.subject.requestsPerSecond,
-        { minRatio: 1 },
-      ),
-      row(
-        'REST idempotent replay p50 ms',
-        http.create.subjectReplay.p50Ms,
-        http.create.subject.p50Ms,
-      ),
-      row(
-        'follow link req/s',
-        http.follow.subject.requestsPerSecond,
-        http.follow.baseline.requestsPerSecond,
-        { minRatio: 0.8 },
-      ),
-      row('follow link p50 ms', http.follow.subject.p50Ms, http.follow.baseline.p50Ms),
-      row('follow link p99 ms', http.follow.subject.p99Ms, http.follow.baseline.p99Ms),
-      row(
-        'follow link server CPU ms/req',
-        http.follow.subject.serverCpuMsPerRequest,
-        http.follow.baseline.serverCpuMsPerRequest,
-      ),
-      row(
-        'follow link req/s, LOG_LEVEL=warn',
-        http.follow.subjectWarn.requestsPerSecond,
-        http.follow.baseline.requestsPerSecond,
-      ),
-      row(
-        'follow link req/s vs bare express with prebuilt prototypes',
-        http.follow.subject.requestsPerSecond,
-        http.follow.baselinePrebuilt.requestsPerSecond,
-      ),
-      row(
-        'REST create req/s, LMDB vs DATA_DIR=:memory:',
-        http.create.subject.requestsPerSecond,
-        http.create.subjectMemory.requestsPerSecond,
-        { minRatio: 0.8 },
-      ),
-      row(
-        'REST create p99 ms, LMDB vs DATA_DIR=:memory:',
-        http.create.subject.p99Ms,
-        http.create.subjectMemory.p99Ms,
-      ),
-      row(
-        'follow link req/s, LMDB vs DATA_DIR=:memory:',
-        http.follow.subject.requestsPerSecond,
-        http.follow.subjectMemory.requestsPerSecond,
-        { minRatio: 0.9 },
-      ),
+      ...httpPathRows('REST create', http.create, { baseline: 0.6, lmdb: 0.8 }),
+      ...createOnlyRows(http.create),
+      ...httpPathRows('follow link', http.follow, { baseline: 0.8, lmdb: 0.9 }),
+      ...roundTripRows(trips, tripsNoCaches),
     ];
-    rows.push(
-      row(
-        'REST create req/s, caches on vs off (embedded store)',
-        http.create.subject.requestsPerSecond,
-        http.create.subjectNoCaches.requestsPerSecond,
-      ),
-      row(
-        'follow link req/s, caches on vs off (embedded store)',
-        http.follow.subject.requestsPerSecond,
-        http.follow.subjectNoCaches.requestsPerSecond,
-      ),
-      row(
-        'store round trips per create, cold, caches on vs off',
-        trips.create.cold,
-        tripsNoCaches.create.cold,
-      ),
-      row(
-        'store round trips per create, warm, caches on vs off',
-        trips.create.warm,
-        tripsNoCaches.create.warm,
-        {
-          max: 2,
-        },
-      ),
-      row(
-        'store round trips per follow, cold, caches on vs off',
-        trips.follow.cold,
-        tripsNoCaches.follow.cold,
-      ),
-      row(
-        'store round trips per follow, warm, caches on vs off',
-        trips.follow.warm,
-        tripsNoCaches.follow.warm,
-        {
-          max: 0,
-        },
-      ),
-    );
     if (grpc) {
-      rows.push(
-        row('gRPC create req/s', grpc.subject.requestsPerSecond, grpc.baseline.requestsPerSecond, {
-          minRatio: 0.6,
-        }),
-        row('gRPC create p50 ms', grpc.subject.p50Ms, grpc.baseline.p50Ms),
-        row('gRPC create p99 ms', grpc.subject.p99Ms, grpc.baseline.p99Ms),
-        row(
-          'gRPC create server CPU ms/req',
-          grpc.subject.serverCpuMsPerRequest,
-          grpc.baseline.serverCpuMsPerRequest,
-        ),
-        row(
-          'gRPC create req/s, LMDB vs DATA_DIR=:memory:',
-          grpc.subject.requestsPerSecond,
-          grpc.subjectMemory.requestsPerSecond,
-          { minRatio: 0.8 },
-        ),
-      );
+      rows.push(...grpcRows(grpc));
     } else {
       log('gRPC: the gRPC gateway is not available in this build; its rows are missing');
     }

@@ -9,6 +9,7 @@ import {
   type Core,
 } from '../../core';
 import { LookupCache } from '../../core/caches/lookup-cache';
+import { newLink } from '../storage/fixtures';
 import { failureOf } from '../support/failures';
 import { countingStore, type CountingStore } from '../support/counting-store';
 
@@ -88,17 +89,7 @@ describe('store round trips per create and per follow', () => {
     const t = await setUp();
     const other = await setUp();
     // Created through another process's store: this one has never seen it.
-    await t.backend.links.insert({
-      domain: 'acme.link',
-      alias: 'promo',
-      url: 'https://example.com/p',
-      redirectType: 301,
-      scheme: 'https',
-      organizationId: 'acme',
-      groupApiId: '1',
-      userId: 'alice',
-      createdAt: new Date(),
-    });
+    await t.backend.links.insert(newLink({ alias: 'promo' }));
     t.backend.tally.reset();
     const resolver = t.core.createCaller();
     const first = await resolver.links.resolve({ domain: 'acme.link', alias: 'promo' });

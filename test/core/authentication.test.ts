@@ -5,7 +5,7 @@ import {
   createMemoryRateLimiter,
 } from '../../core';
 import { createTestCore, TEST_CLIENT_ADDRESS } from '../support/core-fixture';
-import { failingStore, failureOf } from '../support/failures';
+import { expectFailure, failingStore, failureOf } from '../support/failures';
 
 describe('links.create: the token stage (codes 3, 10, 11)', () => {
   it('refuses a missing Authorization header with code 3', async () => {
@@ -28,18 +28,18 @@ describe('links.create: the token stage (codes 3, 10, 11)', () => {
     ['another scheme', 'Token abc'],
   ])('refuses %s with code 10', async (_label, authorization) => {
     const f = await createTestCore();
-    const error = await failureOf(f.caller({ authorization }).links.create(f.body() as never));
-    expect(error.code).toBe(10);
-    expect(error.messages).toEqual(['The Authorization header must be "Bearer <token>".']);
+    await expectFailure(f.caller({ authorization }).links.create(f.body() as never), 10, [
+      'The Authorization header must be "Bearer <token>".',
+    ]);
   });
 
   it('refuses an unknown token with code 11', async () => {
     const f = await createTestCore();
-    const error = await failureOf(
+    await expectFailure(
       f.caller({ authorization: 'Bearer slpat_unknown' }).links.create(f.body() as never),
+      11,
+      ['The access token is unknown or revoked.'],
     );
-    expect(error.code).toBe(11);
-    expect(error.messages).toEqual(['The access token is unknown or revoked.']);
   });
 
   it('accepts the scheme in any case and the right token', async () => {

@@ -1,6 +1,7 @@
 import { UndecodableBody } from '../../core';
 import { createTestCore } from '../support/core-fixture';
-import { failureOf } from '../support/failures';
+import { expectFailure, failureOf } from '../support/failures';
+import { itRefuses, itRefusesWhenAbsent, notText } from './refused-fields';
 
 describe('links.create: the body stage (codes 20, 21, 22)', () => {
   it.each([
@@ -12,9 +13,9 @@ describe('links.create: the body stage (codes 20, 21, 22)', () => {
     ['a boolean', true],
   ])('refuses %s as the body with code 20', async (_label, body) => {
     const f = await createTestCore();
-    const error = await failureOf(f.caller().links.create(body as never));
-    expect(error.code).toBe(20);
-    expect(error.messages).toEqual(['The request body must be a JSON object.']);
+    await expectFailure(f.caller().links.create(body as never), 20, [
+      'The request body must be a JSON object.',
+    ]);
   });
 
   it.each([
@@ -33,34 +34,18 @@ describe('links.create: the body stage (codes 20, 21, 22)', () => {
 });
 
 describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
-  it.each([
-    ['missing', undefined],
-    ['null', null],
-    ['empty', ''],
-  ])('refuses an organization_key that is %s with code 4', async (_label, key) => {
-    const f = await createTestCore();
-    const body = f.body({ organization_key: key });
-    if (key === undefined) delete body.organization_key;
-    const error = await failureOf(f.caller().links.create(body as never));
-    expect(error.code).toBe(4);
-    expect(error.messages).toEqual(['organization_key is required.']);
-  });
+  itRefusesWhenAbsent('organization_key', 4);
 
-  it.each([
-    ['a number', 12345],
-    ['a boolean', true],
-    ['an object', { key: 'x' }],
-    ['an array', ['x']],
-    ['an unknown key', 'slorg_doesnotexist'],
-    ['a key with surrounding spaces', ' slorg_x '],
-  ])('refuses an organization_key that is %s with code 12', async (_label, key) => {
-    const f = await createTestCore();
-    const error = await failureOf(
-      f.caller().links.create(f.body({ organization_key: key }) as never),
-    );
-    expect(error.code).toBe(12);
-    expect(error.messages).toEqual(['The organization key is invalid.']);
-  });
+  itRefuses(
+    'organization_key',
+    [
+      ...notText('slorg_x'),
+      ['an unknown key', 'slorg_doesnotexist'],
+      ['a key with surrounding spaces', ' slorg_x '],
+    ],
+    12,
+    ['The organization key is invalid.'],
+  );
 
   it('refuses a key that differs from a real one only in case with code 12', async () => {
     const f = await createTestCore();
@@ -73,22 +58,20 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
 
   it('refuses an inactive organization with code 13', async () => {
     const f = await createTestCore();
-    const error = await failureOf(
+    await expectFailure(
       f.caller().links.create(f.body({ organization_key: f.inactiveOrganizationKey }) as never),
+      13,
+      ['The organization is inactive.'],
     );
-    expect(error.code).toBe(13);
-    expect(error.messages).toEqual(['The organization is inactive.']);
   });
 
   it('refuses a user who is not a member with code 17', async () => {
     const f = await createTestCore();
-    const error = await failureOf(
+    await expectFailure(
       f.caller({ authorization: `Bearer ${f.outsiderToken}` }).links.create(f.body() as never),
+      17,
+      ['The access token does not belong to a member of this organization.'],
     );
-    expect(error.code).toBe(17);
-    expect(error.messages).toEqual([
-      'The access token does not belong to a member of this organization.',
-    ]);
   });
 
   it('accepts the organization again once it is reactivated', async () => {
@@ -110,40 +93,27 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
 });
 
 describe('links.create: the group stage (codes 5, 14)', () => {
-  it.each([
-    ['missing', undefined],
-    ['null', null],
-    ['empty', ''],
-  ])('refuses a url_group_id that is %s with code 5', async (_label, id) => {
-    const f = await createTestCore();
-    const body = f.body({ url_group_id: id });
-    if (id === undefined) delete body.url_group_id;
-    const error = await failureOf(f.caller().links.create(body as never));
-    expect(error.code).toBe(5);
-    expect(error.messages).toEqual(['url_group_id is required.']);
-  });
+  itRefusesWhenAbsent('url_group_id', 5);
 
-  it.each([
-    ['an unknown id', '2'],
-    ['an unknown integer', 7],
-    ['a negative integer', -1],
-    ['a float', 1.5],
-    ['a float near an id', 42.0001],
-    ['a boolean', true],
-    ['an object', { id: '1' }],
-    ['an array', ['1']],
-    ['an id with spaces', ' 1'],
-    ['an id of another organization only', '42x'],
-    ['NaN-like text', 'NaN'],
-    ['an unsafe integer', 2 ** 60],
-  ])('refuses a url_group_id that is %s with code 14', async (_label, id) => {
-    const f = await createTestCore();
-    const error = await failureOf(f.caller().links.create(f.body({ url_group_id: id }) as never));
-    expect(error.code).toBe(14);
-    expect(error.messages).toEqual([
-      'No URL group with this url_group_id exists in the organization.',
-    ]);
-  });
+  itRefuses(
+    'url_group_id',
+    [
+      ['an unknown id', '2'],
+      ['an unknown integer', 7],
+      ['a negative integer', -1],
+      ['a float', 1.5],
+      ['a float near an id', 42.0001],
+      ['a boolean', true],
+      ['an object', { id: '1' }],
+      ['an array', ['1']],
+      ['an id with spaces', ' 1'],
+      ['an id of another organization only', '42x'],
+      ['NaN-like text', 'NaN'],
+      ['an unsafe integer', 2 ** 60],
+    ],
+    14,
+    ['No URL group with this url_group_id exists in the organization.'],
+  );
 
   it('takes a non-negative integer as its decimal string', async () => {
     const f = await createTestCore();

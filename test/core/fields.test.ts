@@ -1,6 +1,7 @@
 import { reservedAliasSet } from '../../core';
 import { createTestCore } from '../support/core-fixture';
-import { failureOf } from '../support/failures';
+import { expectFailure, failureOf } from '../support/failures';
+import { ABSENT, bodyWith, itRefuses, itRefusesWhenAbsent, notText } from './refused-fields';
 
 const URL_INVALID =
   'url must be an absolute http:// or https:// URL with a host and no spaces or control characters.';
@@ -8,57 +9,44 @@ const ALIAS_INVALID = 'alias may contain only letters, digits, "_" and "-".';
 const REDIRECT_INVALID = 'redirect_type must be one of 301, 302, 303, 307, 308.';
 
 describe('links.create: url (codes 6, 7)', () => {
-  it.each([
-    ['missing', undefined],
-    ['null', null],
-    ['empty', ''],
+  itRefusesWhenAbsent('url', 6, [
     ['only spaces', '   '],
     ['only whitespace of several kinds', ' \t\n\r\u00a0\u2003\ufeff'],
-  ])('refuses a url that is %s with code 6', async (_label, url) => {
-    const f = await createTestCore();
-    const body = f.body({ url });
-    if (url === undefined) delete body.url;
-    const error = await failureOf(f.caller().links.create(body as never));
-    expect(error.code).toBe(6);
-    expect(error.messages).toEqual(['url is required.']);
-  });
+  ]);
 
-  it.each([
-    ['an ftp URL', 'ftp://example.com/file'],
-    ['a mailto URL', 'mailto:someone@example.com'],
-    ['a javascript URL', 'javascript:alert(1)'],
-    ['no scheme', 'example.com/path'],
-    ['a scheme-relative URL', '//example.com/path'],
-    ['a single slash', 'http:/example.com'],
-    ['no slashes', 'http:example.com'],
-    ['a space inside the host', 'http://exa mple.com/'],
-    ['a space inside the path', 'https://example.com/a b'],
-    ['a tab inside', 'https://example.com/a\tb'],
-    ['a newline inside', 'https://example.com/a\nb'],
-    ['a NUL inside', 'https://example.com/a\u0000b'],
-    ['a C0 control at the end', 'https://example.com/a\u0001'],
-    ['DEL inside', 'https://example.com/a\u007fb'],
-    ['a C1 control inside', 'https://example.com/a\u0085b'],
-    ['a no-break space inside', 'https://example.com/a\u00a0b'],
-    ['a line separator inside', 'https://example.com/a\u2028b'],
-    ['no host', 'http://'],
-    ['no host but a path', 'http:///path'],
-    ['a third slash before the host', 'http:////example.com/'],
-    ['a backslash before the host', 'http://\\example.com/'],
-    ['an unparseable port', 'http://example.com:99999/'],
-    ['an unclosed IPv6 literal', 'http://[::1/'],
-    ['a forbidden host character', 'http://exa<mple.com/'],
-    ['an httpx scheme', 'httpx://example.com/'],
-    ['a number', 12345],
-    ['a boolean', true],
-    ['an object', { href: 'https://example.com' }],
-    ['an array', ['https://example.com']],
-  ])('refuses a url with %s with code 7', async (_label, url) => {
-    const f = await createTestCore();
-    const error = await failureOf(f.caller().links.create(f.body({ url }) as never));
-    expect(error.code).toBe(7);
-    expect(error.messages).toEqual([URL_INVALID]);
-  });
+  itRefuses(
+    'url',
+    [
+      ['an ftp URL', 'ftp://example.com/file'],
+      ['a mailto URL', 'mailto:someone@example.com'],
+      ['a javascript URL', 'javascript:alert(1)'],
+      ['no scheme', 'example.com/path'],
+      ['a scheme-relative URL', '//example.com/path'],
+      ['a single slash', 'http:/example.com'],
+      ['no slashes', 'http:example.com'],
+      ['a space inside the host', 'http://exa mple.com/'],
+      ['a space inside the path', 'https://example.com/a b'],
+      ['a tab inside', 'https://example.com/a\tb'],
+      ['a newline inside', 'https://example.com/a\nb'],
+      ['a NUL inside', 'https://example.com/a\u0000b'],
+      ['a C0 control at the end', 'https://example.com/a\u0001'],
+      ['DEL inside', 'https://example.com/a\u007fb'],
+      ['a C1 control inside', 'https://example.com/a\u0085b'],
+      ['a no-break space inside', 'https://example.com/a\u00a0b'],
+      ['a line separator inside', 'https://example.com/a\u2028b'],
+      ['no host', 'http://'],
+      ['no host but a path', 'http:///path'],
+      ['a third slash before the host', 'http:////example.com/'],
+      ['a backslash before the host', 'http://\\example.com/'],
+      ['an unparseable port', 'http://example.com:99999/'],
+      ['an unclosed IPv6 literal', 'http://[::1/'],
+      ['a forbidden host character', 'http://exa<mple.com/'],
+      ['an httpx scheme', 'httpx://example.com/'],
+      ...notText('https://example.com'),
+    ],
+    7,
+    [URL_INVALID],
+  );
 
   it('allows 2048 characters after trimming and refuses 2049', async () => {
     const f = await createTestCore();
@@ -67,9 +55,9 @@ describe('links.create: url (codes 6, 7)', () => {
     const link = await f.caller().links.create(f.body({ url: `  ${exact}\n` }) as never);
     expect(link.url).toBe(exact);
 
-    const error = await failureOf(f.caller().links.create(f.body({ url: `${exact}b` }) as never));
-    expect(error.code).toBe(7);
-    expect(error.messages).toEqual(['url must be at most 2048 characters.']);
+    await expectFailure(f.caller().links.create(f.body({ url: `${exact}b` }) as never), 7, [
+      'url must be at most 2048 characters.',
+    ]);
   });
 
   it('accepts the scheme in any case and returns the URL as submitted, trimmed', async () => {
@@ -99,48 +87,40 @@ describe('links.create: url (codes 6, 7)', () => {
 });
 
 describe('links.create: alias (codes 8, 9, 15)', () => {
-  it.each([
-    ['omitted', undefined],
-    ['null', null],
-    ['empty', ''],
-  ])('generates 7 characters of [0-9A-Za-z] when the alias is %s', async (_label, alias) => {
-    const f = await createTestCore();
-    const body = f.body({ alias });
-    if (alias === undefined) delete body.alias;
-    const link = await f.caller().links.create(body as never);
-    expect(link.alias).toMatch(/^[0-9A-Za-z]{7}$/);
-    expect(link.short_url).toBe(`https://acme.link/${link.alias}`);
-  });
+  it.each(ABSENT)(
+    'generates 7 characters of [0-9A-Za-z] when the alias is %s',
+    async (_label, alias) => {
+      const f = await createTestCore();
+      const link = await f.caller().links.create(bodyWith(f, 'alias', alias) as never);
+      expect(link.alias).toMatch(/^[0-9A-Za-z]{7}$/);
+      expect(link.short_url).toBe(`https://acme.link/${link.alias}`);
+    },
+  );
 
-  it.each([
-    ['a space', 'my alias'],
-    ['a slash', 'a/b'],
-    ['a dot', 'a.b'],
-    ['a question mark', 'a?'],
-    ['a percent sign', '%41'],
-    ['a non-ASCII letter', 'café'],
-    ['an emoji', 'go😀'],
-    ['a leading space', ' abc'],
-    ['a number', 123],
-    ['a boolean', false],
-    ['an object', { alias: 'x' }],
-    ['an array', ['x']],
-  ])('refuses an alias with %s with code 8', async (_label, alias) => {
-    const f = await createTestCore();
-    const error = await failureOf(f.caller().links.create(f.body({ alias }) as never));
-    expect(error.code).toBe(8);
-    expect(error.messages).toEqual([ALIAS_INVALID]);
-  });
+  itRefuses(
+    'alias',
+    [
+      ['a space', 'my alias'],
+      ['a slash', 'a/b'],
+      ['a dot', 'a.b'],
+      ['a question mark', 'a?'],
+      ['a percent sign', '%41'],
+      ['a non-ASCII letter', 'café'],
+      ['an emoji', 'go😀'],
+      ['a leading space', ' abc'],
+      ...notText('x'),
+    ],
+    8,
+    [ALIAS_INVALID],
+  );
 
   it('accepts 64 characters and refuses 65 with code 9', async () => {
     const f = await createTestCore();
     const exact = 'a'.repeat(62) + '_-';
     expect((await f.caller().links.create(f.body({ alias: exact }) as never)).alias).toBe(exact);
-    const error = await failureOf(
-      f.caller().links.create(f.body({ alias: 'b'.repeat(65) }) as never),
-    );
-    expect(error.code).toBe(9);
-    expect(error.messages).toEqual(['alias must be at most 64 characters.']);
+    await expectFailure(f.caller().links.create(f.body({ alias: 'b'.repeat(65) }) as never), 9, [
+      'alias must be at most 64 characters.',
+    ]);
   });
 
   it('accepts one character and every allowed character', async () => {
@@ -155,11 +135,11 @@ describe('links.create: alias (codes 8, 9, 15)', () => {
     const first = await f
       .caller()
       .links.create(f.body({ alias: 'promo', url: 'https://one.example/' }) as never);
-    const error = await failureOf(
+    await expectFailure(
       f.caller().links.create(f.body({ alias: 'promo', url: 'https://two.example/' }) as never),
+      15,
+      ['This alias is already taken on this link domain.'],
     );
-    expect(error.code).toBe(15);
-    expect(error.messages).toEqual(['This alias is already taken on this link domain.']);
     expect((await f.store.links.findByAlias(f.domain, 'promo'))?.url).toBe('https://one.example/');
     expect(first.id).toBe(1);
     expect(f.linkCount()).toBe(1);
@@ -216,8 +196,7 @@ describe('links.create: redirect_type (code 16)', () => {
     ['null', null],
   ])('defaults to 301 when %s', async (_label, redirectType) => {
     const f = await createTestCore();
-    const body = f.body({ redirect_type: redirectType });
-    if (redirectType === undefined) delete body.redirect_type;
+    const body = bodyWith(f, 'redirect_type', redirectType);
     expect((await f.caller().links.create(body as never)).redirect_type).toBe(301);
   });
 
@@ -230,55 +209,49 @@ describe('links.create: redirect_type (code 16)', () => {
     );
   });
 
-  it.each([
-    ['the string "302"', '302'],
-    ['300', 300],
-    ['304', 304],
-    ['200', 200],
-    ['0', 0],
-    ['301.5', 301.5],
-    ['-301', -301],
-    ['an empty string', ''],
-    ['a boolean', true],
-    ['an array', [301]],
-    ['an object', { code: 301 }],
-  ])('refuses %s with code 16', async (_label, redirectType) => {
-    const f = await createTestCore();
-    const error = await failureOf(
-      f.caller().links.create(f.body({ redirect_type: redirectType }) as never),
-    );
-    expect(error.code).toBe(16);
-    expect(error.messages).toEqual([REDIRECT_INVALID]);
-  });
+  itRefuses(
+    'redirect_type',
+    [
+      ['the string "302"', '302'],
+      ['300', 300],
+      ['304', 304],
+      ['200', 200],
+      ['0', 0],
+      ['301.5', 301.5],
+      ['-301', -301],
+      ['an empty string', ''],
+      ['a boolean', true],
+      ['an array', [301]],
+      ['an object', { code: 301 }],
+    ],
+    16,
+    [REDIRECT_INVALID],
+  );
 });
 
 describe('links.create: every failing field is reported (multi-error)', () => {
   it('reports bad url, alias and redirect_type with the url code and three messages in field order', async () => {
     const f = await createTestCore();
-    const error = await failureOf(
+    await expectFailure(
       f
         .caller()
         .links.create(
           f.body({ redirect_type: '302', alias: 'bad alias', url: 'ftp://x' }) as never,
         ),
+      7,
+      [URL_INVALID, ALIAS_INVALID, REDIRECT_INVALID],
     );
-    expect(error.code).toBe(7);
-    expect(error.messages).toEqual([URL_INVALID, ALIAS_INVALID, REDIRECT_INVALID]);
   });
 
   it('reports a missing url with code 6 and the others after it', async () => {
     const f = await createTestCore();
-    const error = await failureOf(
+    await expectFailure(
       f
         .caller()
         .links.create(f.body({ url: ' ', alias: 'x'.repeat(65), redirect_type: 300 }) as never),
+      6,
+      ['url is required.', 'alias must be at most 64 characters.', REDIRECT_INVALID],
     );
-    expect(error.code).toBe(6);
-    expect(error.messages).toEqual([
-      'url is required.',
-      'alias must be at most 64 characters.',
-      REDIRECT_INVALID,
-    ]);
   });
 
   it('takes the code of the first failing field when the url is fine', async () => {

@@ -5,7 +5,7 @@ import {
   type UrlGuardContext,
 } from '../../core';
 import { createTestCore } from '../support/core-fixture';
-import { failureOf } from '../support/failures';
+import { expectFailure, failureOf } from '../support/failures';
 
 /** A guard that refuses every URL and remembers what it was asked. */
 function blockingGuard() {
@@ -26,11 +26,11 @@ describe('links.create: the anti-phishing stage (code 18)', () => {
   it('refuses a blocked URL with 18, stores nothing and asks the guard with the parsed URL', async () => {
     const { guard, seen } = blockingGuard();
     const f = await createTestCore({ urlGuard: guard });
-    const error = await failureOf(
+    await expectFailure(
       f.caller().links.create(f.body({ url: ' https://Evil.example/x ' }) as never),
+      18,
+      ['The URL was refused: listed by the test'],
     );
-    expect(error.code).toBe(18);
-    expect(error.messages).toEqual(['The URL was refused: listed by the test']);
     expect(f.linkCount()).toBe(0);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.url).toBe('https://evil.example/x');

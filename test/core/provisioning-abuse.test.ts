@@ -1,7 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import {
   createMemoryStore,
   loadSeedFile,
@@ -9,8 +8,7 @@ import {
   ProvisioningError,
   systemClock,
 } from '../../core';
-import { IN_MEMORY_DATA_DIR } from '../../core/runtime';
-import { startService } from '../../gateway-http/main';
+import { startInProcessService } from '../support/in-process-service';
 
 const LONG_KEY = 'acme-organization-secret-0123456789';
 const LONG_TOKEN = 'alice-personal-token-0123456789';
@@ -31,14 +29,7 @@ describe('provisioning refuses weak or conflicting definitions', () => {
     loadSeedFile(new Provisioner(createMemoryStore().identities, systemClock), file);
   /** What starting the real service with this seed file says. */
   const startWith = async (file: string): Promise<string> => {
-    const env = {
-      PORT: '0',
-      GRPC_PORT: '0',
-      METRICS_PORT: '0',
-      DATA_DIR: IN_MEMORY_DATA_DIR,
-      SHORTLINK_SEED_FILE: file,
-    };
-    const outcome = await startService(env, pino({ level: 'silent' })).then(
+    const outcome = await startInProcessService({ SHORTLINK_SEED_FILE: file }).then(
       async (service) => {
         await service.shutdown();
         return 'started';

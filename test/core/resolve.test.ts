@@ -1,5 +1,5 @@
 import { createTestCore } from '../support/core-fixture';
-import { failureOf } from '../support/failures';
+import { expectFailure, failureOf } from '../support/failures';
 
 describe('links.resolve', () => {
   it('finds a link by domain and alias, without credentials', async () => {
@@ -39,9 +39,9 @@ describe('links.resolve', () => {
       null,
       { domain: 5, alias: 'here' },
     ]) {
-      const error = await failureOf(resolver.links.resolve(input as never));
-      expect(error.code).toBe(24);
-      expect(error.messages).toEqual(['No short link with this alias.']);
+      await expectFailure(resolver.links.resolve(input as never), 24, [
+        'No short link with this alias.',
+      ]);
     }
   });
 });

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startService, type Service } from '../../gateway-http/main';
+import type { Service } from '../../gateway-http/main';
+import { startInProcessService } from '../support/in-process-service';
 
 /** Debian's chromium (CI installs it when missing), driven by playwright-core. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -32,16 +32,7 @@ describe('GET /docs in a real browser (headless Chromium)', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    service = await startService(
-      {
-        PORT: '0',
-        GRPC_PORT: '0',
-        METRICS_PORT: '0',
-        LOG_LEVEL: 'silent',
-        DATA_DIR: ':memory:',
-      },
-      pino({ level: 'silent' }),
-    );
+    service = await startInProcessService();
     origin = `http://127.0.0.1:${service.http.port}`;
     profile = await mkdtemp(join(tmpdir(), 'shortlink-chromium-'));
     context = await chromium.launchPersistentContext(profile, {

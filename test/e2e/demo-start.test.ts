@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import pino from 'pino';
 import { demoCurl } from '../../core';
-import { startService, type Service } from '../../gateway-http/main';
+import type { Service } from '../../gateway-http/main';
+import { startInProcessService } from '../support/in-process-service';
 
 const run = promisify(execFile);
 
@@ -11,10 +11,7 @@ describe('start-up on the embedded default', () => {
   let service: Service;
 
   beforeAll(async () => {
-    service = await startService(
-      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
-      pino({ level: 'silent' }),
-    );
+    service = await startInProcessService();
   });
   afterAll(() => service.shutdown());
 

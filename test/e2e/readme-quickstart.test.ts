@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Metadata } from '@grpc/grpc-js';
-import pino from 'pino';
 import {
   CreateShortLinkRequest,
   type CreateShortLinkResponse,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
-import { startService, type Service } from '../../gateway-http/main';
+import type { Service } from '../../gateway-http/main';
+import { startInProcessService } from '../support/in-process-service';
 import { connectGrpc } from '../grpc/grpc-fixture';
 import { outcomeOf } from '../support/grpc-call';
 import { readmeCodeBlocks } from '../support/readme-code';
@@ -24,11 +24,8 @@ describe('the root README quick start', () => {
   let onThisService: (text: string) => string;
 
   beforeAll(async () => {
-    service = await startService(
-      // The volatile store, so the README's fixed alias is free on every run whatever the default.
-      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
-      pino({ level: 'silent' }),
-    );
+    // The volatile store, so the README's fixed alias is free on every run whatever the default.
+    service = await startInProcessService();
     onThisService = (text) =>
       text
         .replaceAll('localhost:8080', `localhost:${service.http.port}`)

@@ -17,7 +17,9 @@ import { sendRaw } from '../reliability/support/raw-http';
 import { startReputationGate, type ReputationGate } from '../reliability/support/reputation-gate';
 import { UNLIMITED } from '../reliability/support/test-service';
 import { logRecords, workerPids, type LogRecord } from '../reliability/support/service-log';
+import { sendCreatesOnBothGateways } from '../reliability/support/held-creates';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import { within } from '../support/within';
 
 jest.setTimeout(180_000);
 
@@ -39,19 +41,6 @@ async function eventually(check: () => boolean, what: string, ms = 60_000): Prom
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Settles with 'timed out' when `promise` has not settled after `ms` (a liveness bound). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timed out'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timed out'>((resolve) => {
-    timer = setTimeout(() => resolve('timed out'), ms);
-  });
-  try {
-    return await Promise.race([promise, timedOut]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -237,31 +226,7 @@ describe('WORKERS=2 and SIGTERM', () => {
     const s = await startWorkers({ ...UNLIMITED, ...gate.env, SHUTDOWN_TIMEOUT_MS: '60000' });
     const workers = workerPids(s);
     const clients = Array.from({ length: 4 }, () => ownConnectionClient(s.grpcPort));
-    const metadata = bearerMetadata(`Bearer ${s.token}`);
-    const rest = Array.from({ length: 10 }, (_, i) =>
-      sendRaw({
-        port: s.httpPort,
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${s.token}` },
-        body: JSON.stringify({
-          organization_key: s.organizationKey,
-          url_group_id: s.urlGroupId,
-          url: `https://example.com/rest-${i}`,
-          alias: `rest-${i}`,
-        }),
-      }),
-    );
-    const grpc = Array.from({ length: 8 }, (_, i) =>
-      grpcCreate(
-        clients[i % clients.length]!,
-        {
-          organizationKey: s.organizationKey,
-          urlGroupId: s.urlGroupId,
-          url: `https://example.com/grpc-${i}`,
-          alias: `grpc-${i}`,
-        },
-        metadata,
-      ),
-    );
+    const { rest, grpc } = sendCreatesOnBothGateways(s, { rest: 10, grpc: 8 }, clients);
     // Every create is held inside a worker, at its reputation lookup.
     expect(await within(gate.waitForLookups(18), 60_000)).not.toBe('timed out');
 

@@ -1,7 +1,8 @@
 import { status } from '@grpc/grpc-js';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { captureLogs, type CapturedLogs } from '../support/log-capture';
-import { metadataText, startGrpc, type GrpcFixture } from './grpc-fixture';
+import type { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import { metadataText, startGrpc, validRequest, type GrpcFixture } from './grpc-fixture';
 
 describe('gRPC: CreateShortLink and ResolveShortLink on the core', () => {
   let f: CoreFixture;
@@ -15,12 +16,9 @@ describe('gRPC: CreateShortLink and ResolveShortLink on the core', () => {
   });
   afterAll(() => grpc.close());
 
-  const request = (overrides: Record<string, unknown> = {}) => ({
-    organizationKey: f.organizationKey,
-    urlGroupId: '1',
-    url: '  https://example.com/some/long/path?q=1  ',
-    ...overrides,
-  });
+  /** A valid request whose URL has spaces around it (the link holds it trimmed). */
+  const request = (overrides: Partial<CreateShortLinkRequest> = {}) =>
+    validRequest(f, { url: '  https://example.com/some/long/path?q=1  ', ...overrides });
 
   it('creates a link with a generated alias and the default redirect, with rate-limit trailers', async () => {
     const before = f.linkCount();

@@ -4,15 +4,13 @@ import {
   HealthCheckResponse_ServingStatus as ServingStatus,
   HealthClient,
 } from '../../gateway-grpc/generated/grpc/health/v1/health';
-import { createTestCore } from '../support/core-fixture';
 import { captureLogs } from '../support/log-capture';
 import { gatedUrlGuard, waitUntil } from './gated-url-guard';
-import { startGrpc, validRequest } from './grpc-fixture';
+import { startGrpcOnTestCore, validRequest } from './grpc-fixture';
 
 describe('gRPC deadlines', () => {
   it('fails a call whose deadline already passed without reaching the server', async () => {
-    const f = await createTestCore();
-    const grpc = await startGrpc(f.core);
+    const { f, grpc } = await startGrpcOnTestCore();
     try {
       const before = f.linkCount();
       const outcome = await grpc.create(validRequest(f), f.token, { deadline: Date.now() - 1 });
@@ -26,15 +24,13 @@ describe('gRPC deadlines', () => {
   it('ends a call still in the core at its deadline with DEADLINE_EXCEEDED, and drops the late answer', async () => {
     const gate = gatedUrlGuard();
     const logs = captureLogs();
-    const f = await createTestCore({ urlGuard: gate.guard });
-    const grpc = await startGrpc(f.core, { logger: logs.logger });
+    const { f, grpc } = await startGrpcOnTestCore(
+      { urlGuard: gate.guard },
+      { logger: logs.logger },
+    );
     const messages = () => logs.records().map((record) => record.msg);
     try {
-      const request = {
-        organizationKey: f.organizationKey,
-        urlGroupId: '1',
-        url: 'https://example.com/slow',
-      };
+      const request = validRequest(f, { url: 'https://example.com/slow' });
       // The gate never opens before the deadline, so this call can only end by its deadline
       // (long enough for a loaded machine to deliver the call to the server first).
       const outcome = await grpc.create(request, f.token, { deadline: Date.now() + 5000 });
@@ -66,8 +62,10 @@ describe('gRPC deadlines', () => {
 describe('gRPC graceful shutdown', () => {
   it('lets an in-flight call finish, then stops taking calls', async () => {
     const gate = gatedUrlGuard();
-    const f = await createTestCore({ urlGuard: gate.guard });
-    const grpc = await startGrpc(f.core, { shutdownTimeoutMs: 60000 });
+    const { f, grpc } = await startGrpcOnTestCore(
+      { urlGuard: gate.guard },
+      { shutdownTimeoutMs: 60000 },
+    );
     const inFlight = grpc.create(validRequest(f), f.token);
     await gate.entered;
 
@@ -84,8 +82,7 @@ describe('gRPC graceful shutdown', () => {
   });
 
   it('turns health NOT_SERVING, and cuts what still runs at the shutdown deadline', async () => {
-    const f = await createTestCore();
-    const grpc = await startGrpc(f.core, { shutdownTimeoutMs: 300 });
+    const { grpc } = await startGrpcOnTestCore({}, { shutdownTimeoutMs: 300 });
     const health = new HealthClient(grpc.address, credentials.createInsecure());
     const seen: ServingStatus[] = [];
     // A Watch stream never ends by itself: only the bounded fallback can stop the server.

@@ -9,6 +9,7 @@ import {
   type ResolveShortLinkResponse,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { listenGrpc, type RunningGrpcServer } from '../../gateway-grpc';
+import { createTestCore, type CoreFixture, type TestCoreDeps } from '../support/core-fixture';
 import { outcomeOf, type CallOutcome } from '../support/grpc-call';
 
 export interface GrpcFixture {
@@ -59,11 +60,14 @@ export function connectGrpc(address: string): GrpcClientFixture {
   };
 }
 
+export interface GrpcOptions {
+  logger?: Logger;
+  shutdownTimeoutMs?: number;
+  trustProxy?: string;
+}
+
 /** A real gRPC server on 127.0.0.1, port 0, serving `core`, and a generated client for it. */
-export async function startGrpc(
-  core: Core,
-  options: { logger?: Logger; shutdownTimeoutMs?: number; trustProxy?: string } = {},
-): Promise<GrpcFixture> {
+export async function startGrpc(core: Core, options: GrpcOptions = {}): Promise<GrpcFixture> {
   const running = await listenGrpc(core, {
     port: 0,
     host: '127.0.0.1',
@@ -80,6 +84,15 @@ export async function startGrpc(
       await running.close();
     },
   };
+}
+
+/** A test core (`createTestCore(deps)`) and a gRPC gateway serving it. */
+export async function startGrpcOnTestCore(
+  deps: TestCoreDeps = {},
+  options: GrpcOptions = {},
+): Promise<{ f: CoreFixture; grpc: GrpcFixture }> {
+  const f = await createTestCore(deps);
+  return { f, grpc: await startGrpc(f.core, options) };
 }
 
 /** A metadata value as text (the first one), or undefined. */

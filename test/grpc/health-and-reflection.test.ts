@@ -9,8 +9,7 @@ import {
   ServerReflectionClient,
   type ServerReflectionResponse,
 } from '../../gateway-grpc/generated/grpc/reflection/v1/reflection';
-import { createTestCore } from '../support/core-fixture';
-import { startGrpc, type GrpcFixture } from './grpc-fixture';
+import { startGrpcOnTestCore, type GrpcFixture } from './grpc-fixture';
 
 function check(client: HealthClient, service: string) {
   return new Promise<{ error: ServiceError | null; response?: HealthCheckResponse }>((resolve) =>
@@ -51,8 +50,7 @@ describe('gRPC health and reflection', () => {
   let reflection: ServerReflectionClient;
 
   beforeAll(async () => {
-    const f = await createTestCore();
-    grpc = await startGrpc(f.core);
+    ({ grpc } = await startGrpcOnTestCore());
     health = new HealthClient(grpc.address, credentials.createInsecure());
     reflection = new ServerReflectionClient(grpc.address, credentials.createInsecure());
   });

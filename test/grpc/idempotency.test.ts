@@ -1,17 +1,16 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { BackendUnavailableError, type UrlGuard } from '../../core';
-import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import type { CoreFixture } from '../support/core-fixture';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { MALFORMED_KEYS } from '../support/idempotency';
 import { gatedUrlGuard } from './gated-url-guard';
-import { metadataText, startGrpc, validRequest, type GrpcFixture } from './grpc-fixture';
+import { metadataText, startGrpcOnTestCore, validRequest, type GrpcFixture } from './grpc-fixture';
 
 let f: CoreFixture;
 let grpc: GrpcFixture;
 
 async function start(urlGuard?: UrlGuard) {
-  f = await createTestCore(urlGuard ? { urlGuard } : {});
-  grpc = await startGrpc(f.core);
+  ({ f, grpc } = await startGrpcOnTestCore(urlGuard ? { urlGuard } : {}));
 }
 afterEach(() => grpc.close());
 

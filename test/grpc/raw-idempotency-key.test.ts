@@ -1,9 +1,9 @@
 import { connect } from 'node:http2';
 import { status } from '@grpc/grpc-js';
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
-import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import type { CoreFixture } from '../support/core-fixture';
 import { MALFORMED_KEYS } from '../support/idempotency';
-import { startGrpc, validRequest, type GrpcFixture } from './grpc-fixture';
+import { startGrpcOnTestCore, validRequest, type GrpcFixture } from './grpc-fixture';
 
 /**
  * Keys no grpc-js client can send (control and non-ASCII characters), sent by a raw HTTP/2
@@ -13,10 +13,7 @@ import { startGrpc, validRequest, type GrpcFixture } from './grpc-fixture';
 let f: CoreFixture;
 let grpc: GrpcFixture;
 
-beforeAll(async () => {
-  f = await createTestCore();
-  grpc = await startGrpc(f.core);
-});
+beforeAll(async () => ({ f, grpc } = await startGrpcOnTestCore()));
 afterAll(() => grpc.close());
 
 interface RawOutcome {

@@ -5,8 +5,8 @@ import type {
   ShortLinkServiceClient,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { readmeCodeBlock, runExample } from '../support/readme-code';
-import { createTestCore, type CoreFixture } from '../support/core-fixture';
-import { startGrpc, type GrpcFixture } from './grpc-fixture';
+import type { CoreFixture } from '../support/core-fixture';
+import { startGrpcOnTestCore, type GrpcFixture } from './grpc-fixture';
 
 /** The Node client example of gateway-grpc/README.md, run as printed against a test server. */
 const printed = readmeCodeBlock('gateway-grpc/README.md', 'Calling it from a Node service');
@@ -44,10 +44,7 @@ describe('the gateway-grpc/README.md example of a Node gRPC client', () => {
   let f: CoreFixture;
   let grpc: GrpcFixture;
 
-  beforeAll(async () => {
-    f = await createTestCore();
-    grpc = await startGrpc(f.core);
-  });
+  beforeAll(async () => ({ f, grpc } = await startGrpcOnTestCore()));
   afterAll(() => grpc.close());
 
   it('creates the link the example asks for, and reads a failure as the code and the ErrorInfo reason', async () => {

@@ -1,27 +1,19 @@
 import { status } from '@grpc/grpc-js';
-import pino from 'pino';
 import { createMemoryRateLimiter } from '../../core';
-import { startService, type Service } from '../../gateway-http/main';
+import type { Service } from '../../gateway-http/main';
 import { createTestCore } from '../support/core-fixture';
+import { startServiceWithGrpcClient } from '../support/in-process-service';
 import { startHttp } from '../support/http-fixture';
 import { decodeStatusDetails } from './error-details';
-import { connectGrpc, metadataText, startGrpc, type GrpcClientFixture } from './grpc-fixture';
+import { metadataText, startGrpc, type GrpcClientFixture } from './grpc-fixture';
 
 describe('one token, one budget across REST and gRPC (npm start: startService)', () => {
   let service: Service;
   let grpc: GrpcClientFixture;
+  let stop: () => Promise<void>;
 
-  beforeAll(async () => {
-    service = await startService(
-      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
-      pino({ level: 'silent' }),
-    );
-    grpc = connectGrpc(`127.0.0.1:${service.grpc.port}`);
-  });
-  afterAll(async () => {
-    await grpc.close();
-    await service.shutdown();
-  });
+  beforeAll(async () => ({ service, grpc, stop } = await startServiceWithGrpcClient()));
+  afterAll(() => stop());
 
   it('serves 30 creates over REST and 30 over gRPC, then refuses the next on both', async () => {
     const demo = service.demo!;

@@ -14,7 +14,13 @@ import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
 import { decodeStatusDetails } from './error-details';
 import type { CallOutcome } from '../support/grpc-call';
-import { metadataText, startGrpc, type GrpcFixture } from './grpc-fixture';
+import {
+  metadataText,
+  startGrpc,
+  startGrpcOnTestCore,
+  validRequest,
+  type GrpcFixture,
+} from './grpc-fixture';
 
 /** The product's gRPC status table for the codes both transports share (gateway-grpc/README.md). */
 const CONTRACT_TABLE: Array<[codes: number[], grpcStatus: status]> = [
@@ -98,18 +104,9 @@ describe('gRPC errors through a real server', () => {
       ),
   };
 
-  beforeAll(async () => {
-    f = await createTestCore({ urlGuard: blockingGuard });
-    grpc = await startGrpc(f.core);
-  });
+  beforeAll(async () => ({ f, grpc } = await startGrpcOnTestCore({ urlGuard: blockingGuard })));
   afterAll(() => grpc.close());
 
-  const request = (overrides: Record<string, unknown> = {}) => ({
-    organizationKey: f.organizationKey,
-    urlGroupId: '1',
-    url: 'https://example.com/page',
-    ...overrides,
-  });
   const withAuthorization = (value: string) => {
     const metadata = new Metadata();
     metadata.set('authorization', value);
@@ -125,7 +122,7 @@ describe('gRPC errors through a real server', () => {
     ['11: an unknown token', 'not-a-real-token', 11],
   ] as const)('UNAUTHENTICATED for the token stage, code %s', async (_name, auth, code) => {
     const before = f.linkCount();
-    const outcome = await grpc.create(request(), auth);
+    const outcome = await grpc.create(validRequest(f), auth);
     expectFailure(outcome, code, status.UNAUTHENTICATED);
     // No rate-limit figures before the token check passed.
     expect(metadataText(outcome.status.metadata, 'x-ratelimit-limit')).toBeUndefined();
@@ -153,7 +150,7 @@ describe('gRPC errors through a real server', () => {
     ['18: a blocked URL', { url: 'https://evil.example/login' }, 18, status.FAILED_PRECONDITION],
   ] as const)('code %s', async (_name, overrides, code, grpcStatus) => {
     const before = f.linkCount();
-    const outcome = await grpc.create(request(overrides), f.token);
+    const outcome = await grpc.create(validRequest(f, overrides), f.token);
     expectFailure(outcome, code, grpcStatus);
     // Past the token check, every answer carries the rate-limit figures.
     expect(metadataText(outcome.status.metadata, 'x-ratelimit-limit')).toBe('60');
@@ -162,23 +159,23 @@ describe('gRPC errors through a real server', () => {
 
   it('code 13: UNAUTHENTICATED for an inactive organization', async () => {
     const outcome = await grpc.create(
-      request({ organizationKey: f.inactiveOrganizationKey }),
+      validRequest(f, { organizationKey: f.inactiveOrganizationKey }),
       f.token,
     );
     expectFailure(outcome, 13, status.UNAUTHENTICATED);
   });
 
   it('code 17: PERMISSION_DENIED for a token whose user is not a member', async () => {
-    const outcome = await grpc.create(request(), f.outsiderToken);
+    const outcome = await grpc.create(validRequest(f), f.outsiderToken);
     expectFailure(outcome, 17, status.PERMISSION_DENIED);
   });
 
   it('code 15: ALREADY_EXISTS for an alias taken on this link domain', async () => {
-    const first = await grpc.create(request({ alias: 'taken-once' }), f.token);
+    const first = await grpc.create(validRequest(f, { alias: 'taken-once' }), f.token);
     expect(first.error).toBeUndefined();
     const before = f.linkCount();
     const second = await grpc.create(
-      request({ alias: 'taken-once', url: 'https://other.example/' }),
+      validRequest(f, { alias: 'taken-once', url: 'https://other.example/' }),
       f.token,
     );
     expectFailure(second, 15, status.ALREADY_EXISTS);
@@ -187,7 +184,7 @@ describe('gRPC errors through a real server', () => {
 
   it('reports every failing field, with the code of the first (7), in details and Status.message', async () => {
     const outcome = await grpc.create(
-      request({ url: 'not a url', alias: 'bad alias', redirectType: 999 }),
+      validRequest(f, { url: 'not a url', alias: 'bad alias', redirectType: 999 }),
       f.token,
     );
     const messages = expectFailure(outcome, 7, status.INVALID_ARGUMENT, 3);
@@ -197,7 +194,10 @@ describe('gRPC errors through a real server', () => {
   });
 
   it('reads proto3 defaults as absent: empty alias generates one, redirect_type 0 is 301', async () => {
-    const { response, error } = await grpc.create(request({ alias: '', redirectType: 0 }), f.token);
+    const { response, error } = await grpc.create(
+      validRequest(f, { alias: '', redirectType: 0 }),
+      f.token,
+    );
     expect(error).toBeUndefined();
     expect(response!.shortLink!.alias).toMatch(/^[0-9A-Za-z]{7}$/);
     expect(response!.shortLink!.redirectType).toBe(301);
@@ -244,16 +244,11 @@ describe('gRPC errors from failing backends', () => {
 
 describe('gRPC transport limits', () => {
   it('refuses a request over 64 KiB before the core (RESOURCE_EXHAUSTED, no error code)', async () => {
-    const f = await createTestCore();
-    const grpc = await startGrpc(f.core);
+    const { f, grpc } = await startGrpcOnTestCore();
     try {
       const before = f.linkCount();
       const huge = await grpc.create(
-        {
-          organizationKey: f.organizationKey,
-          urlGroupId: '1',
-          url: `https://example.com/${'a'.repeat(70 * 1024)}`,
-        },
+        validRequest(f, { url: `https://example.com/${'a'.repeat(70 * 1024)}` }),
         f.token,
       );
       expect(huge.error?.code).toBe(status.RESOURCE_EXHAUSTED);

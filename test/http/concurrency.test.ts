@@ -1,11 +1,9 @@
 import { createMemoryRateLimiter } from '../../core';
-import { createTestCore } from '../support/core-fixture';
-import { startHttp } from '../support/http-fixture';
+import { startHttpOnTestCore } from '../support/http-fixture';
 
 describe('concurrent creates over HTTP', () => {
   it('50 simultaneous creates of one alias: exactly one 200, the rest 422 code 15', async () => {
-    const f = await createTestCore();
-    const http = await startHttp(f.core);
+    const { f, http } = await startHttpOnTestCore();
     try {
       const answers = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
@@ -32,10 +30,9 @@ describe('concurrent creates over HTTP', () => {
   });
 
   it('200 simultaneous generated creates: unique aliases and unique ids', async () => {
-    const f = await createTestCore({
+    const { f, http } = await startHttpOnTestCore({
       rateLimiter: createMemoryRateLimiter({ limit: 1000, keyPrefix: 'many' }),
     });
-    const http = await startHttp(f.core);
     try {
       const answers = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>

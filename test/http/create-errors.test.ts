@@ -1,12 +1,12 @@
 import { BackendUnavailableError, createCore, type UrlGuard } from '../../core';
-import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import type { CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
 import {
   expectError,
   expectNoRateLimitHeaders,
   expectRateLimitHeaders,
 } from '../support/http-assertions';
-import { startHttp, type HttpFixture } from '../support/http-fixture';
+import { startHttp, startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
 
 /** Every row of the error table (gateway-http/README.md) that HTTP can reach, with exact answers. */
 
@@ -18,10 +18,7 @@ const REDIRECT_INVALID = 'redirect_type must be one of 301, 302, 303, 307, 308.'
 let f: CoreFixture;
 let http: HttpFixture;
 
-beforeEach(async () => {
-  f = await createTestCore();
-  http = await startHttp(f.core);
-});
+beforeEach(async () => ({ f, http } = await startHttpOnTestCore()));
 afterEach(() => http.close());
 
 const post = (headers: Record<string, string>, body?: string) =>
@@ -177,8 +174,7 @@ describe('422: the body fields (4, 5, 6, 7, 8, 9, 14, 15, 16, 18)', () => {
     const guard: UrlGuard = {
       check: () => Promise.resolve({ blocked: true, reason: 'listed as phishing' }),
     };
-    const guarded = await createTestCore({ urlGuard: guard });
-    const server = await startHttp(guarded.core);
+    const { f: guarded, http: server } = await startHttpOnTestCore({ urlGuard: guard });
     try {
       const answer = await server.create(guarded.body(), guarded.token);
       expectError(answer, 422, 18, ['The URL was refused: listed as phishing']);

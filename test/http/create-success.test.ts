@@ -1,15 +1,12 @@
 import { createMemoryRateLimiter, type ResponseInfo } from '../../core';
-import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import type { CoreFixture } from '../support/core-fixture';
 import { expectRateLimitHeaders } from '../support/http-assertions';
-import { startHttp, type HttpFixture } from '../support/http-fixture';
+import { startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
 
 let f: CoreFixture;
 let http: HttpFixture;
 
-beforeEach(async () => {
-  f = await createTestCore();
-  http = await startHttp(f.core);
-});
+beforeEach(async () => ({ f, http } = await startHttpOnTestCore()));
 afterEach(() => http.close());
 
 describe('POST /api/create: success', () => {
@@ -84,10 +81,9 @@ describe('POST /api/create: success', () => {
   });
 
   it('shows a configured limit in every header', async () => {
-    const limited = await createTestCore({
+    const { f: limited, http: server } = await startHttpOnTestCore({
       rateLimiter: createMemoryRateLimiter({ limit: 5, windowSeconds: 30, keyPrefix: 'h' }),
     });
-    const server = await startHttp(limited.core);
     try {
       const answer = await server.create(limited.body(), limited.token);
       expectRateLimitHeaders(answer.headers, { limit: 5, remaining: 4, windowSeconds: 30 });

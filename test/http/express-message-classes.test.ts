@@ -33,53 +33,43 @@ function appUnderTest(): express.Express {
   return app;
 }
 
+/** POSTs the JSON text `body` to /echo/`name` of a fresh app, served with or without the classes. */
+async function postEcho(classes: boolean, name: string, body: string) {
+  const app = appUnderTest();
+  const seen: Seen[] = [];
+  const server = await serve(app, classes, seen);
+  try {
+    const { port } = server.address() as AddressInfo;
+    const answer = await fetch(`http://127.0.0.1:${port}/echo/${name}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    return { app, seen, port, status: answer.status, json: await answer.json() };
+  } finally {
+    server.close();
+  }
+}
+
 describe('expressMessageClasses', () => {
   it('makes node build requests and responses that already have the app prototypes', async () => {
-    const app = appUnderTest();
-    const seen: Seen[] = [];
-    const server = await serve(app, true, seen);
-    try {
-      const { port } = server.address() as AddressInfo;
-      const answer = await fetch(`http://127.0.0.1:${port}/echo/ada`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ n: 1 }),
-      });
-      expect(answer.status).toBe(201);
-      expect(await answer.json()).toEqual({
-        name: 'ada',
-        body: { n: 1 },
-        host: `127.0.0.1:${port}`,
-      });
-      expect(seen).toEqual([
-        {
-          requestPrototype: app.request,
-          responsePrototype: app.response,
-          isIncomingMessage: true,
-          isServerResponse: true,
-        },
-      ]);
-    } finally {
-      server.close();
-    }
+    const { app, seen, port, status, json } = await postEcho(true, 'ada', JSON.stringify({ n: 1 }));
+    expect(status).toBe(201);
+    expect(json).toEqual({ name: 'ada', body: { n: 1 }, host: `127.0.0.1:${port}` });
+    expect(seen).toEqual([
+      {
+        requestPrototype: app.request,
+        responsePrototype: app.response,
+        isIncomingMessage: true,
+        isServerResponse: true,
+      },
+    ]);
   });
 
   it('is what differs from a plain server, where express swaps the prototypes itself', async () => {
-    const app = appUnderTest();
-    const seen: Seen[] = [];
-    const server = await serve(app, false, seen);
-    try {
-      const { port } = server.address() as AddressInfo;
-      const answer = await fetch(`http://127.0.0.1:${port}/echo/bob`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      });
-      expect(answer.status).toBe(201);
-      expect(seen[0]?.requestPrototype).toBe(IncomingMessage.prototype);
-      expect(seen[0]?.responsePrototype).toBe(ServerResponse.prototype);
-    } finally {
-      server.close();
-    }
+    const { seen, status } = await postEcho(false, 'bob', '{}');
+    expect(status).toBe(201);
+    expect(seen[0]?.requestPrototype).toBe(IncomingMessage.prototype);
+    expect(seen[0]?.responsePrototype).toBe(ServerResponse.prototype);
   });
 });

@@ -1,14 +1,11 @@
-import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import type { CoreFixture } from '../support/core-fixture';
 import { expectError } from '../support/http-assertions';
-import { startHttp, type HttpFixture } from '../support/http-fixture';
+import { startHttp, startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
 
 let f: CoreFixture;
 let http: HttpFixture;
 
-beforeEach(async () => {
-  f = await createTestCore();
-  http = await startHttp(f.core);
-});
+beforeEach(async () => ({ f, http } = await startHttpOnTestCore()));
 afterEach(() => http.close());
 
 const create = (fields: Record<string, unknown>) =>

@@ -1,17 +1,16 @@
 import { request } from 'node:http';
 import { BackendUnavailableError, type UrlGuard } from '../../core';
 import { gatedUrlGuard } from '../grpc/gated-url-guard';
-import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import type { CoreFixture } from '../support/core-fixture';
 import { expectError, expectRateLimitHeaders } from '../support/http-assertions';
-import { startHttp, type HttpFixture } from '../support/http-fixture';
+import { startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
 import { LONGEST_KEY, MALFORMED_KEYS } from '../support/idempotency';
 
 let f: CoreFixture;
 let http: HttpFixture;
 
 async function start(urlGuard?: UrlGuard) {
-  f = await createTestCore(urlGuard ? { urlGuard } : {});
-  http = await startHttp(f.core);
+  ({ f, http } = await startHttpOnTestCore(urlGuard ? { urlGuard } : {}));
 }
 afterEach(() => http.close());
 
@@ -37,29 +36,22 @@ describe('POST /api/create with Idempotency-Key: replays', () => {
 
   it('replays a chosen alias; whitespace and key order of the JSON do not matter', async () => {
     await start();
-    const first = await http.request({
-      method: 'POST',
-      path: '/api/create',
-      headers: {
-        authorization: `Bearer ${f.token}`,
-        'content-type': 'application/json',
-        'idempotency-key': 'alias-1',
-      },
-      body: JSON.stringify(f.body({ alias: 'fall', redirect_type: 307 })),
-    });
-    const reordered = Object.fromEntries(
-      Object.entries(f.body({ alias: 'fall', redirect_type: 307 })).reverse(),
-    );
-    const second = await http.request({
-      method: 'POST',
-      path: '/api/create',
-      headers: {
-        authorization: `Bearer ${f.token}`,
-        'content-type': 'application/json',
-        'idempotency-key': 'alias-1',
-      },
-      body: JSON.stringify(reordered, null, 4),
-    });
+    /** A create under the key alias-1 whose body is this JSON text, as written. */
+    const sendJsonText = (body: string) =>
+      http.request({
+        method: 'POST',
+        path: '/api/create',
+        headers: {
+          authorization: `Bearer ${f.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'alias-1',
+        },
+        body,
+      });
+    const fields = f.body({ alias: 'fall', redirect_type: 307 });
+    const first = await sendJsonText(JSON.stringify(fields));
+    const reordered = Object.fromEntries(Object.entries(fields).reverse());
+    const second = await sendJsonText(JSON.stringify(reordered, null, 4));
     expect(first.status).toBe(200);
     expect([second.status, second.text]).toEqual([200, first.text]);
     expect(second.headers['idempotent-replayed']).toBe('true');

@@ -1,16 +1,13 @@
 import { BackendUnavailableError, createCore } from '../../core';
-import { createTestCore, type CoreFixture } from '../support/core-fixture';
+import type { CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
-import { startHttp, type HttpFixture } from '../support/http-fixture';
+import { startHttp, startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
 import { captureLogs } from '../support/log-capture';
 
 let f: CoreFixture;
 let http: HttpFixture;
 
-beforeEach(async () => {
-  f = await createTestCore();
-  http = await startHttp(f.core);
-});
+beforeEach(async () => ({ f, http } = await startHttpOnTestCore()));
 afterEach(() => http.close());
 
 describe('operations endpoints', () => {

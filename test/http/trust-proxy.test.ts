@@ -1,13 +1,17 @@
 import { Metadata } from '@grpc/grpc-js';
-import pino from 'pino';
 import { createCore } from '../../core';
-import { compileTrustProxy, ConfigError, IN_MEMORY_DATA_DIR } from '../../core/runtime';
+import { compileTrustProxy, ConfigError } from '../../core/runtime';
 import { loadGrpcConfig } from '../../gateway-grpc';
 import { loadHttpConfig } from '../../gateway-http/http-config';
-import { startService } from '../../gateway-http/main';
-import { startGrpc, validRequest } from '../grpc/grpc-fixture';
-import { createTestCore } from '../support/core-fixture';
+import {
+  startGrpc,
+  startGrpcOnTestCore,
+  validRequest,
+  type GrpcFixture,
+} from '../grpc/grpc-fixture';
+import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { startHttp } from '../support/http-fixture';
+import { startInProcessService } from '../support/in-process-service';
 
 describe('TRUST_PROXY', () => {
   it('trusts a hop count or a list of addresses and subnets', () => {
@@ -40,14 +44,7 @@ describe('TRUST_PROXY', () => {
   });
 
   it('does not start the service with TRUST_PROXY=true', async () => {
-    const env = {
-      PORT: '0',
-      GRPC_PORT: '0',
-      METRICS_PORT: '0',
-      DATA_DIR: IN_MEMORY_DATA_DIR,
-      TRUST_PROXY: 'true',
-    };
-    await expect(startService(env, pino({ level: 'silent' }))).rejects.toThrow(
+    await expect(startInProcessService({ TRUST_PROXY: 'true' })).rejects.toThrow(
       /TRUST_PROXY=true is refused/,
     );
   });
@@ -73,28 +70,25 @@ describe('TRUST_PROXY', () => {
 });
 
 describe('TRUST_PROXY on the gRPC gateway (x-forwarded-for metadata)', () => {
-  const guess = (forwardedFor?: string) => {
+  /** Sends creates with a wrong token to `server`; each answers the contract code it got. */
+  const guesser = (server: GrpcFixture, f: CoreFixture) => async (forwardedFor?: string) => {
     const metadata = new Metadata();
     metadata.set('authorization', 'Bearer wrong');
     if (forwardedFor !== undefined) metadata.set('x-forwarded-for', forwardedFor);
-    return metadata;
+    const outcome = await server.create(validRequest(f), metadata);
+    return Number(outcome.status.metadata.get('shortlink-error-code')[0]);
   };
-  const codeOf = (outcome: { status: { metadata: Metadata } }) =>
-    Number(outcome.status.metadata.get('shortlink-error-code')[0]);
 
   it('counts failures by the first untrusted forwarded address, as REST does', async () => {
-    const f = await createTestCore();
-    const server = await startGrpc(f.core, { trustProxy: '1' });
+    const { f, grpc: server } = await startGrpcOnTestCore({}, { trustProxy: '1' });
+    const guess = guesser(server, f);
     try {
-      const request = validRequest(f);
-      for (let i = 0; i < 30; i += 1) {
-        expect(codeOf(await server.create(request, guess('203.0.113.1')))).toBe(11);
-      }
-      expect(codeOf(await server.create(request, guess('203.0.113.1')))).toBe(19);
-      expect(codeOf(await server.create(request, guess('192.0.2.9, 203.0.113.1')))).toBe(19);
-      expect(codeOf(await server.create(request, guess('203.0.113.2')))).toBe(11);
+      for (let i = 0; i < 30; i += 1) expect(await guess('203.0.113.1')).toBe(11);
+      expect(await guess('203.0.113.1')).toBe(19);
+      expect(await guess('192.0.2.9, 203.0.113.1')).toBe(19);
+      expect(await guess('203.0.113.2')).toBe(11);
       // The proxy itself, with no forwarded address, is its own client.
-      expect(codeOf(await server.create(request, guess()))).toBe(11);
+      expect(await guess()).toBe(11);
     } finally {
       await server.close();
     }
@@ -104,16 +98,14 @@ describe('TRUST_PROXY on the gRPC gateway (x-forwarded-for metadata)', () => {
     const f = await createTestCore();
     const trusted = await startGrpc(f.core, { trustProxy: 'loopback' });
     const untrusted = await startGrpc(f.core, { trustProxy: '10.0.0.0/8' });
+    const [viaTrusted, viaUntrusted] = [guesser(trusted, f), guesser(untrusted, f)];
     try {
-      const request = validRequest(f);
-      for (let i = 0; i < 30; i += 1) {
-        expect(codeOf(await trusted.create(request, guess('198.51.100.5')))).toBe(11);
-      }
-      expect(codeOf(await trusted.create(request, guess('198.51.100.5')))).toBe(19);
+      for (let i = 0; i < 30; i += 1) expect(await viaTrusted('198.51.100.5')).toBe(11);
+      expect(await viaTrusted('198.51.100.5')).toBe(19);
       // 127.0.0.1 is no trusted proxy here: its forwarded addresses are not believed, so every
       // guess counts against 127.0.0.1, which has no failures yet.
-      expect(codeOf(await untrusted.create(request, guess('198.51.100.5')))).toBe(11);
-      expect(codeOf(await untrusted.create(request, guess('198.51.100.6')))).toBe(11);
+      expect(await viaUntrusted('198.51.100.5')).toBe(11);
+      expect(await viaUntrusted('198.51.100.6')).toBe(11);
     } finally {
       await trusted.close();
       await untrusted.close();
@@ -121,14 +113,11 @@ describe('TRUST_PROXY on the gRPC gateway (x-forwarded-for metadata)', () => {
   });
 
   it('without TRUST_PROXY counts the peer, whatever the metadata says', async () => {
-    const f = await createTestCore();
-    const server = await startGrpc(f.core);
+    const { f, grpc: server } = await startGrpcOnTestCore();
+    const guess = guesser(server, f);
     try {
-      const request = validRequest(f);
-      for (let i = 0; i < 30; i += 1) {
-        expect(codeOf(await server.create(request, guess(`198.51.100.${i}`)))).toBe(11);
-      }
-      expect(codeOf(await server.create(request, guess('198.51.100.200')))).toBe(19);
+      for (let i = 0; i < 30; i += 1) expect(await guess(`198.51.100.${i}`)).toBe(11);
+      expect(await guess('198.51.100.200')).toBe(19);
     } finally {
       await server.close();
     }

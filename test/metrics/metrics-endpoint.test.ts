@@ -1,9 +1,9 @@
 import { request } from 'node:http';
-import pino from 'pino';
 import type { CachedStore } from '../../core';
-import { startService, type Service } from '../../gateway-http/main';
-import { bearer, connectGrpc, type GrpcClientFixture } from '../grpc/grpc-fixture';
+import type { Service } from '../../gateway-http/main';
+import { bearer, type GrpcClientFixture } from '../grpc/grpc-fixture';
 import { freePort } from '../support/free-port';
+import { startInProcessService, startServiceWithGrpcClient } from '../support/in-process-service';
 import { MetricsSnapshot, promtoolCheck, scrape } from './support/exposition';
 
 const ALIAS = 'metricsProbeAlias';
@@ -24,27 +24,17 @@ function getWithHost(port: number, host: string, path: string): Promise<number> 
 describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)', () => {
   let service: Service;
   let grpc: GrpcClientFixture;
+  let stop: () => Promise<void>;
   let metricsPort: number;
 
   beforeAll(async () => {
     metricsPort = await freePort();
-    service = await startService(
-      {
-        PORT: '0',
-        GRPC_PORT: '0',
-        METRICS_PORT: String(metricsPort),
-        LOG_LEVEL: 'silent',
-        DATA_DIR: ':memory:',
-        RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-      },
-      pino({ level: 'silent' }),
-    );
-    grpc = connectGrpc(`127.0.0.1:${service.grpc.port}`);
+    ({ service, grpc, stop } = await startServiceWithGrpcClient({
+      METRICS_PORT: String(metricsPort),
+      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+    }));
   });
-  afterAll(async () => {
-    await grpc.close();
-    await service.shutdown();
-  });
+  afterAll(() => stop());
 
   it('serves the Prometheus text format that promtool parses and lints clean', async () => {
     const answer = await scrape(metricsPort);
@@ -203,24 +193,14 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
 describe('idempotent replays', () => {
   let service: Service;
   let grpc: GrpcClientFixture;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    service = await startService(
-      {
-        PORT: '0',
-        GRPC_PORT: '0',
-        METRICS_PORT: String(await freePort()),
-        LOG_LEVEL: 'silent',
-        DATA_DIR: ':memory:',
-      },
-      pino({ level: 'silent' }),
-    );
-    grpc = connectGrpc(`127.0.0.1:${service.grpc.port}`);
+    ({ service, grpc, stop } = await startServiceWithGrpcClient({
+      METRICS_PORT: String(await freePort()),
+    }));
   });
-  afterAll(async () => {
-    await grpc.close();
-    await service.shutdown();
-  });
+  afterAll(() => stop());
 
   it('are counted on the gateway that answered them, and are no links created', async () => {
     const demo = service.demo!;
@@ -299,16 +279,7 @@ describe('idempotent replays', () => {
 
 describe('METRICS_PORT=0', () => {
   it('turns metrics off: no port, and the ports are not decorated', async () => {
-    const service = await startService(
-      {
-        PORT: '0',
-        GRPC_PORT: '0',
-        METRICS_PORT: '0',
-        LOG_LEVEL: 'silent',
-        DATA_DIR: ':memory:',
-      },
-      pino({ level: 'silent' }),
-    );
+    const service = await startInProcessService();
     try {
       expect(service.metrics).toBeUndefined();
       expect(service.runtime.metrics).toBeUndefined();

@@ -3,7 +3,7 @@ import type { CounterDocument, LinkDocument } from '../../core/adapters/mongodb/
 import { INDEXES } from '../../core/adapters/mongodb/indexes';
 import { LINK_ID_COUNTER, MongoIdSequence } from '../../core/adapters/mongodb/mongo-id-sequence';
 import { MongoLinkStore } from '../../core/adapters/mongodb/mongo-link-store';
-import type { NewLink } from '../../core';
+import { newLink } from '../storage/fixtures';
 
 /**
  * A `links` collection that records every operation the store makes on it, with its filter or
@@ -59,17 +59,7 @@ function countingCounters() {
   return { collection, updates };
 }
 
-const link = (alias: string): NewLink => ({
-  domain: 'acme.link',
-  alias,
-  url: 'https://example.com/',
-  redirectType: 301,
-  scheme: 'https',
-  organizationId: 'acme',
-  groupApiId: '1',
-  userId: 'alice',
-  createdAt: new Date('2026-05-04T10:11:12.345Z'),
-});
+const link = (alias: string) => newLink({ alias, url: 'https://example.com/' });
 
 describe('every links operation of the MongoDB store carries the shard key', () => {
   it('inserts, duplicate inserts, hits and misses all name domain and alias', async () => {

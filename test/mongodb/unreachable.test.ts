@@ -8,7 +8,6 @@ import {
   FlexibleRateLimiter,
   ShortlinkError,
   silentLogger,
-  type NewLink,
   type Store,
 } from '../../core';
 import { loadConfig } from '../../core/runtime';
@@ -19,6 +18,7 @@ import {
 } from '../../core/adapters/mongodb';
 import { createLimitersFromConfig } from '../../core/runtime/limiters-from-config';
 import { createStoreFromConfig } from '../../core/runtime/store-from-config';
+import { newLink } from '../storage/fixtures';
 import { startHttp } from '../support/http-fixture';
 
 /**
@@ -35,17 +35,7 @@ function unreachableStore(): Store {
   return mongoStoreOn(client, client.db('shortlink'), true);
 }
 
-const link: NewLink = {
-  domain: 'acme.link',
-  alias: 'a',
-  url: 'https://example.com/',
-  redirectType: 301,
-  scheme: 'https',
-  organizationId: 'acme',
-  groupApiId: '1',
-  userId: 'alice',
-  createdAt: new Date(),
-};
+const link = newLink({ alias: 'a', url: 'https://example.com/' });
 
 describe('MongoDB unreachable at start-up', () => {
   it('fails store creation with a BackendUnavailableError naming the host', async () => {

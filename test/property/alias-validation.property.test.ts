@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { BUILT_IN_RESERVED_ALIASES } from '../../core';
-import { createTestCore } from '../support/core-fixture';
-import { failureOf } from '../support/failures';
+import { expectFailure, failureOf } from '../support/failures';
+import { createWith } from './create-with';
 
 /** Alias rules (gateway-http/README.md, body fields) checked over generated inputs, through links.create. */
 
@@ -26,17 +26,12 @@ const foreignChar = fc
   .filter((char) => !ALIAS_CHAR.test(char));
 const validPart = fc.stringMatching(/^[A-Za-z0-9_-]{0,30}$/);
 
-async function createWithAlias(alias: unknown) {
-  const f = await createTestCore();
-  return { f, outcome: f.caller().links.create(f.body({ alias }) as never) };
-}
-
 describe('alias validation (property-based)', () => {
   it('accepts every string of [A-Za-z0-9_-]{1,64} that is not reserved, as given', async () => {
     await fc.assert(
       fc.asyncProperty(validAlias, async (alias) => {
         fc.pre(!isReserved(alias));
-        const { f, outcome } = await createWithAlias(alias);
+        const { f, outcome } = await createWith({ alias });
         const link = await outcome;
         expect(link.alias).toBe(alias);
         expect(link.short_url).toBe(`https://${f.domain}/${alias}`);
@@ -56,7 +51,7 @@ describe('alias validation (property-based)', () => {
       );
     await fc.assert(
       fc.asyncProperty(reservedInAnyCase, async (alias) => {
-        const { f, outcome } = await createWithAlias(alias);
+        const { f, outcome } = await createWith({ alias });
         expect((await failureOf(outcome)).code).toBe(15);
         expect(f.linkCount()).toBe(0);
       }),
@@ -68,10 +63,8 @@ describe('alias validation (property-based)', () => {
     await fc.assert(
       fc.asyncProperty(validPart, foreignChar, validPart, async (before, char, after) => {
         const alias = before + char + after;
-        const { f, outcome } = await createWithAlias(alias);
-        const error = await failureOf(outcome);
-        expect(error.code).toBe(8);
-        expect(error.messages).toEqual(['alias may contain only letters, digits, "_" and "-".']);
+        const { f, outcome } = await createWith({ alias });
+        await expectFailure(outcome, 8, ['alias may contain only letters, digits, "_" and "-".']);
         expect(f.linkCount()).toBe(0);
       }),
       RUNS,
@@ -88,7 +81,7 @@ describe('alias validation (property-based)', () => {
     );
     await fc.assert(
       fc.asyncProperty(notAString, async (alias) => {
-        const { outcome } = await createWithAlias(alias);
+        const { outcome } = await createWith({ alias });
         expect((await failureOf(outcome)).code).toBe(8);
       }),
       { numRuns: 60 },
@@ -98,10 +91,8 @@ describe('alias validation (property-based)', () => {
   it('refuses with 9 any alias over 64 characters of the valid alphabet', async () => {
     await fc.assert(
       fc.asyncProperty(fc.stringMatching(/^[A-Za-z0-9_-]{65,300}$/), async (alias) => {
-        const { f, outcome } = await createWithAlias(alias);
-        const error = await failureOf(outcome);
-        expect(error.code).toBe(9);
-        expect(error.messages).toEqual(['alias must be at most 64 characters.']);
+        const { f, outcome } = await createWith({ alias });
+        await expectFailure(outcome, 9, ['alias must be at most 64 characters.']);
         expect(f.linkCount()).toBe(0);
       }),
       RUNS,

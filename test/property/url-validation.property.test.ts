@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { createTestCore } from '../support/core-fixture';
-import { failureOf } from '../support/failures';
+import { expectFailure, failureOf } from '../support/failures';
+import { createWith } from './create-with';
 
 /** Long-URL rules (gateway-http/README.md, body fields) checked over generated inputs, through links.create. */
 
@@ -20,17 +20,12 @@ const forbiddenInside = fc.oneof(
   fc.integer({ min: 0x80, max: 0x9f }).map((code) => String.fromCharCode(code)),
 );
 
-async function createWithUrl(url: unknown) {
-  const f = await createTestCore();
-  return { f, outcome: f.caller().links.create(f.body({ url }) as never) };
-}
-
 describe('url validation (property-based)', () => {
   it('accepts generated http(s) URLs and returns them trimmed', async () => {
     await fc.assert(
       fc.asyncProperty(padding, httpUrl, padding, async (before, url, after) => {
         fc.pre(url.length <= 2048);
-        const { f, outcome } = await createWithUrl(before + url + after);
+        const { f, outcome } = await createWith({ url: before + url + after });
         const link = await outcome;
         expect(link.url).toBe(url);
         expect(f.linkCount()).toBe(1);
@@ -48,7 +43,7 @@ describe('url validation (property-based)', () => {
     await fc.assert(
       fc.asyncProperty(anyText, async (text) => {
         fc.pre(!/^\s*https?:\/\//i.test(text));
-        const { f, outcome } = await createWithUrl(text);
+        const { f, outcome } = await createWith({ url: text });
         const error = await failureOf(outcome);
         expect(error.code).toBe(text.trim() === '' ? 6 : 7);
         expect(f.linkCount()).toBe(0);
@@ -63,7 +58,7 @@ describe('url validation (property-based)', () => {
       .filter((scheme) => scheme !== 'http' && scheme !== 'https');
     await fc.assert(
       fc.asyncProperty(otherScheme, httpUrl, async (scheme, url) => {
-        const { outcome } = await createWithUrl(url.replace(/^https?/, scheme));
+        const { outcome } = await createWith({ url: url.replace(/^https?/, scheme) });
         expect((await failureOf(outcome)).code).toBe(7);
       }),
       RUNS,
@@ -77,7 +72,7 @@ describe('url validation (property-based)', () => {
     });
     await fc.assert(
       fc.asyncProperty(withInsertion, async (url) => {
-        const { f, outcome } = await createWithUrl(url);
+        const { f, outcome } = await createWith({ url });
         const error = await failureOf(outcome);
         expect(error.code).toBe(7);
         expect(f.linkCount()).toBe(0);
@@ -92,10 +87,8 @@ describe('url validation (property-based)', () => {
       fc.asyncProperty(plainUrl, fc.integer({ min: 2049, max: 4000 }), async (url, length) => {
         const base = url.endsWith('/') ? url : `${url}/`;
         const long = base + 'a'.repeat(Math.max(1, length - base.length));
-        const { outcome } = await createWithUrl(`  ${long}  `);
-        const error = await failureOf(outcome);
-        expect(error.code).toBe(7);
-        expect(error.messages).toEqual(['url must be at most 2048 characters.']);
+        const { outcome } = await createWith({ url: `  ${long}  ` });
+        await expectFailure(outcome, 7, ['url must be at most 2048 characters.']);
       }),
       { numRuns: 50 },
     );

@@ -1,9 +1,5 @@
-import type { Redis } from 'ioredis';
-import { silentLogger } from '../../core';
-import { createRedisLimiters, type RedisLimiters } from '../../core/adapters/redis/redis-limiters';
 import { guessInParallel, tally } from '../support/guess-scenario';
-import { SHARED_REDIS_URL, uniqueKeyPrefix } from './support/redis-process';
-import { deleteKeys } from './support/shared-limit-fixture';
+import { limitersOnSharedRedis, type SharedRedisLimiters } from './support/shared-limit-fixture';
 
 jest.setTimeout(60_000);
 
@@ -11,26 +7,15 @@ jest.setTimeout(60_000);
 describe.each(['REST', 'gRPC'] as const)(
   'parallel token guesses on the Redis limiter (%s)',
   (transport) => {
-    let limiters: RedisLimiters;
-    let keyPrefix: string;
+    let shared: SharedRedisLimiters;
 
     beforeEach(async () => {
-      keyPrefix = uniqueKeyPrefix('guesses');
-      limiters = await createRedisLimiters({
-        url: SHARED_REDIS_URL,
-        keyPrefix,
-        perTokenLimit: 60,
-        authFailureLimit: 30,
-        logger: silentLogger,
-      });
+      shared = await limitersOnSharedRedis('guesses');
     });
-
-    afterEach(async () => {
-      await deleteKeys(limiters.client as Redis, keyPrefix);
-      await limiters.close();
-    });
+    afterEach(() => shared.close());
 
     it('answers "unknown" (11) to at most the budget, 19 to the rest, and still serves a valid token', async () => {
+      const { limiters, keyPrefix } = shared;
       const outcome = await guessInParallel(transport, limiters.authFailures, 60);
       expect(limiters.monitor.mode).toBe('shared');
       expect(tally(outcome.codes)).toEqual({ 11: 30, 19: 30 });

@@ -1,13 +1,10 @@
-import { Redis } from 'ioredis';
 import { MongoClient } from 'mongodb';
-import { createCore, hashSecret, silentLogger } from '../../core';
+import { createCore, hashSecret } from '../../core';
 import { mongoStoreOn } from '../../core/adapters/mongodb';
 import { mongoClientOptions } from '../../core/adapters/mongodb/connection-options';
-import { createRedisLimiters, type RedisLimiters } from '../../core/adapters/redis/redis-limiters';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { freePort } from '../support/free-port';
-import { SHARED_REDIS_URL, uniqueKeyPrefix } from './support/redis-process';
-import { deleteKeys } from './support/shared-limit-fixture';
+import { limitersOnSharedRedis, type SharedRedisLimiters } from './support/shared-limit-fixture';
 
 jest.setTimeout(120_000);
 
@@ -18,36 +15,25 @@ jest.setTimeout(120_000);
  */
 describe('a store whose backend is unreachable, behind the HTTP gateway', () => {
   let client: MongoClient;
-  let limiters: RedisLimiters;
+  let shared: SharedRedisLimiters;
   let http: HttpFixture;
-  let keyPrefix: string;
 
   beforeAll(async () => {
     const port = await freePort();
     const uri = `mongodb://127.0.0.1:${port}/shortlink?directConnection=true&serverSelectionTimeoutMS=500`;
     client = new MongoClient(uri, mongoClientOptions(uri));
-    keyPrefix = uniqueKeyPrefix('store-down');
-    limiters = await createRedisLimiters({
-      url: SHARED_REDIS_URL,
-      keyPrefix,
-      perTokenLimit: 60,
-      authFailureLimit: 30,
-      logger: silentLogger,
-    });
+    shared = await limitersOnSharedRedis('store-down');
     const core = createCore({
       store: mongoStoreOn(client, client.db('shortlink'), true),
-      rateLimiter: limiters.perToken,
-      authFailureLimiter: limiters.authFailures,
+      rateLimiter: shared.limiters.perToken,
+      authFailureLimiter: shared.limiters.authFailures,
     });
     http = await startHttp(core);
   });
 
   afterAll(async () => {
     await http.close();
-    const inspector = new Redis(SHARED_REDIS_URL);
-    await deleteKeys(inspector, keyPrefix);
-    inspector.disconnect();
-    await limiters.close();
+    await shared.close();
     await client.close();
   });
 
@@ -60,8 +46,8 @@ describe('a store whose backend is unreachable, behind the HTTP gateway', () => 
     expect(answer.json()).toMatchObject({ data: null, code: 23 });
     expect((answer.json() as { errors: string[] }).errors).toHaveLength(1);
     // The token could not be checked, so the address is not charged with a failure.
-    expect(await limiters.authFailures.peek('127.0.0.1')).toBeNull();
-    expect(await limiters.perToken.peek(hashSecret('some-token'))).toBeNull();
+    expect(await shared.limiters.authFailures.peek('127.0.0.1')).toBeNull();
+    expect(await shared.limiters.perToken.peek(hashSecret('some-token'))).toBeNull();
   });
 
   it('answers /readyz with 503 while /healthz stays 200', async () => {

@@ -1,13 +1,6 @@
 import pino from 'pino';
-import {
-  allowAllUrlGuard,
-  createCore,
-  createMemoryRateLimiter,
-  createMemoryStore,
-  Provisioner,
-  systemClock,
-  type ShortLink,
-} from '../../core';
+import { allowAllUrlGuard, createMemoryRateLimiter, systemClock, type ShortLink } from '../../core';
+import { createTestCore } from '../support/core-fixture';
 import { expectEnvelope } from './support/envelope';
 import { sendRaw, type RawAnswer } from './support/raw-http';
 import { startTestService, UNLIMITED, type TestService } from './support/test-service';
@@ -102,14 +95,7 @@ describe('concurrent requests', () => {
 
   it('retries colliding generated aliases under concurrency without overwriting any link', async () => {
     // A generator with only 64 aliases: 50 concurrent creates collide constantly.
-    const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
-    const { secretKey } = await provisioner.saveOrganization({ id: 'o', domain: 'o.example' });
-    await provisioner.saveGroup({ organizationId: 'o', apiId: '1' });
-    await provisioner.saveUser({ id: 'u', organizations: ['o'] });
-    const { token } = await provisioner.issueToken('u');
-    const core = createCore({
-      store,
+    const f = await createTestCore({
       rateLimiter: createMemoryRateLimiter({ limit: 1_000, keyPrefix: 't' }),
       authFailureLimiter: createMemoryRateLimiter({ limit: 1_000, keyPrefix: 'a' }),
       urlGuard: allowAllUrlGuard,
@@ -121,11 +107,7 @@ describe('concurrent requests', () => {
     });
     const outcomes = await Promise.allSettled(
       Array.from({ length: 50 }, (_, i) =>
-        core.createCaller({ authorization: `Bearer ${token}` }).links.create({
-          organization_key: secretKey!,
-          url_group_id: '1',
-          url: `https://example.com/c/${i}`,
-        }),
+        f.caller().links.create(f.body({ url: `https://example.com/c/${i}` }) as never),
       ),
     );
     const links = outcomes.map((outcome) => {
@@ -133,9 +115,9 @@ describe('concurrent requests', () => {
       return outcome.value;
     });
     expect(new Set(links.map((link) => link.alias)).size).toBe(50);
-    expect(store.links.size).toBe(50);
+    expect(f.linkCount()).toBe(50);
     for (const link of links) {
-      expect((await store.links.findByAlias('o.example', link.alias))?.url).toBe(link.url);
+      expect((await f.store.links.findByAlias(f.domain, link.alias))?.url).toBe(link.url);
     }
   });
 });

@@ -3,27 +3,16 @@ import { Agent } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ShortLink } from '../../core';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import { within } from '../support/within';
 import { startChildService, type ChildService } from './support/child-service';
 import { expectEnvelope } from './support/envelope';
 import { bearerMetadata, grpcClient, grpcCreate } from './support/grpc-client';
+import { sendCreatesOnBothGateways } from './support/held-creates';
 import { openSocket, pause, sendRaw, whenClosed } from './support/raw-http';
 import { startReputationGate, type ReputationGate } from './support/reputation-gate';
 import { startTestService, UNLIMITED, type TestService } from './support/test-service';
 
 jest.setTimeout(90_000);
-
-/** Settles with 'timed out' when `promise` has not settled after `ms` (a liveness bound). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timed out'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timed out'>((resolve) => {
-    timer = setTimeout(() => resolve('timed out'), ms);
-  });
-  try {
-    return await Promise.race([promise, timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Opens a create whose body is only half sent: the server holds the request until the rest. */
 async function halfSentCreate(t: TestService, body: string) {
@@ -199,36 +188,11 @@ describe('SIGTERM to the process under load', () => {
       SHUTDOWN_TIMEOUT_MS: '60000',
     });
     const s = service;
-    const body = (alias: string) => ({
-      organization_key: s.organizationKey,
-      url_group_id: s.urlGroupId,
-      url: `https://example.com/${alias}`,
-      alias,
-    });
     const client = grpcClient(s.grpcPort);
     const metadata = bearerMetadata(`Bearer ${s.token}`);
     // Keep-alive sockets, so `Connection: close` below is the server's choice, not the client's.
     const agent = new Agent({ keepAlive: true });
-    const rest = Array.from({ length: 20 }, (_, i) =>
-      sendRaw({
-        agent,
-        port: s.httpPort,
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${s.token}` },
-        body: JSON.stringify(body(`rest-${i}`)),
-      }),
-    );
-    const grpc = Array.from({ length: 20 }, (_, i) =>
-      grpcCreate(
-        client,
-        {
-          organizationKey: s.organizationKey,
-          urlGroupId: s.urlGroupId,
-          url: `https://example.com/grpc-${i}`,
-          alias: `grpc-${i}`,
-        },
-        metadata,
-      ),
-    );
+    const { rest, grpc } = sendCreatesOnBothGateways(s, { rest: 20, grpc: 20 }, [client], agent);
     expect(await within(gate.waitForLookups(40), 60_000)).not.toBe('timed out');
 
     s.child.kill('SIGTERM');

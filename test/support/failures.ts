@@ -17,6 +17,18 @@ export async function failureOf(promise: Promise<unknown>): Promise<ShortlinkErr
   );
 }
 
+/** Awaits `promise` and expects the ShortlinkError it rejects with to carry `code` and `messages`. */
+export async function expectFailure(
+  promise: Promise<unknown>,
+  code: number,
+  messages: readonly string[],
+): Promise<ShortlinkError> {
+  const error = await failureOf(promise);
+  expect(error.code).toBe(code);
+  expect(error.messages).toEqual(messages);
+  return error;
+}
+
 type Part = 'identities' | 'links' | 'idempotency';
 
 /** Every method of `target` rejects with `makeError()`. */

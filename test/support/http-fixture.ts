@@ -4,6 +4,7 @@ import type { Core } from '../../core';
 import { createHttpApp, type HttpAppOptions } from '../../gateway-http/app';
 import { listenHttp } from '../../gateway-http/http-server';
 import { expressMessageClasses } from '../../gateway-http/express-message-classes';
+import { createTestCore, type CoreFixture, type TestCoreDeps } from './core-fixture';
 import { openApiViolations } from './openapi-conformance';
 
 export interface HttpRequest {
@@ -122,6 +123,14 @@ export async function startHttp(
       await running.close();
     },
   };
+}
+
+/** A test core (`createTestCore(deps)`) and an HTTP gateway serving it. */
+export async function startHttpOnTestCore(
+  deps: TestCoreDeps = {},
+): Promise<{ f: CoreFixture; http: HttpFixture }> {
+  const f = await createTestCore(deps);
+  return { f, http: await startHttp(f.core) };
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {

@@ -15,6 +15,7 @@ import {
   createUrlGuardFromConfig,
   type ConfiguredUrlGuard,
 } from '../../core/runtime/url-guard-from-config';
+import { expectError } from '../support/http-assertions';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from './fake-safe-browsing';
 import { recordingLogger } from './fixtures';
@@ -140,41 +141,29 @@ describe('anti-phishing check through the core and the REST gateway', () => {
 
   it('answers 422 with code 18 and the reason over REST, and stores nothing', async () => {
     const before = store.links.size;
-    const response = await fetch(`http://127.0.0.1:${http.port}/api/create`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
+    const answer = await http.create(
+      {
         organization_key: ORG_KEY,
         url_group_id: '1',
         url: 'https://user:pw@bank.example.evil.example/',
         alias: 'rest-attempt',
-      }),
-    });
-    expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({
-      data: null,
-      code: 18,
-      errors: ['The URL was refused: credentials before the host disguise the real destination'],
-    });
+      },
+      TOKEN,
+    );
+    expectError(answer, 422, 18, [
+      'The URL was refused: credentials before the host disguise the real destination',
+    ]);
     expect(store.links.size).toBe(before);
   });
 
   it('answers 422 with code 18 over REST for a reported URL too', async () => {
-    const response = await fetch(`http://127.0.0.1:${http.port}/api/create`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        organization_key: ORG_KEY,
-        url_group_id: 1,
-        url: 'https://reported.example/login',
-      }),
-    });
-    expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({
-      data: null,
-      code: 18,
-      errors: ['The URL was refused: reported by the reputation service as SOCIAL_ENGINEERING'],
-    });
+    const answer = await http.create(
+      { organization_key: ORG_KEY, url_group_id: 1, url: 'https://reported.example/login' },
+      TOKEN,
+    );
+    expectError(answer, 422, 18, [
+      'The URL was refused: reported by the reputation service as SOCIAL_ENGINEERING',
+    ]);
   });
 
   it('never logs the reputation key', () => {

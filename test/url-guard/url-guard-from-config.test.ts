@@ -6,6 +6,10 @@ import { ConfigError, loadConfig } from '../../core/runtime';
 import { createUrlGuardFromConfig } from '../../core/runtime/url-guard-from-config';
 import { organization, recordingLogger } from './fixtures';
 
+/** The URL guard the service would build from `env` (a fresh memory store unless given). */
+const guardFrom = (env: Record<string, string>, store = createMemoryStore()) =>
+  createUrlGuardFromConfig(loadConfig(env), recordingLogger(), store);
+
 describe('the URL guard from the configuration', () => {
   it('has defaults: fail open, quotas, no blocklist, no reputation lookup', () => {
     const config = loadConfig({});
@@ -32,11 +36,7 @@ describe('the URL guard from the configuration', () => {
       id: 'acme',
       domain: 'acme.link',
     });
-    const { guard, close } = await createUrlGuardFromConfig(
-      loadConfig({}),
-      recordingLogger(),
-      store,
-    );
+    const { guard, close } = await guardFrom({}, store);
     try {
       const check = (url: string) => guard.check(new URL(url), { organization });
       expect((await check('https://a@b.example/')).blocked).toBe(true);
@@ -50,35 +50,21 @@ describe('the URL guard from the configuration', () => {
   });
 
   it('refuses a key without a URL (the key goes only where the operator said)', async () => {
-    await expect(
-      createUrlGuardFromConfig(
-        loadConfig({ SAFE_BROWSING_KEY: 'k' }),
-        recordingLogger(),
-        createMemoryStore(),
-      ),
-    ).rejects.toThrow(ConfigError);
+    await expect(guardFrom({ SAFE_BROWSING_KEY: 'k' })).rejects.toThrow(ConfigError);
   });
 
   it('refuses a shortener entry that is not a domain, and a broken blocklist at start', async () => {
-    await expect(
-      createUrlGuardFromConfig(
-        loadConfig({ BLOCKED_SHORTENER_DOMAINS: 'bit.ly,https://t.co/' }),
-        recordingLogger(),
-        createMemoryStore(),
-      ),
-    ).rejects.toThrow(/BLOCKED_SHORTENER_DOMAINS.*https:\/\/t\.co\//);
+    await expect(guardFrom({ BLOCKED_SHORTENER_DOMAINS: 'bit.ly,https://t.co/' })).rejects.toThrow(
+      /BLOCKED_SHORTENER_DOMAINS.*https:\/\/t\.co\//,
+    );
 
     const dir = await mkdtemp(join(tmpdir(), 'url-guard-config-'));
     try {
       const path = join(dir, 'list.txt');
       await writeFile(path, 'ok.example\nnot ok\n');
-      await expect(
-        createUrlGuardFromConfig(
-          loadConfig({ URL_BLOCKLIST_FILE: path }),
-          recordingLogger(),
-          createMemoryStore(),
-        ),
-      ).rejects.toThrow(/URL_BLOCKLIST_FILE.*line 2/);
+      await expect(guardFrom({ URL_BLOCKLIST_FILE: path })).rejects.toThrow(
+        /URL_BLOCKLIST_FILE.*line 2/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

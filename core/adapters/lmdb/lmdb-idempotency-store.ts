@@ -1,11 +1,4 @@
-import type {
-  ClaimResult,
-  CompletedRecord,
-  IdempotencyRecord,
-  IdempotencyScope,
-  IdempotencyStore,
-  RunningRecord,
-} from '../../ports/idempotency-store';
+import type * as ports from '../../ports/idempotency-store';
 import type {
   ExpiryKey,
   IdempotencyKey,
@@ -19,21 +12,21 @@ export const LMDB_SWEEP_INTERVAL_MS = 60_000;
 /** Expired records removed per write transaction, so a sweep never holds the writer lock long. */
 const SWEEP_BATCH = 1000;
 
-const keyOf = ({ userId, key }: IdempotencyScope): IdempotencyKey => [key, userId];
+const keyOf = ({ userId, key }: ports.IdempotencyScope): IdempotencyKey => [key, userId];
 const expiryOf = ([key, userId]: IdempotencyKey, expiresAtMs: number): ExpiryKey => [
   expiresAtMs,
   key,
   userId,
 ];
 
-function toStored(record: IdempotencyRecord): StoredIdempotencyRecord {
+function toStored(record: ports.IdempotencyRecord): StoredIdempotencyRecord {
   const expiresAtMs = record.expiresAt.getTime();
   return record.state === 'running'
     ? ['running', record.fingerprint, expiresAtMs, record.owner]
     : ['completed', record.fingerprint, expiresAtMs, record.outcome.code, record.outcome.body];
 }
 
-function fromStored(stored: StoredIdempotencyRecord): IdempotencyRecord {
+function fromStored(stored: StoredIdempotencyRecord): ports.IdempotencyRecord {
   if (stored[0] === 'running') {
     const [, fingerprint, expiresAtMs, owner] = stored;
     return { state: 'running', owner, fingerprint, expiresAt: new Date(expiresAtMs) };
@@ -56,7 +49,7 @@ function fromStored(stored: StoredIdempotencyRecord): IdempotencyRecord {
  * recorded answer is on disk, as its link is, before the client sees it: a retry after a power
  * loss replays rather than creating again.
  */
-export class LmdbIdempotencyStore implements IdempotencyStore {
+export class LmdbIdempotencyStore implements ports.IdempotencyStore {
   private lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -64,12 +57,16 @@ export class LmdbIdempotencyStore implements IdempotencyStore {
     private readonly path: string,
   ) {}
 
-  async claim(scope: IdempotencyScope, running: RunningRecord, now: Date): Promise<ClaimResult> {
+  async claim(
+    scope: ports.IdempotencyScope,
+    running: ports.RunningRecord,
+    now: Date,
+  ): Promise<ports.ClaimResult> {
     await this.sweepIfDue(now);
     const key = keyOf(scope);
     const { idempotency, idempotencyExpiry } = this.dbs;
     return onLmdb(this.path, 'idempotency claim', () =>
-      idempotency.transaction((): ClaimResult => {
+      idempotency.transaction((): ports.ClaimResult => {
         const existing = idempotency.get(key);
         if (existing && existing[2] > now.getTime()) {
           return { claimed: false, existing: fromStored(existing) };
@@ -83,15 +80,15 @@ export class LmdbIdempotencyStore implements IdempotencyStore {
     );
   }
 
-  async complete(
-    scope: IdempotencyScope,
+  complete(
+    scope: ports.IdempotencyScope,
     owner: string,
-    completed: CompletedRecord,
+    completed: ports.CompletedRecord,
   ): Promise<void> {
-    await this.replaceOwned(scope, owner, 'idempotency completion', toStored(completed));
+    return this.replaceOwned(scope, owner, 'idempotency completion', toStored(completed));
   }
 
-  release(scope: IdempotencyScope, owner: string): Promise<void> {
+  release(scope: ports.IdempotencyScope, owner: string): Promise<void> {
     return this.replaceOwned(scope, owner, 'idempotency release', null);
   }
 
@@ -131,7 +128,7 @@ export class LmdbIdempotencyStore implements IdempotencyStore {
 
   /** Replaces (or, with null, deletes) the record when it is still `owner`'s running one. */
   private replaceOwned(
-    scope: IdempotencyScope,
+    scope: ports.IdempotencyScope,
     owner: string,
     operation: string,
     next: StoredIdempotencyRecord | null,

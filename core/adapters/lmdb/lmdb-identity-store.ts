@@ -1,10 +1,4 @@
-import type {
-  IdentityStore,
-  Organization,
-  TokenRecord,
-  UrlGroup,
-  User,
-} from '../../ports/identity-store';
+import type * as ports from '../../ports/identity-store';
 import { LinkDomainTakenError } from '../../errors/shortlink-error';
 import type { LmdbDatabases } from './databases';
 import { onLmdb, readLmdb } from './lmdb-errors';
@@ -15,7 +9,7 @@ import { onLmdb, readLmdb } from './lmdb-errors';
  * transaction as the organization, so the two never disagree; so is the link-domain index (one
  * organization per link domain).
  */
-export class LmdbIdentityStore implements IdentityStore {
+export class LmdbIdentityStore implements ports.IdentityStore {
   constructor(
     private readonly dbs: LmdbDatabases,
     private readonly path: string,
@@ -25,14 +19,14 @@ export class LmdbIdentityStore implements IdentityStore {
     return this.read('token lookup', () => this.dbs.tokens.get(tokenHash)?.userId ?? null);
   }
 
-  findOrganizationByKeyHash(keyHash: string): Promise<Organization | null> {
+  findOrganizationByKeyHash(keyHash: string): Promise<ports.Organization | null> {
     return this.read('organization lookup', () => {
       const id = this.dbs.organizationsByKeyHash.get(keyHash);
       return id === undefined ? null : (this.dbs.organizations.get(id) ?? null);
     });
   }
 
-  findOrganizationById(id: string): Promise<Organization | null> {
+  findOrganizationById(id: string): Promise<ports.Organization | null> {
     return this.read('organization lookup', () => this.dbs.organizations.get(id) ?? null);
   }
 
@@ -42,7 +36,7 @@ export class LmdbIdentityStore implements IdentityStore {
     );
   }
 
-  findGroup(organizationId: string, apiId: string): Promise<UrlGroup | null> {
+  findGroup(organizationId: string, apiId: string): Promise<ports.UrlGroup | null> {
     return this.read('group lookup', () => this.dbs.groups.get([organizationId, apiId]) ?? null);
   }
 
@@ -54,11 +48,11 @@ export class LmdbIdentityStore implements IdentityStore {
     });
   }
 
-  findUserById(id: string): Promise<User | null> {
+  findUserById(id: string): Promise<ports.User | null> {
     return this.read('user lookup', () => this.dbs.users.get(id) ?? null);
   }
 
-  saveOrganization(organization: Organization): Promise<void> {
+  saveOrganization(organization: ports.Organization): Promise<void> {
     const { organizations, organizationsByKeyHash, organizationsByDomain } = this.dbs;
     const stored = { ...organization };
     return this.write('organization save', async () => {
@@ -91,17 +85,17 @@ export class LmdbIdentityStore implements IdentityStore {
     });
   }
 
-  saveGroup(group: UrlGroup): Promise<void> {
+  saveGroup(group: ports.UrlGroup): Promise<void> {
     return this.write('group save', () =>
       this.dbs.groups.put([group.organizationId, group.apiId], { ...group }),
     );
   }
 
-  saveUser(user: User): Promise<void> {
+  saveUser(user: ports.User): Promise<void> {
     return this.write('user save', () => this.dbs.users.put(user.id, { ...user }));
   }
 
-  saveToken(token: TokenRecord): Promise<void> {
+  saveToken(token: ports.TokenRecord): Promise<void> {
     const { tokens } = this.dbs;
     // Conditional: a token hash, once saved, is never reassigned to another user.
     return this.write('token save', () =>

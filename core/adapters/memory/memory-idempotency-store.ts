@@ -1,28 +1,25 @@
-import type {
-  ClaimResult,
-  CompletedRecord,
-  IdempotencyRecord,
-  IdempotencyScope,
-  IdempotencyStore,
-  RunningRecord,
-} from '../../ports/idempotency-store';
+import type * as ports from '../../ports/idempotency-store';
 
 /** How often, at most, a claim also removes every expired record (keeps memory bounded). */
 export const MEMORY_SWEEP_INTERVAL_MS = 60_000;
 
 // Keys are 0x21-0x7E only, so a space cannot occur in one and the pair is unambiguous.
-const scopeKey = ({ userId, key }: IdempotencyScope) => `${key} ${userId}`;
+const scopeKey = ({ userId, key }: ports.IdempotencyScope) => `${key} ${userId}`;
 
 /**
  * Idempotency records in this process. A claim is atomic because the check and the write share
  * one tick. Expired records are swept by claims (at most once a minute, by the caller's clock,
  * so an injected clock drives it too) rather than by a timer that would keep the process alive.
  */
-export class MemoryIdempotencyStore implements IdempotencyStore {
-  private readonly records = new Map<string, IdempotencyRecord>();
+export class MemoryIdempotencyStore implements ports.IdempotencyStore {
+  private readonly records = new Map<string, ports.IdempotencyRecord>();
   private lastSweep = Number.NEGATIVE_INFINITY;
 
-  claim(scope: IdempotencyScope, running: RunningRecord, now: Date): Promise<ClaimResult> {
+  claim(
+    scope: ports.IdempotencyScope,
+    running: ports.RunningRecord,
+    now: Date,
+  ): Promise<ports.ClaimResult> {
     this.sweepIfDue(now);
     const key = scopeKey(scope);
     const existing = this.records.get(key);
@@ -33,13 +30,17 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return Promise.resolve({ claimed: true });
   }
 
-  complete(scope: IdempotencyScope, owner: string, completed: CompletedRecord): Promise<void> {
+  complete(
+    scope: ports.IdempotencyScope,
+    owner: string,
+    completed: ports.CompletedRecord,
+  ): Promise<void> {
     const key = scopeKey(scope);
     if (this.isOwnedBy(key, owner)) this.records.set(key, copy(completed));
     return Promise.resolve();
   }
 
-  release(scope: IdempotencyScope, owner: string): Promise<void> {
+  release(scope: ports.IdempotencyScope, owner: string): Promise<void> {
     const key = scopeKey(scope);
     if (this.isOwnedBy(key, owner)) this.records.delete(key);
     return Promise.resolve();
@@ -68,7 +69,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   }
 }
 
-function copy<T extends IdempotencyRecord>(record: T): T {
+function copy<T extends ports.IdempotencyRecord>(record: T): T {
   const expiresAt = new Date(record.expiresAt.getTime());
   return record.state === 'completed'
     ? { ...record, expiresAt, outcome: { ...record.outcome } }

@@ -1,34 +1,28 @@
 import { LinkDomainTakenError } from '../../errors/shortlink-error';
-import type {
-  IdentityStore,
-  Organization,
-  TokenRecord,
-  UrlGroup,
-  User,
-} from '../../ports/identity-store';
+import type * as ports from '../../ports/identity-store';
 
 const pairKey = (organizationId: string, apiId: string) => `${organizationId}\u0000${apiId}`;
 
 /** The embedded identity store: process-local maps, keyed as the port documents. */
-export class MemoryIdentityStore implements IdentityStore {
-  private readonly organizations = new Map<string, Organization>();
-  private readonly organizationsByKeyHash = new Map<string, Organization>();
+export class MemoryIdentityStore implements ports.IdentityStore {
+  private readonly organizations = new Map<string, ports.Organization>();
+  private readonly organizationsByKeyHash = new Map<string, ports.Organization>();
   /** Link domain -> organization id: the unique key on domains. */
   private readonly organizationIdsByDomain = new Map<string, string>();
-  private readonly groups = new Map<string, UrlGroup>();
-  private readonly users = new Map<string, User>();
-  private readonly tokens = new Map<string, TokenRecord>();
+  private readonly groups = new Map<string, ports.UrlGroup>();
+  private readonly users = new Map<string, ports.User>();
+  private readonly tokens = new Map<string, ports.TokenRecord>();
   private readonly memberships = new Set<string>();
 
   findUserIdByTokenHash(tokenHash: string): Promise<string | null> {
     return Promise.resolve(this.tokens.get(tokenHash)?.userId ?? null);
   }
 
-  findOrganizationByKeyHash(keyHash: string): Promise<Organization | null> {
+  findOrganizationByKeyHash(keyHash: string): Promise<ports.Organization | null> {
     return Promise.resolve(this.organizationsByKeyHash.get(keyHash) ?? null);
   }
 
-  findOrganizationById(id: string): Promise<Organization | null> {
+  findOrganizationById(id: string): Promise<ports.Organization | null> {
     return Promise.resolve(this.organizations.get(id) ?? null);
   }
 
@@ -36,7 +30,7 @@ export class MemoryIdentityStore implements IdentityStore {
     return Promise.resolve(this.memberships.has(pairKey(userId, organizationId)));
   }
 
-  findGroup(organizationId: string, apiId: string): Promise<UrlGroup | null> {
+  findGroup(organizationId: string, apiId: string): Promise<ports.UrlGroup | null> {
     return Promise.resolve(this.groups.get(pairKey(organizationId, apiId)) ?? null);
   }
 
@@ -44,11 +38,11 @@ export class MemoryIdentityStore implements IdentityStore {
     return Promise.resolve([...new Set([...this.organizations.values()].map((o) => o.domain))]);
   }
 
-  findUserById(id: string): Promise<User | null> {
+  findUserById(id: string): Promise<ports.User | null> {
     return Promise.resolve(this.users.get(id) ?? null);
   }
 
-  saveOrganization(organization: Organization): Promise<void> {
+  saveOrganization(organization: ports.Organization): Promise<void> {
     const holder = this.organizationIdsByDomain.get(organization.domain);
     if (holder !== undefined && holder !== organization.id) {
       return Promise.reject(new LinkDomainTakenError(organization.domain));
@@ -65,17 +59,17 @@ export class MemoryIdentityStore implements IdentityStore {
     return Promise.resolve();
   }
 
-  saveGroup(group: UrlGroup): Promise<void> {
+  saveGroup(group: ports.UrlGroup): Promise<void> {
     this.groups.set(pairKey(group.organizationId, group.apiId), { ...group });
     return Promise.resolve();
   }
 
-  saveUser(user: User): Promise<void> {
+  saveUser(user: ports.User): Promise<void> {
     this.users.set(user.id, { ...user });
     return Promise.resolve();
   }
 
-  saveToken(token: TokenRecord): Promise<void> {
+  saveToken(token: ports.TokenRecord): Promise<void> {
     if (!this.tokens.has(token.tokenHash)) this.tokens.set(token.tokenHash, { ...token });
     return Promise.resolve();
   }
@@ -101,9 +95,9 @@ export class MemoryIdentityStore implements IdentityStore {
 }
 
 export interface MemoryIdentitySnapshot {
-  organizations: Organization[];
-  groups: UrlGroup[];
-  users: User[];
-  tokens: TokenRecord[];
+  organizations: ports.Organization[];
+  groups: ports.UrlGroup[];
+  users: ports.User[];
+  tokens: ports.TokenRecord[];
   memberships: Array<{ userId: string; organizationId: string }>;
 }

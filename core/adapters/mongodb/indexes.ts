@@ -10,48 +10,29 @@ export interface IndexDefinition {
   expireAfterSeconds?: number;
 }
 
+/** A unique index: a second document with the same key values fails to insert. */
+function unique<K extends Record<string, 1>>(collection: string, name: string, key: K) {
+  return { collection, name, key, unique: true };
+}
+
 /**
  * The indexes the store relies on. The unique ones are what decides uniqueness (a duplicate-key
  * error on insert), never a lookup before the write.
  */
 export const INDEXES = {
-  linkAlias: {
-    collection: COLLECTIONS.links,
-    name: 'domain_alias_unique',
-    key: { domain: 1, alias: 1 },
-    unique: true,
-  },
-  tokenHash: {
-    collection: COLLECTIONS.tokens,
-    name: 'token_hash_unique',
-    key: { tokenHash: 1 },
-    unique: true,
-  },
-  organizationKeyHash: {
-    collection: COLLECTIONS.organizations,
-    name: 'key_hash_unique',
-    key: { keyHash: 1 },
-    unique: true,
-  },
+  linkAlias: unique(COLLECTIONS.links, 'domain_alias_unique', { domain: 1, alias: 1 }),
+  tokenHash: unique(COLLECTIONS.tokens, 'token_hash_unique', { tokenHash: 1 }),
+  organizationKeyHash: unique(COLLECTIONS.organizations, 'key_hash_unique', { keyHash: 1 }),
   /** Two organizations never share a link domain (stored normalised by provisioning). */
-  organizationDomain: {
-    collection: COLLECTIONS.organizations,
-    name: 'domain_unique',
-    key: { domain: 1 },
-    unique: true,
-  },
-  groupApiId: {
-    collection: COLLECTIONS.groups,
-    name: 'organization_api_id_unique',
-    key: { organizationId: 1, apiId: 1 },
-    unique: true,
-  },
-  membership: {
-    collection: COLLECTIONS.memberships,
-    name: 'user_organization_unique',
-    key: { userId: 1, organizationId: 1 },
-    unique: true,
-  },
+  organizationDomain: unique(COLLECTIONS.organizations, 'domain_unique', { domain: 1 }),
+  groupApiId: unique(COLLECTIONS.groups, 'organization_api_id_unique', {
+    organizationId: 1,
+    apiId: 1,
+  }),
+  membership: unique(COLLECTIONS.memberships, 'user_organization_unique', {
+    userId: 1,
+    organizationId: 1,
+  }),
   /**
    * Expired idempotency records go away by themselves (the server's TTL monitor runs about once
    * a minute, so claims also treat an expired record as absent).

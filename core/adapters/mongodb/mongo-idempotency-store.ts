@@ -1,12 +1,5 @@
 import type { Collection, WithId } from 'mongodb';
-import type {
-  ClaimResult,
-  CompletedRecord,
-  IdempotencyRecord,
-  IdempotencyScope,
-  IdempotencyStore,
-  RunningRecord,
-} from '../../ports/idempotency-store';
+import type * as ports from '../../ports/idempotency-store';
 import { asBackendError, isDuplicateKeyOn, onMongo } from './backend-errors';
 import type { IdempotencyDocument } from './documents';
 
@@ -17,9 +10,10 @@ const ID_INDEX = { name: '_id_', key: { _id: 1 } };
 const CLAIM_ATTEMPTS = 3;
 
 // Keys are 0x21-0x7E only, so a space cannot occur in one and the pair is unambiguous.
-export const idempotencyDocumentId = ({ userId, key }: IdempotencyScope) => `${key} ${userId}`;
+export const idempotencyDocumentId = ({ userId, key }: ports.IdempotencyScope) =>
+  `${key} ${userId}`;
 
-function toRecord(document: WithId<IdempotencyDocument>): IdempotencyRecord {
+function toRecord(document: WithId<IdempotencyDocument>): ports.IdempotencyRecord {
   const { fingerprint, expiresAt } = document;
   return document.state === 'running'
     ? { state: 'running', owner: document.owner, fingerprint, expiresAt }
@@ -37,10 +31,14 @@ function toRecord(document: WithId<IdempotencyDocument>): IdempotencyRecord {
  * a live one the insert fails on the unique `_id` (E11000), so among any number of processes one
  * claim wins and the others read the winner's record.
  */
-export class MongoIdempotencyStore implements IdempotencyStore {
+export class MongoIdempotencyStore implements ports.IdempotencyStore {
   constructor(private readonly records: Collection<IdempotencyDocument>) {}
 
-  async claim(scope: IdempotencyScope, running: RunningRecord, now: Date): Promise<ClaimResult> {
+  async claim(
+    scope: ports.IdempotencyScope,
+    running: ports.RunningRecord,
+    now: Date,
+  ): Promise<ports.ClaimResult> {
     const _id = idempotencyDocumentId(scope);
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
       try {
@@ -59,9 +57,9 @@ export class MongoIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(
-    scope: IdempotencyScope,
+    scope: ports.IdempotencyScope,
     owner: string,
-    completed: CompletedRecord,
+    completed: ports.CompletedRecord,
   ): Promise<void> {
     const _id = idempotencyDocumentId(scope);
     await onMongo('idempotency completion', () =>
@@ -69,7 +67,7 @@ export class MongoIdempotencyStore implements IdempotencyStore {
     );
   }
 
-  async release(scope: IdempotencyScope, owner: string): Promise<void> {
+  async release(scope: ports.IdempotencyScope, owner: string): Promise<void> {
     const _id = idempotencyDocumentId(scope);
     await onMongo('idempotency release', () =>
       this.records.deleteOne({ _id, state: 'running', owner }),

@@ -1,12 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { LinkDomainTakenError } from '../../errors/shortlink-error';
-import type {
-  IdentityStore,
-  Organization,
-  TokenRecord,
-  UrlGroup,
-  User,
-} from '../../ports/identity-store';
+import type * as ports from '../../ports/identity-store';
 import { isDuplicateKeyOn, onMongo, upsertRacing } from './backend-errors';
 import {
   COLLECTIONS,
@@ -18,7 +12,7 @@ import {
 } from './documents';
 import { INDEXES } from './indexes';
 
-function toOrganization(document: OrganizationDocument): Organization {
+function toOrganization(document: OrganizationDocument): ports.Organization {
   return {
     id: document._id,
     name: document.name,
@@ -30,7 +24,7 @@ function toOrganization(document: OrganizationDocument): Organization {
 }
 
 /** Users, tokens (hashes), organizations (key hashes), groups and memberships on MongoDB. */
-export class MongoIdentityStore implements IdentityStore {
+export class MongoIdentityStore implements ports.IdentityStore {
   private readonly organizations: Collection<OrganizationDocument>;
   private readonly groups: Collection<GroupDocument>;
   private readonly users: Collection<UserDocument>;
@@ -50,14 +44,14 @@ export class MongoIdentityStore implements IdentityStore {
     return token?.userId ?? null;
   }
 
-  async findOrganizationByKeyHash(keyHash: string): Promise<Organization | null> {
+  async findOrganizationByKeyHash(keyHash: string): Promise<ports.Organization | null> {
     const document = await onMongo('organization lookup', () =>
       this.organizations.findOne({ keyHash }),
     );
     return document ? toOrganization(document) : null;
   }
 
-  async findOrganizationById(id: string): Promise<Organization | null> {
+  async findOrganizationById(id: string): Promise<ports.Organization | null> {
     const document = await onMongo('organization lookup', () =>
       this.organizations.findOne({ _id: id }),
     );
@@ -71,7 +65,7 @@ export class MongoIdentityStore implements IdentityStore {
     return found !== null;
   }
 
-  async findGroup(organizationId: string, apiId: string): Promise<UrlGroup | null> {
+  async findGroup(organizationId: string, apiId: string): Promise<ports.UrlGroup | null> {
     const document = await onMongo('group lookup', () =>
       this.groups.findOne({ organizationId, apiId }),
     );
@@ -84,12 +78,12 @@ export class MongoIdentityStore implements IdentityStore {
     return onMongo('link domain listing', () => this.organizations.distinct('domain'));
   }
 
-  async findUserById(id: string): Promise<User | null> {
+  async findUserById(id: string): Promise<ports.User | null> {
     const document = await onMongo('user lookup', () => this.users.findOne({ _id: id }));
     return document ? { id: document._id, name: document.name } : null;
   }
 
-  async saveOrganization(organization: Organization): Promise<void> {
+  async saveOrganization(organization: ports.Organization): Promise<void> {
     const { id, ...fields } = organization;
     try {
       await onMongo('organization save', () =>
@@ -108,7 +102,7 @@ export class MongoIdentityStore implements IdentityStore {
     }
   }
 
-  async saveGroup(group: UrlGroup): Promise<void> {
+  async saveGroup(group: ports.UrlGroup): Promise<void> {
     const { organizationId, apiId, name } = group;
     await onMongo('group save', () =>
       upsertRacing(() =>
@@ -117,7 +111,7 @@ export class MongoIdentityStore implements IdentityStore {
     );
   }
 
-  async saveUser(user: User): Promise<void> {
+  async saveUser(user: ports.User): Promise<void> {
     await onMongo('user save', () =>
       upsertRacing(() =>
         this.users.replaceOne({ _id: user.id }, { name: user.name }, { upsert: true }),
@@ -126,7 +120,7 @@ export class MongoIdentityStore implements IdentityStore {
   }
 
   /** A token hash, once saved, keeps its user: saving it again changes nothing. */
-  async saveToken(token: TokenRecord): Promise<void> {
+  async saveToken(token: ports.TokenRecord): Promise<void> {
     await onMongo('token save', () =>
       upsertRacing(() =>
         this.tokens.updateOne(

@@ -1,8 +1,8 @@
 import type { MongoClient } from 'mongodb';
 import { RateLimiterMongo } from 'rate-limiter-flexible';
 import type { Store } from '../../ports/store';
-import { LIMITER_KEY_PREFIX, RATE_LIMIT_WINDOW_SECONDS } from '../../rate-limit/limits';
-import { FlexibleRateLimiter } from '../rate-limit/flexible-rate-limiter';
+import { LIMITER_KEY_PREFIX } from '../../rate-limit/limits';
+import { FlexibleRateLimiter, flexibleOptions } from '../rate-limit/flexible-rate-limiter';
 import { onMongo } from './backend-errors';
 import { databaseNameFromUri } from './connection-options';
 import { COLLECTIONS } from './documents';
@@ -41,9 +41,7 @@ export async function createMongoRateLimiters(
       storeClient: client,
       dbName,
       tableName: COLLECTIONS.rateLimits,
-      keyPrefix,
-      points: limit,
-      duration: options.windowSeconds ?? RATE_LIMIT_WINDOW_SECONDS,
+      ...flexibleOptions({ limit, windowSeconds: options.windowSeconds, keyPrefix }),
       disableIndexesCreation: true,
     });
   const perToken = limiter(options.perTokenLimit, LIMITER_KEY_PREFIX.perToken);

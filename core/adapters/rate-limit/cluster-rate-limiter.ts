@@ -1,6 +1,5 @@
 import { RateLimiterCluster, RateLimiterClusterMaster } from 'rate-limiter-flexible';
-import { FlexibleRateLimiter } from './flexible-rate-limiter';
-import { RATE_LIMIT_WINDOW_SECONDS } from '../../rate-limit/limits';
+import { FlexibleRateLimiter, flexibleOptions, type LimiterOptions } from './flexible-rate-limiter';
 
 /**
  * A limiter for a cluster worker whose counters live in the primary process (asked over the
@@ -9,19 +8,11 @@ import { RATE_LIMIT_WINDOW_SECONDS } from '../../rate-limit/limits';
  * (`holdClusterRateLimits`). A primary that does not answer within `timeoutMs` makes the call
  * fail as a backend outage (code 23), never an unlimited pass.
  */
-export function createClusterRateLimiter(options: {
-  limit: number;
-  windowSeconds?: number;
-  keyPrefix: string;
-  timeoutMs?: number;
-}): FlexibleRateLimiter {
+export function createClusterRateLimiter(
+  options: LimiterOptions & { timeoutMs?: number },
+): FlexibleRateLimiter {
   return new FlexibleRateLimiter(
-    new RateLimiterCluster({
-      points: options.limit,
-      duration: options.windowSeconds ?? RATE_LIMIT_WINDOW_SECONDS,
-      keyPrefix: options.keyPrefix,
-      timeoutMs: options.timeoutMs ?? 5000,
-    }),
+    new RateLimiterCluster({ ...flexibleOptions(options), timeoutMs: options.timeoutMs ?? 5000 }),
   );
 }
 

@@ -44,17 +44,23 @@ export class FlexibleRateLimiter implements RateLimiter {
   }
 }
 
-/** A process-local limiter: the embedded default. */
-export function createMemoryRateLimiter(options: {
+/** One budget: `limit` requests per key in `windowSeconds` (a minute unless given). */
+export interface LimiterOptions {
   limit: number;
   windowSeconds?: number;
   keyPrefix: string;
-}): FlexibleRateLimiter {
-  return new FlexibleRateLimiter(
-    new RateLimiterMemory({
-      points: options.limit,
-      duration: options.windowSeconds ?? RATE_LIMIT_WINDOW_SECONDS,
-      keyPrefix: options.keyPrefix,
-    }),
-  );
+}
+
+/** The same, in rate-limiter-flexible's words: `points` per `duration` seconds. */
+export function flexibleOptions(options: LimiterOptions) {
+  return {
+    points: options.limit,
+    duration: options.windowSeconds ?? RATE_LIMIT_WINDOW_SECONDS,
+    keyPrefix: options.keyPrefix,
+  };
+}
+
+/** A process-local limiter: the embedded default. */
+export function createMemoryRateLimiter(options: LimiterOptions): FlexibleRateLimiter {
+  return new FlexibleRateLimiter(new RateLimiterMemory(flexibleOptions(options)));
 }

@@ -1,4 +1,6 @@
-import { createCore, createMemoryStore, Provisioner, systemClock, withCaches } from '../../../core';
+import { createMemoryStore, withCaches } from '../../../core';
+import { newLink } from '../../storage/fixtures';
+import { createTestCore } from '../../support/core-fixture';
 import { countingStore } from '../../support/counting-store';
 
 export interface RoundTrips {
@@ -17,14 +19,9 @@ export async function countRoundTrips(caches: boolean): Promise<RoundTrips> {
     linkCacheSize: caches ? 1000 : 0,
     identityTtlSeconds: caches ? 10 : 0,
   });
-  const provisioner = new Provisioner(store.identities, systemClock);
-  const { secretKey } = await provisioner.saveOrganization({ id: 'bench', domain: 'bench.link' });
-  await provisioner.saveGroup({ organizationId: 'bench', apiId: '1' });
-  await provisioner.saveUser({ id: 'bench-user', organizations: ['bench'] });
-  const { token } = await provisioner.issueToken('bench-user');
-  const core = createCore({ store });
-  const caller = core.createCaller({ authorization: `Bearer ${token}`, clientAddress: '::1' });
-  const body = { organization_key: secretKey, url_group_id: '1', url: 'https://example.com/' };
+  const f = await createTestCore({ store });
+  const caller = f.caller();
+  const body = f.body();
 
   const measure = async (run: () => Promise<unknown>) => {
     backend.tally.reset();
@@ -34,19 +31,9 @@ export async function countRoundTrips(caches: boolean): Promise<RoundTrips> {
   const createCold = await measure(() => caller.links.create(body as never));
   const createWarm = await measure(() => caller.links.create(body as never));
   // A link made by "another process" (straight on the backend), followed twice.
-  await backend.links.insert({
-    domain: 'bench.link',
-    alias: 'elsewhere',
-    url: 'https://example.com/elsewhere',
-    redirectType: 302,
-    scheme: 'https',
-    organizationId: 'bench',
-    groupApiId: '1',
-    userId: 'bench-user',
-    createdAt: new Date(),
-  });
-  const resolver = core.createCaller();
-  const follow = () => resolver.links.resolve({ domain: 'bench.link', alias: 'elsewhere' });
+  await backend.links.insert(newLink({ alias: 'elsewhere', redirectType: 302 }));
+  const resolver = f.core.createCaller();
+  const follow = () => resolver.links.resolve({ domain: f.domain, alias: 'elsewhere' });
   const followCold = await measure(follow);
   const followWarm = await measure(follow);
   await store.close();

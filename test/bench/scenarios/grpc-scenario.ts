@@ -54,7 +54,7 @@ export async function runGrpcScenario(
         { name: 'subject', run: on(subject) },
         { name: 'subjectMemory', run: on(subjectMemory) },
       ],
-      { rounds: settings.rounds, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds },
+      settings,
       (name, index, round) =>
         log(
           `grpc round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} calls/s, p50 ${round.p50Ms.toFixed(1)} ms, p99 ${round.p99Ms.toFixed(1)} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/call, errors ${round.errors}`,

@@ -181,11 +181,6 @@ export async function runHttpScenarios(
     const baselinePrebuilt = await startBaseline(true);
     const baselineBytes = (await createOnce(baseline.ready.httpPort)).bytes;
 
-    const options = {
-      rounds: settings.rounds,
-      seconds: settings.seconds,
-      warmupSeconds: settings.warmupSeconds,
-    };
     const report = (scenario: string) => (name: string, index: number, round: Round) =>
       log(
         `${scenario} round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} req/s, p50 ${round.p50Ms} ms, p99 ${round.p99Ms} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
@@ -208,7 +203,7 @@ export async function runHttpScenarios(
         { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },
         { name: 'subjectNoCaches', run: on(subjectNoCaches, createLoad) },
       ],
-      options,
+      settings,
       report('create'),
     );
 
@@ -225,7 +220,7 @@ export async function runHttpScenarios(
         { name: 'subjectMemory', run: on(subjectMemory, followLoad(memoryAliases)) },
         { name: 'subjectNoCaches', run: on(subjectNoCaches, followLoad(noCacheAliases)) },
       ],
-      options,
+      settings,
       report('follow'),
     );
     return {

@@ -53,11 +53,6 @@ export async function runWorkersScenario(
     const grpcLoad = await startChild<object>('load/grpc-load');
     started.push(grpcLoad);
 
-    const options = {
-      rounds: settings.rounds,
-      seconds: settings.seconds,
-      warmupSeconds: settings.warmupSeconds,
-    };
     const report = (scenario: string) => (name: string, index: number, round: Round) =>
       log(
         `workers ${scenario} round ${index + 1} WORKERS=${name === 'one' ? 1 : 2}: ${round.requestsPerSecond.toFixed(0)} req/s, p99 ${round.p99Ms.toFixed(1)} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
@@ -78,7 +73,7 @@ export async function runWorkersScenario(
         { name: 'one', run: http(one, createLoad) },
         { name: 'two', run: http(two, createLoad) },
       ],
-      options,
+      settings,
       report('REST create'),
     );
     const oneLinks = await createLinks(one.ready.httpPort, FOLLOWED_LINKS);
@@ -88,7 +83,7 @@ export async function runWorkersScenario(
         { name: 'one', run: http(one, followLoad(oneLinks)) },
         { name: 'two', run: http(two, followLoad(twoLinks)) },
       ],
-      options,
+      settings,
       report('follow'),
     );
     const grpcCreate = await alternate(
@@ -96,7 +91,7 @@ export async function runWorkersScenario(
         { name: 'one', run: grpc(one) },
         { name: 'two', run: grpc(two) },
       ],
-      options,
+      settings,
       report('gRPC create'),
     );
     return { create, follow, grpc: grpcCreate };

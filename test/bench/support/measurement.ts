@@ -12,15 +12,11 @@ export interface Round {
   serverCpuMsPerRequest: number | null;
 }
 
-/** The medians over a target's rounds, plus every round and the failure totals. */
-export interface Summary {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  requests: number;
-  unexpectedStatus: number;
-  errors: number;
-  serverCpuMsPerRequest: number | null;
+/**
+ * A target's rounds in one: the medians of the rates, latencies and CPU time, the totals of the
+ * requests and failures, and every round.
+ */
+export interface Summary extends Round {
   rounds: Round[];
 }
 

@@ -6,6 +6,7 @@ import {
 } from '../../../core/adapters/redis/redis-limiters';
 import { parseRedisTopology } from '../../../core/adapters/redis/redis-topology';
 import { createTestCore, TEST_CLIENT_ADDRESS, type CoreFixture } from '../../support/core-fixture';
+import { SHARED_REDIS_URL, uniqueKeyPrefix } from './redis-process';
 
 export interface SharedLimitOptions {
   url: string;
@@ -85,6 +86,36 @@ export async function createTwoCores(options: SharedLimitOptions): Promise<TwoCo
         await deleteKeys(inspector, options.keyPrefix).catch(() => undefined);
       }
       inspector.disconnect();
+    },
+  };
+}
+
+export interface SharedRedisLimiters {
+  limiters: RedisLimiters;
+  keyPrefix: string;
+  /** Removes the limiters' keys, then closes them. */
+  close(): Promise<void>;
+}
+
+/**
+ * Limiters on the shared Redis with the service's default budgets (60 per token, 30 failed token
+ * checks per address, a minute), under a key prefix of their own named after `name`.
+ */
+export async function limitersOnSharedRedis(name: string): Promise<SharedRedisLimiters> {
+  const keyPrefix = uniqueKeyPrefix(name);
+  const limiters = await createRedisLimiters({
+    url: SHARED_REDIS_URL,
+    keyPrefix,
+    perTokenLimit: 60,
+    authFailureLimit: 30,
+    logger: silentLogger,
+  });
+  return {
+    limiters,
+    keyPrefix,
+    close: async () => {
+      await deleteKeys(limiters.client as Redis, keyPrefix);
+      await limiters.close();
     },
   };
 }

@@ -18,22 +18,25 @@ export interface ChildService {
   output(): string;
 }
 
-/** Starts `node <dir>/gateway-http/main.js` and reads its ports and demo secrets off stdout. */
-export function startChildService(dir: string, env: Record<string, string>): Promise<ChildService> {
-  const child = spawn(process.execPath, [join(dir, 'gateway-http', 'main.js')], {
+/** `node <dir>/gateway-http/main.js` on free ports without metrics, `env` over that; output piped. */
+function spawnEntryPoint(dir: string, env: Record<string, string>) {
+  return spawn(process.execPath, [join(dir, 'gateway-http', 'main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       NODE_PATH: join(ROOT, 'node_modules'),
       PORT: '0',
       GRPC_PORT: '0',
       METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
-      // The in-memory store unless the test names a data directory.
-      DATA_DIR: ':memory:',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/** Starts `node <dir>/gateway-http/main.js` and reads its ports and demo secrets off stdout. */
+export function startChildService(dir: string, env: Record<string, string>): Promise<ChildService> {
+  // The in-memory store unless the test names a data directory.
+  const child = spawnEntryPoint(dir, { LOG_LEVEL: 'info', DATA_DIR: ':memory:', ...env });
   let output = '';
   const messages = new Set<string>();
   const listeners: Array<() => void> = [];
@@ -120,20 +123,10 @@ export function runServiceUntilExit(
   dir: string,
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [join(dir, 'gateway-http', 'main.js')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_PATH: join(ROOT, 'node_modules'),
-      PORT: '0',
-      GRPC_PORT: '0',
-      METRICS_PORT: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnEntryPoint(dir, env);
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const guard = setTimeout(() => child.kill('SIGKILL'), 30_000);
   return new Promise((resolve) =>
     child.once('exit', (code) => {

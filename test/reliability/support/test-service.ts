@@ -1,6 +1,6 @@
-import pino from 'pino';
 import type { CachedStore, DemoCredentials, MemoryStore } from '../../../core';
-import { startService, type Service } from '../../../gateway-http/main';
+import type { Service } from '../../../gateway-http/main';
+import { startInProcessService } from '../../support/in-process-service';
 
 export interface TestService {
   service: Service;
@@ -17,17 +17,7 @@ export interface TestService {
 
 /** The whole service in-process on the embedded store (PORT=0, GRPC_PORT=0, no metrics port, silent logs). */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
-  const service = await startService(
-    {
-      PORT: '0',
-      GRPC_PORT: '0',
-      METRICS_PORT: '0',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: ':memory:',
-      ...env,
-    },
-    pino({ level: 'silent' }),
-  );
+  const service = await startInProcessService(env);
   const demo = service.demo;
   if (!demo) throw new Error('the embedded default should provision a demo organization');
   // The runtime puts the caches in front of the store; the links are counted in the store itself.
