@@ -65,6 +65,17 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     await this.sweepIfDue(now);
     const key = keyOf(scope);
     const { idempotency, idempotencyExpiry } = this.dbs;
+    const stored = toStored(running);
+    // The usual case, a key not seen before: a conditional write that LMDB checks inside the
+    // committing transaction, with no callback into this thread while the writer lock is held.
+    const written = await onLmdb(this.path, 'idempotency claim', () =>
+      idempotency.ifNoExists(key, () => {
+        void idempotency.put(key, stored);
+        void idempotencyExpiry.put(expiryOf(key, stored[2]), true);
+      }),
+    );
+    if (written) return { claimed: true };
+    // A record exists: read it and replace it only when expired, in one write transaction.
     return onLmdb(this.path, 'idempotency claim', () =>
       idempotency.transaction((): ports.ClaimResult => {
         const existing = idempotency.get(key);
@@ -72,7 +83,6 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
           return { claimed: false, existing: fromStored(existing) };
         }
         if (existing) void idempotencyExpiry.remove(expiryOf(key, existing[2]));
-        const stored = toStored(running);
         void idempotency.put(key, stored);
         void idempotencyExpiry.put(expiryOf(key, stored[2]), true);
         return { claimed: true };
