@@ -10,6 +10,7 @@ import { loadSettings } from './support/settings';
 import { runHttpScenarios, type HttpResults } from './scenarios/http-scenarios';
 import { runGrpcScenario, type GrpcResults } from './scenarios/grpc-scenario';
 import { runWorkersScenario, type WorkersResults } from './scenarios/workers-scenario';
+import { runMetricsScenario } from './scenarios/metrics-scenario';
 import { countRoundTrips, type RoundTrips } from './in-process/round-trips';
 import type { Summary } from './support/measurement';
 
@@ -98,6 +99,18 @@ function httpPathRows(
   ];
 }
 
+/** REST create with metrics against without (both DATA_DIR=:memory:). */
+function metricsRows(create: Pick<HttpResults['create'], 'subjectMemory' | 'subjectNoMetrics'>) {
+  const compare = rowsOf('REST create');
+  const { subjectMemory, subjectNoMetrics } = create;
+  return [
+    compare('requestsPerSecond', subjectMemory, subjectNoMetrics, VERSUS.noMetrics, {
+      minRatio: 0.95,
+    }),
+    compare('serverCpuMsPerRequest', subjectMemory, subjectNoMetrics, VERSUS.noMetrics),
+  ];
+}
+
 /** What only REST create measures: the store's latency cost, metrics, idempotency keys. */
 function createOnlyRows(create: HttpResults['create']): Row[] {
   const c = create;
@@ -105,10 +118,7 @@ function createOnlyRows(create: HttpResults['create']): Row[] {
   const replay = rowsOf('REST idempotent replay');
   return [
     compare('p99Ms', c.subject, c.subjectMemory, VERSUS.memory),
-    compare('requestsPerSecond', c.subjectMemory, c.subjectNoMetrics, VERSUS.noMetrics, {
-      minRatio: 0.95,
-    }),
-    compare('serverCpuMsPerRequest', c.subjectMemory, c.subjectNoMetrics, VERSUS.noMetrics),
+    ...metricsRows(c),
     compare('requestsPerSecond', c.subjectFreshKey, c.subjectRebuilt, VERSUS.noKey, {
       minRatio: 0.85,
     }),
@@ -175,6 +185,13 @@ async function main(): Promise<void> {
       `bench: ${settings.warmupSeconds} s warm-up, then ${settings.rounds} rounds of ${settings.seconds} s per target, 32 connections`,
     );
 
+    if (settings.only === 'metrics') {
+      log('metrics: REST create with metrics against METRICS_PORT=0, both DATA_DIR=:memory:');
+      const rows = metricsRows((await runMetricsScenario(seedFile, settings, log)).create);
+      process.stdout.write(`\n${formatTable(rows)}\n`);
+      if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+      return;
+    }
     log('workers: WORKERS=2 against WORKERS=1, both on LMDB');
     const workers = await runWorkersScenario(seedFile, work, settings, log);
     if (settings.only === 'workers') {

@@ -12,8 +12,11 @@ export interface BenchSettings {
   /** BENCH_CPU_PROF=1: the subject servers write V8 CPU profiles here. */
   cpuProfileDir: string | undefined;
   resultsDir: string;
-  /** BENCH_ONLY=workers: only the WORKERS comparison, printed and not written (a quick check). */
-  only: 'workers' | undefined;
+  /**
+   * BENCH_ONLY=workers: only the WORKERS comparison; BENCH_ONLY=metrics: only REST create with
+   * metrics against without. Printed and not written.
+   */
+  only: 'workers' | 'metrics' | undefined;
   /**
    * Links filled into the LMDB store for the growth rows (BENCH_GROWTH_LINKS). The issue's
    * figure is 10,000,000 (a few minutes and about 1.5 GB of disk); the default keeps the run short.
@@ -29,6 +32,12 @@ function positive(name: string, fallback: number): number {
   return value;
 }
 
+function onlyOf(text: string | undefined): BenchSettings['only'] {
+  if (text === undefined || text === '') return undefined;
+  if (text === 'workers' || text === 'metrics') return text;
+  throw new Error('BENCH_ONLY must be workers or metrics');
+}
+
 export function loadSettings(): BenchSettings {
   const seconds = positive('BENCH_SECONDS', 3);
   const resultsDir = join(process.cwd(), 'bench-results');
@@ -38,7 +47,7 @@ export function loadSettings(): BenchSettings {
     warmupSeconds: positive('BENCH_WARMUP_SECONDS', 5),
     cpuProfileDir: process.env.BENCH_CPU_PROF === '1' ? join(resultsDir, 'profiles') : undefined,
     resultsDir,
-    only: process.env.BENCH_ONLY === 'workers' ? 'workers' : undefined,
+    only: onlyOf(process.env.BENCH_ONLY),
     growthLinks: Math.round(positive('BENCH_GROWTH_LINKS', 1_000_000)),
   };
 }
