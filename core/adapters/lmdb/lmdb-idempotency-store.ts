@@ -68,13 +68,13 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     const stored = toStored(running);
     // The usual case, a key not seen before: a conditional write that LMDB checks inside the
     // committing transaction, with no callback into this thread while the writer lock is held.
-    const written = await onLmdb(this.path, 'idempotency claim', () =>
-      idempotency.ifNoExists(key, () => {
-        void idempotency.put(key, stored);
-        void idempotencyExpiry.put(expiryOf(key, stored[2]), true);
-      }),
-    );
-    if (written) return { claimed: true };
+    // A key this process already sees (a retry, a replay) skips it: it would only fail.
+    if (!idempotency.doesExist(key)) {
+      const written = await onLmdb(this.path, 'idempotency claim', () =>
+        idempotency.ifNoExists(key, () => this.putRecord(key, stored)),
+      );
+      if (written) return { claimed: true };
+    }
     // A record exists: read it and replace it only when expired, in one write transaction.
     return onLmdb(this.path, 'idempotency claim', () =>
       idempotency.transaction((): ports.ClaimResult => {
@@ -83,8 +83,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
           return { claimed: false, existing: fromStored(existing) };
         }
         if (existing) void idempotencyExpiry.remove(expiryOf(key, existing[2]));
-        void idempotency.put(key, stored);
-        void idempotencyExpiry.put(expiryOf(key, stored[2]), true);
+        this.putRecord(key, stored);
         return { claimed: true };
       }),
     );
@@ -154,9 +153,14 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
           void idempotency.remove(key);
           return;
         }
-        void idempotency.put(key, next);
-        void idempotencyExpiry.put(expiryOf(key, next[2]), true);
+        this.putRecord(key, next);
       }),
     );
+  }
+
+  /** Writes a record and its expiry index entry (inside the caller's transaction or condition). */
+  private putRecord(key: IdempotencyKey, stored: StoredIdempotencyRecord): void {
+    void this.dbs.idempotency.put(key, stored);
+    void this.dbs.idempotencyExpiry.put(expiryOf(key, stored[2]), true);
   }
 }
