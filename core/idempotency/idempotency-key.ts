@@ -1,4 +1,5 @@
 import type { AuthenticatedContext } from '../auth/authenticate';
+import type { RequestContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
 import type { Middleware } from '../procedure/procedure';
 
@@ -26,6 +27,13 @@ export function idempotencyKeyProblem(key: unknown): string | null {
   return null;
 }
 
+/** The idempotency key the request came with; undefined when absent (undefined or null). */
+export function sentIdempotencyKey(
+  request: Pick<RequestContext, 'idempotencyKey'>,
+): string | undefined {
+  return request.idempotencyKey ?? undefined;
+}
+
 /**
  * Stage "idempotency key format" (27), right after the rate limit: a retry still counts against
  * the token, and a malformed key is refused before the body is looked at. Absent (undefined or
@@ -35,8 +43,8 @@ export const checkIdempotencyKey: Middleware<AuthenticatedContext, IdempotencyKe
   ctx,
   next,
 }) => {
-  const key = ctx.request.idempotencyKey;
-  if (key === undefined || key === null) return next({ ...ctx, idempotencyKey: undefined });
+  const key = sentIdempotencyKey(ctx.request);
+  if (key === undefined) return next({ ...ctx, idempotencyKey: undefined });
   const problem = idempotencyKeyProblem(key);
   if (problem !== null) return Promise.reject(invalidKey(problem));
   return next({ ...ctx, idempotencyKey: key });

@@ -1,7 +1,7 @@
 import { authenticate } from '../auth/authenticate';
 import type { CoreContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
-import { checkIdempotencyKey } from '../idempotency/idempotency-key';
+import { checkIdempotencyKey, sentIdempotencyKey } from '../idempotency/idempotency-key';
 import { idempotent } from '../idempotency/idempotent';
 import { resolveGroup, type GroupContext } from '../organizations/resolve-group';
 import { resolveOrganization } from '../organizations/resolve-organization';
@@ -87,7 +87,6 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
     // A 200 promises the link survives a power loss. A request with an idempotency key (valid,
     // or it would not get here) is synced once by the \`idempotent\` stage after it records the
     // answer, which covers the link too.
-    const keyed = ctx.request.idempotencyKey !== undefined && ctx.request.idempotencyKey !== null;
-    if (!keyed) await ctx.deps.store.flush();
+    if (sentIdempotencyKey(ctx.request) === undefined) await ctx.deps.store.flush();
     return toShortLink(stored);
   });

@@ -4,8 +4,8 @@ import type { LimiterName, ShortlinkMetrics } from './shortlink-metrics';
 /**
  * The limiter with its calls timed into `shortlink_rate_limiter_call_duration_seconds` and its
  * refusals counted in `shortlink_rate_limit_refusals_total{limiter}`: a decision that says no,
- * whether it came from counting a request (consume) or from looking at the budget first (peek,
- * which is how an address over its failed-check budget is turned away).
+ * from counting a request (consume: a token's request, or an address's failed check) or from
+ * looking at a budget (peek).
  */
 export function observedRateLimiter(
   limiter: RateLimiter,
