@@ -55,7 +55,7 @@ const HISTOGRAMS = {
   },
   storeCallDuration: {
     name: 'shortlink_store_call_duration_seconds',
-    help: 'Duration of store calls, by operation, failed calls included.',
+    help: 'Duration of calls that reach the store (cache hits are not store calls), by operation, failed calls included.',
     labelNames: ['operation'],
     buckets: BACKEND_BUCKETS,
   },

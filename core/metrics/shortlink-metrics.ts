@@ -124,8 +124,9 @@ export class ShortlinkMetrics {
     return incrementer(this.counters.rateLimitRefusals.labels(limiter));
   }
 
-  urlRefusedBy(rule: string): () => void {
-    return incrementer(this.counters.urlGuardRefusals.labels(rule));
+  /** Counts a URL refused by the anti-phishing rule named `rule`. */
+  urlRefusedBy(rule: string): void {
+    this.counters.urlGuardRefusals.inc({ rule });
   }
 
   storeCall(operation: string): CallTimer {

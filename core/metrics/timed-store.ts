@@ -53,10 +53,13 @@ const IDENTITY_METHODS = [
 /**
  * The store with every call timed into `shortlink_store_call_duration_seconds{operation}`
  * (`links.insert`, `identities.findGroup`, ...): a decorator over the port, so procedures and
- * adapters stay unaware of metrics.
+ * adapters stay unaware of metrics. The runtime puts it under the caches, so it times the calls
+ * that reach the backend, not cache hits.
  */
 export function timedStore(store: Store, metrics: ShortlinkMetrics): Store {
+  const watch = store.watchIdentityChanges?.bind(store);
   return {
+    ...(watch ? { watchIdentityChanges: watch } : {}),
     kind: store.kind,
     identities: timedPort(store.identities, 'identities', IDENTITY_METHODS, metrics),
     links: timedPort(store.links, 'links', ['insert', 'findByAlias'], metrics),

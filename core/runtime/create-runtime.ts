@@ -62,15 +62,12 @@ export async function createRuntime(
   };
   try {
     const metrics = config.METRICS_PORT === 0 ? undefined : new ShortlinkMetrics();
-    // The caches wrap the store once here; the limiters share the backend's own client.
-    const store = cachedStoreFromConfig(await createStoreFromConfig(config, logger), config);
+    const backend = await createStoreFromConfig(config, logger);
+    // The caches wrap the store once here, over the timing: a cache hit is not a store call.
+    // The limiters share the backend's own client.
+    const store = cachedStoreFromConfig(metrics ? timedStore(backend, metrics) : backend, config);
     closers.push(() => store.close());
-    const limiters = await createLimitersFromConfig(
-      config,
-      logger,
-      store.backend,
-      options.localLimits,
-    );
+    const limiters = await createLimitersFromConfig(config, logger, backend, options.localLimits);
     closers.push(() => limiters.close());
     const urlGuard = await createUrlGuardFromConfig(config, logger, store, metrics);
     closers.push(() => urlGuard.close());
@@ -78,7 +75,7 @@ export async function createRuntime(
 
     // Metrics are decorators over the ports: the procedures never know they are measured.
     const core = createCore({
-      store: metrics ? timedStore(store, metrics) : store,
+      store,
       rateLimiter: metrics
         ? observedRateLimiter(limiters.perToken, 'token', metrics)
         : limiters.perToken,

@@ -13,7 +13,6 @@ import type { UrlRule } from '../url-guard/rule';
 import { SafeBrowsingClient } from '../url-guard/safe-browsing/safe-browsing-client';
 import { createShortenerRule } from '../url-guard/shortener-rule';
 import { createUrlGuardChain } from '../url-guard/url-guard-chain';
-import { countedUrlRule } from '../metrics/counted-url-rule';
 import type { ShortlinkMetrics } from '../metrics/shortlink-metrics';
 import { wholeScriptRule } from '../url-guard/whole-script-rule';
 import { ConfigError, type Config } from './config';
@@ -97,10 +96,7 @@ export async function createUrlGuardFromConfig(
   }
 
   return {
-    guard: createUrlGuardChain(
-      metrics ? rules.map((rule) => countedUrlRule(rule, metrics)) : rules,
-      logger,
-    ),
+    guard: createUrlGuardChain(rules, logger, metrics && ((rule) => metrics.urlRefusedBy(rule))),
     linkDomainsChanged: () => linkDomains.invalidate(),
     close: async () => {
       for (const close of closers.reverse()) await close();
