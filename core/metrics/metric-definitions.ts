@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
+import { seriesHistogram, type SeriesHistogram } from './series-histogram';
 
 /** Request latencies: a followed link takes well under a millisecond, a create a few. */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -87,7 +88,7 @@ export type Counters = {
   readonly [K in keyof typeof COUNTERS]: Counter<LabelsOf<(typeof COUNTERS)[K]>>;
 };
 export type Histograms = {
-  readonly [K in keyof typeof HISTOGRAMS]: Histogram<LabelsOf<(typeof HISTOGRAMS)[K]>>;
+  readonly [K in keyof typeof HISTOGRAMS]: SeriesHistogram<LabelsOf<(typeof HISTOGRAMS)[K]>>;
 };
 
 /** One metric per definition, under the definition's key. */
@@ -109,5 +110,5 @@ export function registerCounters(registry: Registry): Counters {
 
 /** Every histogram of HISTOGRAMS, on `registry`. */
 export function registerHistograms(registry: Registry): Histograms {
-  return registerEach(HISTOGRAMS, (d) => new Histogram({ ...d, registers: [registry] }));
+  return registerEach(HISTOGRAMS, (d) => seriesHistogram({ ...d, registers: [registry] }));
 }

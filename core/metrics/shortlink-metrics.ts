@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Registry, type Counter, type Histogram } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry, type Counter } from 'prom-client';
 import {
   GAUGES,
   registerCounters,
@@ -51,8 +51,8 @@ function incrementer(series: Counter.Internal): () => void {
   return () => series.inc();
 }
 
-function timer(series: Histogram.Internal<string>): CallTimer {
-  return { observe: (startedAt) => series.observe(secondsSince(startedAt)) };
+function timer(observe: (seconds: number) => void): CallTimer {
+  return { observe: (startedAt) => observe(secondsSince(startedAt)) };
 }
 
 /**
@@ -77,7 +77,7 @@ export class ShortlinkMetrics {
     // Series that exist from the start read 0 rather than missing until their first event.
     for (const [gateway, operation] of GATEWAY_OPERATIONS) {
       this.counters.requests.labels(gateway, operation, '0');
-      this.histograms.requestDuration.labels(gateway, operation);
+      this.histograms.requestDuration.series({ gateway, operation });
     }
     for (const gateway of ['rest', 'grpc'] as const) {
       this.counters.linksCreated.labels(gateway);
@@ -96,11 +96,11 @@ export class ShortlinkMetrics {
 
   /** Counts and times `operation` on `gateway`, with the label children bound once. */
   operation(gateway: GatewayLabel, operation: Operation): OperationMetrics {
-    const duration = this.histograms.requestDuration.labels(gateway, operation);
+    const duration = this.histograms.requestDuration.series({ gateway, operation });
     const byCode = new Map<number, Counter.Internal>();
     return {
       observe: (code, startedAt) => {
-        duration.observe(secondsSince(startedAt));
+        duration(secondsSince(startedAt));
         let counter = byCode.get(code);
         if (!counter) {
           counter = this.counters.requests.labels(gateway, operation, String(code));
@@ -130,11 +130,11 @@ export class ShortlinkMetrics {
   }
 
   storeCall(operation: string): CallTimer {
-    return timer(this.histograms.storeCallDuration.labels(operation));
+    return timer(this.histograms.storeCallDuration.series({ operation }));
   }
 
   limiterCall(limiter: LimiterName, operation: 'consume' | 'peek'): CallTimer {
-    return timer(this.histograms.limiterCallDuration.labels(limiter, operation));
+    return timer(this.histograms.limiterCallDuration.series({ limiter, operation }));
   }
 
   safeBrowsingLookup(result: SafeBrowsingResult): void {
