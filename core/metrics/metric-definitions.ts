@@ -1,4 +1,5 @@
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { seriesCounter, type SeriesCounter } from './series-counter';
 import { seriesHistogram, type SeriesHistogram } from './series-histogram';
 
 /** Request latencies: a followed link takes well under a millisecond, a create a few. */
@@ -85,7 +86,7 @@ export const GAUGES = {
 type LabelsOf<D extends MetricDefinition> = D['labelNames'][number];
 
 export type Counters = {
-  readonly [K in keyof typeof COUNTERS]: Counter<LabelsOf<(typeof COUNTERS)[K]>>;
+  readonly [K in keyof typeof COUNTERS]: SeriesCounter<LabelsOf<(typeof COUNTERS)[K]>>;
 };
 export type Histograms = {
   readonly [K in keyof typeof HISTOGRAMS]: SeriesHistogram<LabelsOf<(typeof HISTOGRAMS)[K]>>;
@@ -105,7 +106,7 @@ function registerEach<D extends Record<string, MetricDefinition>, M>(
 
 /** Every counter of COUNTERS, on `registry`. */
 export function registerCounters(registry: Registry): Counters {
-  return registerEach(COUNTERS, (d) => new Counter({ ...d, registers: [registry] }));
+  return registerEach(COUNTERS, (d) => seriesCounter({ ...d, registers: [registry] }));
 }
 
 /** Every histogram of HISTOGRAMS, on `registry`. */

@@ -16,6 +16,14 @@ interface Series {
 
 type Exported = MetricObjectWithValues<MetricValueWithName<string>>;
 
+/** One text per label set, whatever the order of the object's fields. */
+export function seriesKey<T extends string>(
+  labelOrder: readonly T[],
+  labels: Readonly<Record<T, string>>,
+): string {
+  return labelOrder.map((name) => labels[name]).join('\u0000');
+}
+
 /**
  * A prom-client Histogram for the request path. prom-client's own `observe` turns the label set
  * into a string key and finds the bucket by its bound's decimal text on every call; with four
@@ -51,7 +59,7 @@ class BoundSeriesHistogram<T extends string> extends Histogram<T> implements Ser
   }
 
   series(labels: Readonly<Record<T, string>>): (value: number) => void {
-    const key = this.labelOrder.map((name) => labels[name]).join('\u0000');
+    const key = seriesKey(this.labelOrder, labels);
     let series = this.bound.get(key);
     if (!series) {
       series = {

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Registry, type Counter } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import {
   GAUGES,
   registerCounters,
@@ -46,11 +46,6 @@ function secondsSince(startedAt: number): number {
   return (performance.now() - startedAt) / 1000;
 }
 
-/** Adds one to a series whose labels were bound once, when the event happens. */
-function incrementer(series: Counter.Internal): () => void {
-  return () => series.inc();
-}
-
 function timer(observe: (seconds: number) => void): CallTimer {
   return { observe: (startedAt) => observe(secondsSince(startedAt)) };
 }
@@ -76,15 +71,15 @@ export class ShortlinkMetrics {
     this.histograms = registerHistograms(registry);
     // Series that exist from the start read 0 rather than missing until their first event.
     for (const [gateway, operation] of GATEWAY_OPERATIONS) {
-      this.counters.requests.labels(gateway, operation, '0');
+      this.counters.requests.series({ gateway, operation, code: '0' });
       this.histograms.requestDuration.series({ gateway, operation });
     }
     for (const gateway of ['rest', 'grpc'] as const) {
-      this.counters.linksCreated.labels(gateway);
-      this.counters.idempotentReplays.labels(gateway);
+      this.counters.linksCreated.series({ gateway });
+      this.counters.idempotentReplays.series({ gateway });
     }
     for (const limiter of ['token', 'auth_failures'] as const) {
-      this.counters.rateLimitRefusals.labels(limiter);
+      this.counters.rateLimitRefusals.series({ limiter });
     }
     if (options.processMetrics ?? true) {
       collectDefaultMetrics({ register: registry });
@@ -97,36 +92,36 @@ export class ShortlinkMetrics {
   /** Counts and times `operation` on `gateway`, with the label children bound once. */
   operation(gateway: GatewayLabel, operation: Operation): OperationMetrics {
     const duration = this.histograms.requestDuration.series({ gateway, operation });
-    const byCode = new Map<number, Counter.Internal>();
+    const byCode = new Map<number, () => void>();
     return {
       observe: (code, startedAt) => {
         duration(secondsSince(startedAt));
         let counter = byCode.get(code);
         if (!counter) {
-          counter = this.counters.requests.labels(gateway, operation, String(code));
+          counter = this.counters.requests.series({ gateway, operation, code: String(code) });
           byCode.set(code, counter);
         }
-        counter.inc();
+        counter();
       },
     };
   }
 
   linkCreatedOn(gateway: GatewayLabel): () => void {
-    return incrementer(this.counters.linksCreated.labels(gateway));
+    return this.counters.linksCreated.series({ gateway });
   }
 
   /** Where an idempotent replay is answered: counts it. */
   replayedOn(gateway: GatewayLabel): () => void {
-    return incrementer(this.counters.idempotentReplays.labels(gateway));
+    return this.counters.idempotentReplays.series({ gateway });
   }
 
   rateLimitRefused(limiter: LimiterName): () => void {
-    return incrementer(this.counters.rateLimitRefusals.labels(limiter));
+    return this.counters.rateLimitRefusals.series({ limiter });
   }
 
   /** Counts a URL refused by the anti-phishing rule named `rule`. */
   urlRefusedBy(rule: string): void {
-    this.counters.urlGuardRefusals.inc({ rule });
+    this.counters.urlGuardRefusals.series({ rule })();
   }
 
   storeCall(operation: string): CallTimer {
@@ -138,7 +133,7 @@ export class ShortlinkMetrics {
   }
 
   safeBrowsingLookup(result: SafeBrowsingResult): void {
-    this.counters.safeBrowsingLookups.inc({ result });
+    this.counters.safeBrowsingLookups.series({ result })();
   }
 
   /** Reports, at each scrape, how many reputation lookups wait for a free slot. */
