@@ -1,5 +1,10 @@
 import { Counter, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import { seriesKey } from './series-histogram';
+import {
+  BoundSeries,
+  promClientSamples,
+  type SeriesMetricConfig,
+  type SeriesState,
+} from './bound-series';
 
 /** A counter incremented through label sets bound once: the only way the service counts. */
 export interface SeriesCounter<T extends string> {
@@ -7,8 +12,7 @@ export interface SeriesCounter<T extends string> {
   series(labels: Readonly<Record<T, string>>): () => void;
 }
 
-interface Series {
-  labels: Record<string, string>;
+interface Series extends SeriesState {
   value: number;
 }
 
@@ -22,32 +26,18 @@ type Exported = MetricObjectWithValues<MetricValue<string>>;
  * unchanged. Count only through `series`.
  */
 class BoundSeriesCounter<T extends string> extends Counter<T> implements SeriesCounter<T> {
-  private readonly bound = new Map<string, Series>();
+  private readonly bound: BoundSeries<T, Series>;
   // prom-client keeps these too, but its type declarations do not show them.
-  private readonly metricName: string;
-  private readonly metricHelp: string;
-  private readonly labelOrder: readonly T[];
+  private readonly description: { name: string; help: string };
 
-  constructor(config: {
-    name: string;
-    help: string;
-    labelNames: readonly T[];
-    registers: NonNullable<ConstructorParameters<typeof Counter<T>>[0]['registers']>;
-  }) {
+  constructor(config: SeriesMetricConfig<T>) {
     super({ ...config, labelNames: [...config.labelNames] });
-    this.metricName = config.name;
-    this.metricHelp = config.help;
-    this.labelOrder = config.labelNames;
+    this.bound = new BoundSeries(config.labelNames, (labels) => ({ labels, value: 0 }));
+    this.description = { name: config.name, help: config.help };
   }
 
   series(labels: Readonly<Record<T, string>>): () => void {
-    const key = seriesKey(this.labelOrder, labels);
-    let series = this.bound.get(key);
-    if (!series) {
-      series = { labels: { ...labels }, value: 0 };
-      this.bound.set(key, series);
-    }
-    const target = series;
+    const target = this.bound.of(labels);
     return () => {
       target.value += 1;
     };
@@ -55,25 +45,17 @@ class BoundSeriesCounter<T extends string> extends Counter<T> implements SeriesC
 
   override reset(): void {
     // prom-client's constructor calls reset() before this class's fields exist.
-    const bound = this.bound as Map<string, Series> | undefined;
+    const bound = this.bound as BoundSeries<T, Series> | undefined;
     if (!bound) return;
-    for (const series of bound.values()) series.value = 0;
+    for (const series of bound.all()) series.value = 0;
   }
 
   override get(): Promise<Exported> {
-    const values = [...this.bound.values()].map(({ labels, value }) => ({
+    const values = [...this.bound.all()].map(({ labels, value }) => ({
       labels: { ...labels },
       value,
     }));
-    // What prom-client's own Counter answers at run time (see the series histogram).
-    const exported = {
-      name: this.metricName,
-      help: this.metricHelp,
-      type: 'counter',
-      values,
-      aggregator: 'sum',
-    };
-    return Promise.resolve(exported as unknown as Exported);
+    return Promise.resolve(promClientSamples(this.description, 'counter', values));
   }
 }
 

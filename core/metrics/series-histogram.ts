@@ -1,4 +1,10 @@
 import { Histogram, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
+import {
+  BoundSeries,
+  promClientSamples,
+  type SeriesMetricConfig,
+  type SeriesState,
+} from './bound-series';
 
 /** A histogram observed through label sets bound once: the only way the service observes one. */
 export interface SeriesHistogram<T extends string> {
@@ -6,8 +12,7 @@ export interface SeriesHistogram<T extends string> {
   series(labels: Readonly<Record<T, string>>): (value: number) => void;
 }
 
-interface Series {
-  labels: Record<string, string>;
+interface Series extends SeriesState {
   /** Observations per bucket (not cumulative), in the order of the sorted bounds. */
   counts: Float64Array;
   sum: number;
@@ -15,14 +20,6 @@ interface Series {
 }
 
 type Exported = MetricObjectWithValues<MetricValueWithName<string>>;
-
-/** One text per label set, whatever the order of the object's fields. */
-export function seriesKey<T extends string>(
-  labelOrder: readonly T[],
-  labels: Readonly<Record<T, string>>,
-): string {
-  return labelOrder.map((name) => labels[name]).join('\u0000');
-}
 
 /**
  * A prom-client Histogram for the request path. prom-client's own `observe` turns the label set
@@ -38,40 +35,26 @@ export function seriesKey<T extends string>(
  */
 class BoundSeriesHistogram<T extends string> extends Histogram<T> implements SeriesHistogram<T> {
   private readonly bounds: readonly number[];
-  private readonly bound = new Map<string, Series>();
+  private readonly bound: BoundSeries<T, Series>;
   // prom-client keeps these too, but its type declarations do not show them.
-  private readonly metricName: string;
-  private readonly metricHelp: string;
-  private readonly labelOrder: readonly T[];
+  private readonly description: { name: string; help: string };
 
-  constructor(config: {
-    name: string;
-    help: string;
-    labelNames: readonly T[];
-    buckets: readonly number[];
-    registers: NonNullable<ConstructorParameters<typeof Histogram<T>>[0]['registers']>;
-  }) {
+  constructor(config: SeriesMetricConfig<T> & { buckets: readonly number[] }) {
     super({ ...config, labelNames: [...config.labelNames], buckets: [...config.buckets] });
-    this.bounds = [...config.buckets].sort((a, b) => a - b);
-    this.metricName = config.name;
-    this.metricHelp = config.help;
-    this.labelOrder = config.labelNames;
+    const bounds = [...config.buckets].sort((a, b) => a - b);
+    this.bounds = bounds;
+    this.bound = new BoundSeries(config.labelNames, (labels) => ({
+      labels,
+      counts: new Float64Array(bounds.length),
+      sum: 0,
+      count: 0,
+    }));
+    this.description = { name: config.name, help: config.help };
   }
 
   series(labels: Readonly<Record<T, string>>): (value: number) => void {
-    const key = seriesKey(this.labelOrder, labels);
-    let series = this.bound.get(key);
-    if (!series) {
-      series = {
-        labels: { ...labels },
-        counts: new Float64Array(this.bounds.length),
-        sum: 0,
-        count: 0,
-      };
-      this.bound.set(key, series);
-    }
     const { bounds } = this;
-    const target = series;
+    const target = this.bound.of(labels);
     return (value) => {
       let index = 0;
       while (index < bounds.length && value > (bounds[index] as number)) index += 1;
@@ -83,9 +66,9 @@ class BoundSeriesHistogram<T extends string> extends Histogram<T> implements Ser
 
   override reset(): void {
     // prom-client's constructor calls reset() before this class's fields exist.
-    const bound = this.bound as Map<string, Series> | undefined;
+    const bound = this.bound as BoundSeries<T, Series> | undefined;
     if (!bound) return;
-    for (const series of bound.values()) {
+    for (const series of bound.all()) {
       series.counts.fill(0);
       series.sum = 0;
       series.count = 0;
@@ -103,27 +86,19 @@ class BoundSeriesHistogram<T extends string> extends Histogram<T> implements Ser
 
   private exported(): Exported {
     const values: Array<MetricValueWithName<string>> = [];
-    const bucketName = `${this.metricName}_bucket`;
-    for (const { labels, counts, sum, count } of this.bound.values()) {
+    const { name } = this.description;
+    const bucketName = `${name}_bucket`;
+    for (const { labels, counts, sum, count } of this.bound.all()) {
       let cumulative = 0;
       this.bounds.forEach((le, index) => {
         cumulative += counts[index] as number;
         values.push({ metricName: bucketName, labels: { ...labels, le }, value: cumulative });
       });
       values.push({ metricName: bucketName, labels: { ...labels, le: '+Inf' }, value: count });
-      values.push({ metricName: `${this.metricName}_sum`, labels: { ...labels }, value: sum });
-      values.push({ metricName: `${this.metricName}_count`, labels: { ...labels }, value: count });
+      values.push({ metricName: `${name}_sum`, labels: { ...labels }, value: sum });
+      values.push({ metricName: `${name}_count`, labels: { ...labels }, value: count });
     }
-    // What prom-client's own Histogram answers at run time ('histogram' as text, the sum
-    // aggregator); its type declarations describe the type field as an enum and list a collect.
-    const exported = {
-      name: this.metricName,
-      help: this.metricHelp,
-      type: 'histogram',
-      values,
-      aggregator: 'sum',
-    };
-    return exported as unknown as Exported;
+    return promClientSamples(this.description, 'histogram', values);
   }
 }
 
