@@ -10,7 +10,7 @@ import { loadSettings } from './support/settings';
 import { runHttpScenarios, type HttpResults } from './scenarios/http-scenarios';
 import { runGrpcScenario, type GrpcResults } from './scenarios/grpc-scenario';
 import { runWorkersScenario, type WorkersResults } from './scenarios/workers-scenario';
-import { runMetricsScenario } from './scenarios/metrics-scenario';
+import { runMetricsScenario, type MetricsResults } from './scenarios/metrics-scenario';
 import { countRoundTrips, type RoundTrips } from './in-process/round-trips';
 import type { Summary } from './support/measurement';
 
@@ -99,15 +99,15 @@ function httpPathRows(
   ];
 }
 
-/** REST create with metrics against without (both DATA_DIR=:memory:). */
-function metricsRows(create: Pick<HttpResults['create'], 'subjectMemory' | 'subjectNoMetrics'>) {
+/** REST create with metrics against without (both DATA_DIR=:memory:, simultaneous rounds). */
+function metricsRows({ create }: MetricsResults) {
   const compare = rowsOf('REST create');
-  const { subjectMemory, subjectNoMetrics } = create;
+  const { withMetrics, withoutMetrics } = create;
   return [
-    compare('requestsPerSecond', subjectMemory, subjectNoMetrics, VERSUS.noMetrics, {
+    compare('requestsPerSecond', withMetrics, withoutMetrics, VERSUS.noMetrics, {
       minRatio: 0.95,
     }),
-    compare('serverCpuMsPerRequest', subjectMemory, subjectNoMetrics, VERSUS.noMetrics),
+    compare('serverCpuMsPerRequest', withMetrics, withoutMetrics, VERSUS.noMetrics),
   ];
 }
 
@@ -118,7 +118,6 @@ function createOnlyRows(create: HttpResults['create']): Row[] {
   const replay = rowsOf('REST idempotent replay');
   return [
     compare('p99Ms', c.subject, c.subjectMemory, VERSUS.memory),
-    ...metricsRows(c),
     compare('requestsPerSecond', c.subjectFreshKey, c.subjectRebuilt, VERSUS.noKey, {
       minRatio: 0.85,
     }),
@@ -187,7 +186,7 @@ async function main(): Promise<void> {
 
     if (settings.only === 'metrics') {
       log('metrics: REST create with metrics against METRICS_PORT=0, both DATA_DIR=:memory:');
-      const rows = metricsRows((await runMetricsScenario(seedFile, settings, log)).create);
+      const rows = metricsRows(await runMetricsScenario(seedFile, settings, log));
       process.stdout.write(`\n${formatTable(rows)}\n`);
       if (rows.some((r) => r.pass === false)) process.exitCode = 1;
       return;
@@ -204,6 +203,8 @@ async function main(): Promise<void> {
     const newDataDir = () => join(work, `data-${(dataDirs += 1)}`);
     const http = await runHttpScenarios(seedFile, settings, log, newDataDir);
     const grpc = await runGrpcScenario(seedFile, settings, log, newDataDir);
+    log('metrics: REST create with metrics against METRICS_PORT=0, both DATA_DIR=:memory:');
+    const metrics = await runMetricsScenario(seedFile, settings, log);
 
     const coreOn = (dataDir: string) =>
       runChild<CoreCeiling>('in-process/core-ceiling', [
@@ -238,6 +239,7 @@ async function main(): Promise<void> {
     const rows: Row[] = [
       ...httpPathRows('REST create', http.create, { baseline: 0.6, lmdb: 0.8 }),
       ...createOnlyRows(http.create),
+      ...metricsRows(metrics),
       ...httpPathRows('follow link', http.follow, { baseline: 0.8, lmdb: 0.9 }),
       ...roundTripRows(trips, tripsNoCaches),
     ];
@@ -278,6 +280,7 @@ async function main(): Promise<void> {
       ...Object.values(workers.grpc),
       ...Object.values(http.create),
       ...Object.values(http.follow),
+      ...Object.values(metrics.create),
       ...(grpc ? [grpc.baseline, grpc.subject, grpc.subjectMemory] : []),
     ];
     const failures = summaries.reduce((t, s) => t + s.errors + s.unexpectedStatus, 0);
@@ -295,6 +298,7 @@ async function main(): Promise<void> {
       },
       table: rows,
       http,
+      metrics,
       grpc,
       workers,
       core,

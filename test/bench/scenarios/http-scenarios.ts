@@ -24,8 +24,7 @@ type HttpTarget =
 type CreateTarget = HttpTarget | 'subjectRebuilt' | 'subjectFreshKey' | 'subjectReplay';
 
 export interface HttpResults {
-  /** `subjectNoMetrics`: subjectMemory with METRICS_PORT=0, for the cost of metrics. */
-  create: Record<CreateTarget | 'subjectNoMetrics', Summary>;
+  create: Record<CreateTarget, Summary>;
   follow: Record<HttpTarget, Summary>;
   sampleAnswerBytes: { subject: number; baseline: number };
 }
@@ -153,11 +152,6 @@ export async function runHttpScenarios(
     started.push(subjectWarn);
     const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
     started.push(subjectMemory);
-    // Against subjectMemory: the cost of metrics, without the disk's noise.
-    const subjectNoMetrics = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR, {
-      METRICS_PORT: '0',
-    });
-    started.push(subjectNoMetrics);
     const subjectNoCaches = await startSubject(
       seedFile,
       settings,
@@ -197,7 +191,6 @@ export async function runHttpScenarios(
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
         { name: 'subjectMemory', run: on(subjectMemory, createLoad) },
-        { name: 'subjectNoMetrics', run: on(subjectNoMetrics, createLoad) },
         { name: 'subjectRebuilt', run: on(subject, rebuiltLoad) },
         { name: 'subjectFreshKey', run: on(subject, freshKeyLoad) },
         { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },

@@ -52,25 +52,63 @@ export function summarize(rounds: readonly Round[]): Summary {
   };
 }
 
-/**
- * Runs `rounds` alternating rounds over `targets` (A, B, C, A, B, C, ...) after one short warm-up
- * of each, so that drift on a shared machine touches every target alike.
- */
-export async function alternate<TName extends string>(
-  targets: ReadonlyArray<{ name: TName; run: (seconds: number) => Promise<Round> }>,
-  options: { rounds: number; seconds: number; warmupSeconds: number },
-  onRound: (name: TName, index: number, round: Round) => void = () => undefined,
+interface Target<TName extends string> {
+  name: TName;
+  run: (seconds: number) => Promise<Round>;
+}
+type RoundOptions = { rounds: number; seconds: number; warmupSeconds: number };
+type OnRound<TName extends string> = (name: TName, index: number, round: Round) => void;
+
+/** One untimed warm-up of every target, then `rounds` rounds, each run by `runAll`. */
+async function measure<TName extends string>(
+  targets: ReadonlyArray<Target<TName>>,
+  options: RoundOptions,
+  onRound: OnRound<TName>,
+  runAll: (seconds: number) => Promise<Round[]>,
 ): Promise<Record<TName, Summary>> {
-  for (const target of targets) await target.run(options.warmupSeconds);
+  await runAll(options.warmupSeconds);
   const collected = new Map<TName, Round[]>(targets.map((t) => [t.name, []]));
   for (let index = 0; index < options.rounds; index += 1) {
-    for (const target of targets) {
-      const round = await target.run(options.seconds);
+    const rounds = await runAll(options.seconds);
+    targets.forEach((target, at) => {
+      const round = rounds[at] as Round;
       collected.get(target.name)?.push(round);
       onRound(target.name, index, round);
-    }
+    });
   }
   const result = {} as Record<TName, Summary>;
   for (const [name, rounds] of collected) result[name] = summarize(rounds);
   return result;
+}
+
+/**
+ * Runs `rounds` alternating rounds over `targets` (A, B, C, A, B, C, ...) after one short warm-up
+ * of each, so that drift on a shared machine touches every target alike.
+ */
+export function alternate<TName extends string>(
+  targets: ReadonlyArray<Target<TName>>,
+  options: RoundOptions,
+  onRound: OnRound<TName> = () => undefined,
+): Promise<Record<TName, Summary>> {
+  return measure(targets, options, onRound, async (seconds) => {
+    const rounds: Round[] = [];
+    for (const target of targets) rounds.push(await target.run(seconds));
+    return rounds;
+  });
+}
+
+/**
+ * Runs `rounds` rounds in which every target is loaded at the same time (after a warm-up of all
+ * at once): a round's figures of one target cover the same seconds as the others', so this
+ * machine's swings touch them alike, which alternating rounds cannot promise. For services that
+ * differ in one setting; the servers share the cores, so each round's rates are lower.
+ */
+export function simultaneous<TName extends string>(
+  targets: ReadonlyArray<Target<TName>>,
+  options: RoundOptions,
+  onRound: OnRound<TName> = () => undefined,
+): Promise<Record<TName, Summary>> {
+  return measure(targets, options, onRound, (seconds) =>
+    Promise.all(targets.map((target) => target.run(seconds))),
+  );
 }
