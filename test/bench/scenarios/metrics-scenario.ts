@@ -1,5 +1,6 @@
 import { IN_MEMORY_DATA_DIR } from '../../../core/runtime';
 import type { BenchChild } from '../support/child';
+import { allCpus, pinProcess } from '../support/cpu-pinning';
 import { simultaneous, type Round, type Summary } from '../support/measurement';
 import type { BenchSettings } from '../support/settings';
 import { httpRound } from '../load/http-load';
@@ -11,10 +12,13 @@ export interface MetricsResults {
 
 /**
  * The cost of metrics: REST create on two services that differ only in METRICS_PORT (both
- * DATA_DIR=:memory:, so no disk in the way), loaded at the same time in every round. Alternating
- * rounds let this machine's swings (up to a third between two rounds of one server) decide a 5 %
- * target; simultaneous rounds see the same swings on both sides. They take half the time, so the
- * scenario runs twice the rounds. Run alone with `BENCH_ONLY=metrics`, and within the full run.
+ * DATA_DIR=:memory:, so no disk in the way), loaded at the same time in every round, both pinned
+ * to one CPU with the load generator on the other. Alternating rounds let this machine's swings
+ * (up to a third between two rounds of one server) decide a 5 % target, and so do simultaneous
+ * rounds left to the scheduler (one service may get a CPU to itself for a round); two services
+ * time-sharing one CPU see the same swings and get equal shares of it. Simultaneous rounds take
+ * half the time, so the scenario runs twice the rounds. Run alone with `BENCH_ONLY=metrics`, and
+ * within the full run.
  */
 export async function runMetricsScenario(
   seedFile: string,
@@ -29,6 +33,17 @@ export async function runMetricsScenario(
       METRICS_PORT: '0',
     });
     started.push(without);
+    // Both services time-share one CPU and the load generator has the other, so neither service
+    // gets a CPU of its own for a round by chance of the scheduler's placement.
+    const pinned =
+      pinProcess(withMetrics.process.pid, '1') &&
+      pinProcess(without.process.pid, '1') &&
+      pinProcess(process.pid, '0');
+    log(
+      pinned
+        ? 'metrics: both services share CPU 1, the load generator has CPU 0'
+        : 'metrics: CPUs not pinned (no taskset, or one CPU): rounds are noisier',
+    );
     const on = (server: BenchChild<{ httpPort: number }>) => (seconds: number) =>
       httpRound({ port: server.ready.httpPort, pid: server.process.pid }, createLoad, seconds);
     const create = await simultaneous(
@@ -44,6 +59,7 @@ export async function runMetricsScenario(
     );
     return { create };
   } finally {
+    pinProcess(process.pid, allCpus());
     await Promise.all(started.map((child) => child.stop()));
   }
 }
