@@ -6,7 +6,7 @@ import type { GrowthResult } from './in-process/growth';
 import { runChild } from './support/child';
 import { writeBenchSeed } from './support/credentials';
 import { formatTable, row, type Row } from './support/report';
-import { loadSettings } from './support/settings';
+import { loadSettings, type BenchSettings } from './support/settings';
 import { runHttpScenarios, type HttpResults } from './scenarios/http-scenarios';
 import { runGrpcScenario, type GrpcResults } from './scenarios/grpc-scenario';
 import { runWorkersScenario, type WorkersResults } from './scenarios/workers-scenario';
@@ -126,6 +126,35 @@ function createOnlyRows(create: HttpResults['create']): Row[] {
   ];
 }
 
+/** Core create and follow on an LMDB store filled with BENCH_GROWTH_LINKS links, against empty. */
+function runGrowth(seedFile: string, dataDir: string, settings: BenchSettings) {
+  log(`growth: LMDB empty, then filled with ${settings.growthLinks} links (BENCH_GROWTH_LINKS)`);
+  return runChild<GrowthResult>(
+    'in-process/growth',
+    [seedFile, dataDir, String(settings.growthLinks), String(settings.seconds)],
+    { timeoutMs: 3 * 60 * 60 * 1000 },
+  );
+}
+
+function growthRows(growth: GrowthResult): Row[] {
+  return [
+    row(
+      `growth: core create calls/s, LMDB with ${growth.links} links vs empty`,
+      growth.full.createsPerSecond,
+      growth.empty.createsPerSecond,
+      { minRatio: 0.8 },
+    ),
+    row(
+      `growth: core follow (resolve) p99 ms, LMDB with ${growth.links} links vs empty`,
+      growth.full.followP99Ms,
+      growth.empty.followP99Ms,
+      { maxRatio: 1.2 },
+    ),
+    row('growth: LMDB disk bytes per link', growth.diskBytesPerLink, null),
+    row(`growth: seconds to fill ${growth.links} links in batches`, growth.fillSeconds, null),
+  ];
+}
+
 /** gRPC create against its bare baseline, and on LMDB against DATA_DIR=:memory:. */
 function grpcRows(grpc: GrpcResults): Row[] {
   const compare = rowsOf('gRPC create');
@@ -191,6 +220,12 @@ async function main(): Promise<void> {
       if (rows.some((r) => r.pass === false)) process.exitCode = 1;
       return;
     }
+    if (settings.only === 'growth') {
+      const rows = growthRows(await runGrowth(seedFile, join(work, 'data-growth'), settings));
+      process.stdout.write(`\n${formatTable(rows)}\n`);
+      if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+      return;
+    }
     log('workers: WORKERS=2 against WORKERS=1, both on LMDB');
     const workers = await runWorkersScenario(seedFile, work, settings, log);
     if (settings.only === 'workers') {
@@ -217,12 +252,7 @@ async function main(): Promise<void> {
     log('core: in-process links.create, LMDB and DATA_DIR=:memory:');
     const core = await coreOn(newDataDir());
     const coreMemory = await coreOn(IN_MEMORY_DATA_DIR);
-    log(`growth: LMDB empty, then filled with ${settings.growthLinks} links (BENCH_GROWTH_LINKS)`);
-    const growth = await runChild<GrowthResult>(
-      'in-process/growth',
-      [seedFile, newDataDir(), String(settings.growthLinks), String(settings.seconds)],
-      { timeoutMs: 3 * 60 * 60 * 1000 },
-    );
+    const growth = await runGrowth(seedFile, newDataDir(), settings);
     log('memory: 100,000 links; 100,000 limiter tokens');
     const memoryOptions = { execArgv: ['--expose-gc'] };
     const links = await runChild<MemoryResult>(
@@ -254,20 +284,7 @@ async function main(): Promise<void> {
         core.callsPerSecond,
         coreMemory.callsPerSecond,
       ),
-      row(
-        `growth: core create calls/s, LMDB with ${growth.links} links vs empty`,
-        growth.full.createsPerSecond,
-        growth.empty.createsPerSecond,
-        { minRatio: 0.8 },
-      ),
-      row(
-        `growth: core follow (resolve) p99 ms, LMDB with ${growth.links} links vs empty`,
-        growth.full.followP99Ms,
-        growth.empty.followP99Ms,
-        { maxRatio: 1.2 },
-      ),
-      row('growth: LMDB disk bytes per link', growth.diskBytesPerLink, null),
-      row(`growth: seconds to fill ${growth.links} links in batches`, growth.fillSeconds, null),
+      ...growthRows(growth),
       row('memory: RSS MB per 100k links', links.rssBytes / MB, null),
       row('memory: heap MB per 100k links', links.heapBytes / MB, null),
       row('memory: RSS MB per 100k limiter tokens', tokens.rssBytes / MB, null),
