@@ -1,4 +1,4 @@
-import type { LinkRecord, LinkStore, NewLink } from '../ports/link-store';
+import type { LinkCompletion, LinkRecord, LinkStore, NewLink } from '../ports/link-store';
 import { cacheKey, LookupCache } from './lookup-cache';
 
 /**
@@ -8,17 +8,30 @@ import { cacheKey, LookupCache } from './lookup-cache';
  */
 export class CachedLinkStore implements LinkStore {
   private readonly cache: LookupCache<LinkRecord>;
+  /** Present when the inner store has it. */
+  readonly insertCompleting?: (
+    link: NewLink,
+    completion: LinkCompletion,
+  ) => Promise<LinkRecord | 'alias_taken'>;
 
   constructor(
     private readonly inner: LinkStore,
     maxEntries: number,
   ) {
     this.cache = new LookupCache({ max: maxEntries });
+    const insertCompleting = inner.insertCompleting?.bind(inner);
+    if (insertCompleting) {
+      this.insertCompleting = async (link, completion) =>
+        this.kept(link, await insertCompleting(link, completion));
+    }
   }
 
   async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
-    const outcome = await this.inner.insert(link);
-    // A link created here is often followed soon after: keep it without a lookup.
+    return this.kept(link, await this.inner.insert(link));
+  }
+
+  /** A link created here is often followed soon after: keep it without a lookup. */
+  private kept(link: NewLink, outcome: LinkRecord | 'alias_taken'): LinkRecord | 'alias_taken' {
     if (outcome !== 'alias_taken') this.cache.set(cacheKey(link.domain, link.alias), outcome);
     return outcome;
   }

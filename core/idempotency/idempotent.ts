@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { ShortlinkError, toShortlinkError } from '../errors/shortlink-error';
-import type { ShortLink } from '../links/short-link';
-import type { IdempotencyScope, RecordedOutcome } from '../ports/idempotency-store';
+import { toShortLink, type ShortLink } from '../links/short-link';
+import type { LinkRecord } from '../ports/link-store';
+import type {
+  CompletedRecord,
+  IdempotencyScope,
+  RecordedOutcome,
+} from '../ports/idempotency-store';
 import type { Middleware } from '../procedure/procedure';
 import { requestFingerprint } from './fingerprint';
+import { setPendingCompletion, type PendingCompletion } from './pending-completion';
 import type { IdempotencyKeyContext } from './idempotency-key';
 import { failureOutcome, isRecordedFailure, replay, successOutcome } from './recorded-outcome';
 
@@ -72,6 +78,18 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
     }
   };
 
+  const pending: PendingCompletion = {
+    scope,
+    owner,
+    recorded: false,
+    completed: (link: LinkRecord): CompletedRecord => ({
+      state: 'completed',
+      fingerprint,
+      outcome: successOutcome(toShortLink(link)),
+      expiresAt: secondsAfter(clock.now(), idempotencyTtlSeconds),
+    }),
+  };
+  setPendingCompletion(ctx.request, pending);
   let result: Awaited<ReturnType<typeof next>>;
   try {
     result = await next(ctx);
@@ -94,7 +112,8 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
     throw error;
   }
   // links.create's resolver, the end of this chain, returns a ShortLink.
-  await record(successOutcome(result.output as ShortLink));
+  // Recorded with the link, in one write, when the store could; otherwise here.
+  if (!pending.recorded) await record(successOutcome(result.output as ShortLink));
   // One disk sync for the link and its record (the resolver leaves it to this stage when a key
   // is present). Should it fail (23), the record holds the success: a retry gets the replay.
   await store.flush();

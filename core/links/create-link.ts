@@ -3,6 +3,7 @@ import type { CoreContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
 import { checkIdempotencyKey, sentIdempotencyKey } from '../idempotency/idempotency-key';
 import { idempotent } from '../idempotency/idempotent';
+import { pendingCompletionOf } from '../idempotency/pending-completion';
 import { resolveGroup, type GroupContext } from '../organizations/resolve-group';
 import { resolveOrganization } from '../organizations/resolve-organization';
 import type { LinkRecord, NewLink, RedirectType } from '../ports/link-store';
@@ -31,16 +32,30 @@ async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
   }
 }
 
+/**
+ * Inserts the link. A keyed request's answer goes into the same write when the store can
+ * (insertCompleting), so the link never exists without it; otherwise the idempotency stage
+ * records it after.
+ */
+async function insertOne(ctx: GroupContext, link: NewLink): Promise<LinkRecord | 'alias_taken'> {
+  const links = ctx.deps.store.links;
+  const pending = pendingCompletionOf(ctx.request);
+  if (!pending || !links.insertCompleting) return links.insert(link);
+  const stored = await links.insertCompleting(link, pending);
+  if (stored !== 'alias_taken') pending.recorded = true;
+  return stored;
+}
+
 /** Inserts under a generated alias, retrying collisions a bounded number of times. */
 async function insertGenerated(
   ctx: GroupContext,
   link: Omit<NewLink, 'alias'>,
 ): Promise<LinkRecord> {
-  const { aliasGenerator, reservedAliases, maxAliasAttempts, store } = ctx.deps;
+  const { aliasGenerator, reservedAliases, maxAliasAttempts } = ctx.deps;
   for (let attempt = 0; attempt < maxAliasAttempts; attempt += 1) {
     const alias = aliasGenerator.generate();
     if (reservedAliases.has(alias.toLowerCase())) continue;
-    const stored = await store.links.insert({ ...link, alias });
+    const stored = await insertOne(ctx, { ...link, alias });
     if (stored !== 'alias_taken') return stored;
   }
   ctx.deps.logger.error({ attempts: maxAliasAttempts }, 'no free generated alias found');
@@ -49,7 +64,7 @@ async function insertGenerated(
 
 async function insertChosen(ctx: GroupContext, link: NewLink): Promise<LinkRecord> {
   if (ctx.deps.reservedAliases.has(link.alias.toLowerCase())) throw aliasTaken();
-  const stored = await ctx.deps.store.links.insert(link);
+  const stored = await insertOne(ctx, link);
   if (stored === 'alias_taken') throw aliasTaken();
   return stored;
 }

@@ -1,4 +1,5 @@
 import type { IdentityStore } from '../ports/identity-store';
+import type { LinkStore } from '../ports/link-store';
 import type { Store } from '../ports/store';
 import type { CallTimer, ShortlinkMetrics } from './shortlink-metrics';
 
@@ -50,6 +51,15 @@ const IDENTITY_METHODS = [
   'findUserById',
 ] as const satisfies ReadonlyArray<AsyncMethodNames<IdentityStore>>;
 
+/** The link port timed, with its optional insertCompleting when the store has it. */
+function timedLinks(links: LinkStore, metrics: ShortlinkMetrics): LinkStore {
+  const port = timedPort(links, 'links', ['insert', 'findByAlias'], metrics);
+  const insertCompleting = links.insertCompleting?.bind(links);
+  if (!insertCompleting) return port;
+  const timer = metrics.storeCall('links.insertCompleting');
+  return { ...port, insertCompleting: timed(links, insertCompleting, timer) };
+}
+
 /**
  * The store with every call timed into `shortlink_store_call_duration_seconds{operation}`
  * (`links.insert`, `identities.findGroup`, ...): a decorator over the port, so procedures and
@@ -62,7 +72,7 @@ export function timedStore(store: Store, metrics: ShortlinkMetrics): Store {
     ...(watch ? { watchIdentityChanges: watch } : {}),
     kind: store.kind,
     identities: timedPort(store.identities, 'identities', IDENTITY_METHODS, metrics),
-    links: timedPort(store.links, 'links', ['insert', 'findByAlias'], metrics),
+    links: timedLinks(store.links, metrics),
     idempotency: timedPort(
       store.idempotency,
       'idempotency',

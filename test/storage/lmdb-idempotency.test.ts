@@ -1,9 +1,14 @@
 import { join } from 'node:path';
 import { createLmdbStore, type LmdbStore } from '../../core/adapters/lmdb';
-import type { RunningRecord } from '../../core';
+import type { CompletedRecord, LinkRecord, RunningRecord } from '../../core';
+import { createTestCore } from '../support/core-fixture';
 import { tempDirs } from '../support/temp-dirs';
+import { insertNew, newLink } from './fixtures';
 
-/** What the LMDB adapter adds to the storage contract for idempotency records: its sweep. */
+/**
+ * What the LMDB adapter adds to the storage contract for idempotency records: its sweep, and a
+ * keyed link written with its recorded answer in one transaction.
+ */
 const dirs = tempDirs('lmdb-idempotency');
 let store: LmdbStore;
 
@@ -85,5 +90,93 @@ describe('LMDB idempotency records: the sweep', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('LMDB: a keyed link and its recorded answer in one write transaction', () => {
+  const scope = { userId: 'u', key: 'k' };
+  const answerFor = (link: LinkRecord): CompletedRecord => ({
+    state: 'completed',
+    fingerprint: 'f'.repeat(64),
+    outcome: { code: 0, body: JSON.stringify({ id: link.id, alias: link.alias }) },
+    expiresAt: at(86_400),
+  });
+  const completion = (owner: string, completed = answerFor) => ({ scope, owner, completed });
+
+  it('writes the link and completes its owner’s running record together', async () => {
+    await store.idempotency.claim(scope, running('owner', 60), T0);
+    const stored = await store.links.insertCompleting(newLink(), completion('owner'));
+    expect(stored).toEqual({ ...newLink(), id: 1 });
+    await expect(store.idempotency.claim(scope, running('retry', 60), at(1))).resolves.toEqual({
+      claimed: false,
+      existing: answerFor({ ...newLink(), id: 1 }),
+    });
+    await expect(store.links.findByAlias(newLink().domain, newLink().alias)).resolves.toEqual({
+      ...newLink(),
+      id: 1,
+    });
+  });
+
+  it('writes neither for a taken alias: the key still reads running', async () => {
+    await insertNew(store.links, newLink());
+    await store.idempotency.claim(scope, running('owner', 60), T0);
+    await expect(
+      store.links.insertCompleting(
+        newLink({ url: 'https://example.com/other' }),
+        completion('owner'),
+      ),
+    ).resolves.toBe('alias_taken');
+    await expect(store.idempotency.claim(scope, running('retry', 60), at(1))).resolves.toEqual({
+      claimed: false,
+      existing: running('owner', 60),
+    });
+    expect(store.links.count()).toBe(1);
+  });
+
+  it('writes neither when the answer cannot be made (it is made before the first write)', async () => {
+    await store.idempotency.claim(scope, running('owner', 60), T0);
+    const failing = completion('owner', () => {
+      throw new Error('no answer');
+    });
+    await expect(store.links.insertCompleting(newLink(), failing)).rejects.toThrow('no answer');
+    await expect(store.links.findByAlias(newLink().domain, newLink().alias)).resolves.toBeNull();
+    await expect(store.idempotency.claim(scope, running('retry', 60), at(1))).resolves.toEqual({
+      claimed: false,
+      existing: running('owner', 60),
+    });
+    // The id was not used either.
+    expect((await insertNew(store.links, newLink({ alias: 'next' }))).id).toBe(1);
+  });
+
+  it('still writes the link when the claim has passed to another owner, whose record it leaves', async () => {
+    await store.idempotency.claim(scope, running('crashed', 60), T0);
+    await store.idempotency.claim(scope, running('late', 120), at(60));
+    const stored = await store.links.insertCompleting(newLink(), completion('crashed'));
+    expect(stored).toMatchObject({ id: 1 });
+    await expect(store.idempotency.claim(scope, running('x', 200), at(61))).resolves.toEqual({
+      claimed: false,
+      existing: running('late', 120),
+    });
+  });
+
+  it('is what a keyed create uses through the core: no separate completion write', async () => {
+    const insertCompleting = jest.spyOn(store.links, 'insertCompleting');
+    const insert = jest.spyOn(store.links, 'insert');
+    const complete = jest.spyOn(store.idempotency, 'complete');
+    const f = await createTestCore({ store });
+    const caller = () =>
+      f.core.createCaller({ authorization: `Bearer ${f.token}`, idempotencyKey: 'once' });
+    const first = await caller().links.create(f.body() as never);
+    expect(insertCompleting).toHaveBeenCalledTimes(1);
+    expect(insert).not.toHaveBeenCalled();
+    expect(complete).not.toHaveBeenCalled();
+    await expect(caller().links.create(f.body() as never)).resolves.toEqual(first);
+    expect(insertCompleting).toHaveBeenCalledTimes(1);
+    // Without a key: the plain insert, and no record.
+    await f.core
+      .createCaller({ authorization: `Bearer ${f.token}` })
+      .links.create(f.body() as never);
+    expect(insert).toHaveBeenCalledTimes(1);
+    expect(complete).not.toHaveBeenCalled();
   });
 });

@@ -71,7 +71,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     // A key this process already sees (a retry, a replay) skips it: it would only fail.
     if (!idempotency.doesExist(key)) {
       const written = await onLmdb(this.path, 'idempotency claim', () =>
-        idempotency.ifNoExists(key, () => this.putRecord(key, stored)),
+        idempotency.ifNoExists(key, () => putRecord(this.dbs, key, stored)),
       );
       if (written) return { claimed: true };
     }
@@ -83,7 +83,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
           return { claimed: false, existing: fromStored(existing) };
         }
         if (existing) void idempotencyExpiry.remove(expiryOf(key, existing[2]));
-        this.putRecord(key, stored);
+        putRecord(this.dbs, key, stored);
         return { claimed: true };
       }),
     );
@@ -94,7 +94,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     owner: string,
     completed: ports.CompletedRecord,
   ): Promise<void> {
-    return this.replaceOwned(scope, owner, 'idempotency completion', toStored(completed));
+    return this.replaceOwned(scope, owner, 'idempotency completion', completed);
   }
 
   release(scope: ports.IdempotencyScope, owner: string): Promise<void> {
@@ -140,27 +140,38 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     scope: ports.IdempotencyScope,
     owner: string,
     operation: string,
-    next: StoredIdempotencyRecord | null,
+    next: ports.CompletedRecord | null,
   ): Promise<void> {
-    const key = keyOf(scope);
-    const { idempotency, idempotencyExpiry } = this.dbs;
     return onLmdb(this.path, operation, () =>
-      idempotency.transaction(() => {
-        const existing = idempotency.get(key);
-        if (!existing || existing[0] !== 'running' || existing[3] !== owner) return;
-        void idempotencyExpiry.remove(expiryOf(key, existing[2]));
-        if (next === null) {
-          void idempotency.remove(key);
-          return;
-        }
-        this.putRecord(key, next);
-      }),
+      this.dbs.idempotency.transaction(() => replaceOwnedRecord(this.dbs, scope, owner, next)),
     );
   }
+}
 
-  /** Writes a record and its expiry index entry (inside the caller's transaction or condition). */
-  private putRecord(key: IdempotencyKey, stored: StoredIdempotencyRecord): void {
-    void this.dbs.idempotency.put(key, stored);
-    void this.dbs.idempotencyExpiry.put(expiryOf(key, stored[2]), true);
+/**
+ * Inside a write transaction: replaces (or, with null, deletes) `scope`'s record when it is still
+ * `owner`'s running one, with its expiry index entry.
+ */
+export function replaceOwnedRecord(
+  dbs: LmdbDatabases,
+  scope: ports.IdempotencyScope,
+  owner: string,
+  next: ports.CompletedRecord | null,
+): void {
+  const key = keyOf(scope);
+  const { idempotency, idempotencyExpiry } = dbs;
+  const existing = idempotency.get(key);
+  if (!existing || existing[0] !== 'running' || existing[3] !== owner) return;
+  void idempotencyExpiry.remove(expiryOf(key, existing[2]));
+  if (next === null) {
+    void idempotency.remove(key);
+    return;
   }
+  putRecord(dbs, key, toStored(next));
+}
+
+/** Writes a record and its expiry index entry (inside the caller's transaction or condition). */
+function putRecord(dbs: LmdbDatabases, key: IdempotencyKey, stored: StoredIdempotencyRecord): void {
+  void dbs.idempotency.put(key, stored);
+  void dbs.idempotencyExpiry.put(expiryOf(key, stored[2]), true);
 }

@@ -1,4 +1,4 @@
-import type { LinkRecord, LinkStore, NewLink } from '../../ports/link-store';
+import type { LinkCompletion, LinkRecord, LinkStore, NewLink } from '../../ports/link-store';
 import {
   fromStoredLink,
   META_KEYS,
@@ -6,6 +6,7 @@ import {
   type LinkKey,
   type LmdbDatabases,
 } from './databases';
+import { replaceOwnedRecord } from './lmdb-idempotency-store';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
 /**
@@ -22,22 +23,44 @@ export class LmdbLinkStore implements LinkStore {
     private readonly path: string,
   ) {}
 
-  async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
+  insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
+    return this.insertWith(link, undefined);
+  }
+
+  /**
+   * The link and its keyed request's recorded answer in one write transaction: a crash can leave
+   * neither or both, never a link whose key still reads "running" (a retry after the lease would
+   * then create a second link).
+   */
+  insertCompleting(link: NewLink, completion: LinkCompletion): Promise<LinkRecord | 'alias_taken'> {
+    return this.insertWith(link, completion);
+  }
+
+  private async insertWith(
+    link: NewLink,
+    completion: LinkCompletion | undefined,
+  ): Promise<LinkRecord | 'alias_taken'> {
     const key: LinkKey = [link.domain, link.alias];
     const { links, meta } = this.dbs;
-    const id = await onLmdb(this.path, 'link insert', () =>
-      links.transaction(() => {
+    const stored = await onLmdb(this.path, 'link insert', () =>
+      links.transaction((): LinkRecord | undefined => {
         if (links.doesExist(key)) return undefined;
         const last = meta.get(META_KEYS.linkIds);
-        const next = (typeof last === 'number' ? last : 0) + 1;
-        void meta.put(META_KEYS.linkIds, next);
-        void links.put(key, toStoredLink({ ...link, id: next }));
-        return next;
+        const record = { ...link, id: (typeof last === 'number' ? last : 0) + 1 };
+        // Made before the first write: lmdb-js's transaction() commits what a callback wrote
+        // before it threw (no rollback), so nothing that can throw may follow a write.
+        const answer = completion?.completed(record);
+        void meta.put(META_KEYS.linkIds, record.id);
+        void links.put(key, toStoredLink(record));
+        if (completion && answer) {
+          replaceOwnedRecord(this.dbs, completion.scope, completion.owner, answer);
+        }
+        return record;
       }),
     );
     // The commit made the link visible to every process and safe from a crash of this one; the
     // create waits for the fsync (Store.flush) before it answers.
-    return id === undefined ? 'alias_taken' : { ...link, id };
+    return stored ?? 'alias_taken';
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {
