@@ -9,7 +9,7 @@ import type {
 } from '../ports/idempotency-store';
 import type { Middleware } from '../procedure/procedure';
 import { requestFingerprint } from './fingerprint';
-import { setPendingCompletion, type PendingCompletion } from './pending-completion';
+import { withPendingCompletion, type PendingCompletion } from './pending-completion';
 import type { IdempotencyKeyContext } from './idempotency-key';
 import { failureOutcome, isRecordedFailure, replay, successOutcome } from './recorded-outcome';
 
@@ -89,10 +89,9 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
       expiresAt: secondsAfter(clock.now(), idempotencyTtlSeconds),
     }),
   };
-  setPendingCompletion(ctx.request, pending);
   let result: Awaited<ReturnType<typeof next>>;
   try {
-    result = await next(ctx);
+    result = await next(withPendingCompletion(ctx, pending));
   } catch (error) {
     const failure = toShortlinkError(error);
     if (isRecordedFailure(failure)) {

@@ -1,4 +1,3 @@
-import type { RequestContext } from '../context';
 import type { LinkCompletion } from '../ports/link-store';
 
 /**
@@ -10,13 +9,21 @@ export interface PendingCompletion extends LinkCompletion {
   recorded: boolean;
 }
 
-/** Kept per request, so the stages between the two need not carry it in their context types. */
-const pending = new WeakMap<RequestContext, PendingCompletion>();
+const PENDING: unique symbol = Symbol('pending idempotent answer');
 
-export function setPendingCompletion(request: RequestContext, completion: PendingCompletion): void {
-  pending.set(request, completion);
+/**
+ * The call's context with `completion` in it. It travels in the context of this one call (every
+ * later stage spreads the context it is given), never in the request, which an embedder's caller
+ * shares between its calls. Read with pendingCompletionOf: the stages in between narrow the
+ * context to their own types, which do not name it.
+ */
+export function withPendingCompletion<T extends object>(
+  ctx: T,
+  completion: PendingCompletion,
+): T & { [PENDING]: PendingCompletion } {
+  return { ...ctx, [PENDING]: completion };
 }
 
-export function pendingCompletionOf(request: RequestContext): PendingCompletion | undefined {
-  return pending.get(request);
+export function pendingCompletionOf(ctx: object): PendingCompletion | undefined {
+  return (ctx as { [PENDING]?: PendingCompletion })[PENDING];
 }

@@ -39,7 +39,7 @@ async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
  */
 async function insertOne(ctx: GroupContext, link: NewLink): Promise<LinkRecord | 'alias_taken'> {
   const links = ctx.deps.store.links;
-  const pending = pendingCompletionOf(ctx.request);
+  const pending = pendingCompletionOf(ctx);
   if (!pending || !links.insertCompleting) return links.insert(link);
   const stored = await links.insertCompleting(link, pending);
   if (stored !== 'alias_taken') pending.recorded = true;

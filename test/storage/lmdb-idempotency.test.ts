@@ -180,3 +180,45 @@ describe('LMDB: a keyed link and its recorded answer in one write transaction', 
     expect(complete).not.toHaveBeenCalled();
   });
 });
+
+describe('LMDB: a keyed answer belongs to its own call, not to a caller shared by several', () => {
+  it('records the second claim’s link under its key when an embedder reuses one caller', async () => {
+    let now = new Date('2099-01-01T00:00:00.000Z');
+    const gates = new Map<string, { opened: Promise<void>; open: () => void }>();
+    const gate = (name: string) => {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      gates.set(name, { opened, open });
+    };
+    gate('first');
+    gate('second');
+    const f = await createTestCore({
+      store,
+      clock: { now: () => now },
+      // Holds each call at the anti-phishing stage (after its claim, before its link) until told.
+      urlGuard: {
+        check: async (url) => {
+          await gates.get(url.pathname.slice(1))?.opened;
+          return { blocked: false };
+        },
+      },
+    });
+    // One caller, one request object, for every call: as an embedder may hold it.
+    const caller = f.core.createCaller({ authorization: `Bearer ${f.token}`, idempotencyKey: 'K' });
+    const first = caller.links.create(f.body({ url: 'https://example.com/first' }) as never);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The first call's lease (60 s) lapses; a retry with other fields claims the key anew.
+    now = new Date(now.getTime() + 61_000);
+    const second = caller.links.create(f.body({ url: 'https://example.com/second' }) as never);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gates.get('first')?.open();
+    const firstLink = await first;
+    gates.get('second')?.open();
+    const secondLink = await second;
+    expect(secondLink.id).not.toBe(firstLink.id);
+    // The key replays the answer the second call gave, not the first call's link.
+    await expect(
+      caller.links.create(f.body({ url: 'https://example.com/second' }) as never),
+    ).resolves.toEqual(secondLink);
+  });
+});
