@@ -197,6 +197,17 @@ function workersRows(workers: WorkersResults): Row[] {
   });
 }
 
+/** Exit status 1 when a row misses its target. */
+function failOnMissedTargets(rows: readonly Row[]): void {
+  if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+}
+
+/** What a BENCH_ONLY run ends with: its rows, printed and not written. */
+function printOnly(rows: Row[]): void {
+  process.stdout.write(`\n${formatTable(rows)}\n`);
+  failOnMissedTargets(rows);
+}
+
 /**
  * `npm run bench`: every path measured against its bare baseline in the same run, each server in
  * its own process and the load generator in this one. Writes bench-results/latest.json and prints
@@ -214,31 +225,23 @@ async function main(): Promise<void> {
     );
 
     if (settings.only === 'metrics') {
-      log('metrics: REST create with metrics against METRICS_PORT=0, both DATA_DIR=:memory:');
-      const rows = metricsRows(await runMetricsScenario(seedFile, settings, log));
-      process.stdout.write(`\n${formatTable(rows)}\n`);
-      if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+      printOnly(metricsRows(await runMetricsScenario(seedFile, settings, log)));
       return;
     }
     if (settings.only === 'growth') {
-      const rows = growthRows(await runGrowth(seedFile, join(work, 'data-growth'), settings));
-      process.stdout.write(`\n${formatTable(rows)}\n`);
-      if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+      printOnly(growthRows(await runGrowth(seedFile, join(work, 'data-growth'), settings)));
       return;
     }
     log('workers: WORKERS=2 against WORKERS=1, both on LMDB');
     const workers = await runWorkersScenario(seedFile, work, settings, log);
     if (settings.only === 'workers') {
-      const rows = workersRows(workers);
-      process.stdout.write(`\n${formatTable(rows)}\n`);
-      if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+      printOnly(workersRows(workers));
       return;
     }
     let dataDirs = 0;
     const newDataDir = () => join(work, `data-${(dataDirs += 1)}`);
     const http = await runHttpScenarios(seedFile, settings, log, newDataDir);
     const grpc = await runGrpcScenario(seedFile, settings, log, newDataDir);
-    log('metrics: REST create with metrics against METRICS_PORT=0, both DATA_DIR=:memory:');
     const metrics = await runMetricsScenario(seedFile, settings, log);
 
     const coreOn = (dataDir: string) =>
@@ -332,7 +335,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\nshortlink bench, ${results.date}, ${cores} cores (${cpuModel}), node ${node}\n\n${formatTable(rows)}\n\nwritten to bench-results/latest.json\n`,
     );
-    if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+    failOnMissedTargets(rows);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 import { IN_MEMORY_DATA_DIR } from '../../../core/runtime';
 import type { BenchChild } from '../support/child';
-import { allCpus, pinProcess } from '../support/cpu-pinning';
+import { cpusOf, pinProcess } from '../support/cpu-pinning';
 import { simultaneous, type Round, type Summary } from '../support/measurement';
 import type { BenchSettings } from '../support/settings';
 import { httpRound } from '../load/http-load';
@@ -25,7 +25,9 @@ export async function runMetricsScenario(
   settings: BenchSettings,
   log: (line: string) => void,
 ): Promise<MetricsResults> {
+  log('metrics: REST create with metrics against METRICS_PORT=0, both DATA_DIR=:memory:');
   const started: Array<BenchChild<{ httpPort: number }>> = [];
+  const loadGeneratorCpus = cpusOf(process.pid);
   try {
     const withMetrics = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
     started.push(withMetrics);
@@ -36,6 +38,7 @@ export async function runMetricsScenario(
     // Both services time-share one CPU and the load generator has the other, so neither service
     // gets a CPU of its own for a round by chance of the scheduler's placement.
     const pinned =
+      loadGeneratorCpus !== null &&
       pinProcess(withMetrics.process.pid, '1') &&
       pinProcess(without.process.pid, '1') &&
       pinProcess(process.pid, '0');
@@ -59,7 +62,7 @@ export async function runMetricsScenario(
     );
     return { create };
   } finally {
-    pinProcess(process.pid, allCpus());
+    if (loadGeneratorCpus !== null) pinProcess(process.pid, loadGeneratorCpus);
     await Promise.all(started.map((child) => child.stop()));
   }
 }

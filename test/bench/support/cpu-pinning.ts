@@ -17,7 +17,20 @@ export function pinProcess(pid: number | undefined, cpuList: string): boolean {
   }
 }
 
-/** Every CPU of the machine, in taskset's list syntax. */
-export function allCpus(): string {
-  return `0-${availableParallelism() - 1}`;
+/**
+ * The CPUs process `pid` may run on, in taskset's list syntax, to put it back after pinning;
+ * null where that cannot be read (no taskset, one CPU).
+ */
+export function cpusOf(pid: number): string | null {
+  if (availableParallelism() < 2) return null;
+  try {
+    // "pid 123's current affinity list: 0,1"
+    const answer = execFileSync('taskset', ['--cpu-list', '--pid', String(pid)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return answer.slice(answer.lastIndexOf(':') + 1).trim() || null;
+  } catch {
+    return null;
+  }
 }
