@@ -10,7 +10,11 @@ import { loadSettings, type BenchSettings } from './support/settings';
 import { runHttpScenarios, type HttpResults } from './scenarios/http-scenarios';
 import { runGrpcScenario, type GrpcResults } from './scenarios/grpc-scenario';
 import { runWorkersScenario, type WorkersResults } from './scenarios/workers-scenario';
-import { runMetricsScenario, type MetricsResults } from './scenarios/metrics-scenario';
+import {
+  METRICS_PAIRS,
+  runMetricsScenario,
+  type MetricsResults,
+} from './scenarios/metrics-scenario';
 import { countRoundTrips, type RoundTrips } from './in-process/round-trips';
 import type { Summary } from './support/measurement';
 
@@ -55,7 +59,7 @@ const VERSUS = {
   prebuilt: ' vs bare express with prebuilt prototypes',
   memory: ', LMDB vs DATA_DIR=:memory:',
   noCaches: ', caches on vs off (embedded store)',
-  noMetrics: ' with metrics vs METRICS_PORT=0 (both DATA_DIR=:memory:)',
+  noMetrics: ` with metrics vs METRICS_PORT=0 (both DATA_DIR=:memory:, median of ${METRICS_PAIRS} pairs)`,
   noKey: ', a fresh Idempotency-Key per request, vs without a key',
   create: ' vs REST create',
   allProcesses: ', all processes',
@@ -99,7 +103,7 @@ function httpPathRows(
   ];
 }
 
-/** REST create with metrics against without (both DATA_DIR=:memory:, simultaneous rounds). */
+/** REST create with metrics against without (both DATA_DIR=:memory:, the median of fresh pairs). */
 function metricsRows({ create }: MetricsResults) {
   const compare = rowsOf('REST create');
   const { withMetrics, withoutMetrics } = create;
@@ -300,7 +304,7 @@ async function main(): Promise<void> {
       ...Object.values(workers.grpc),
       ...Object.values(http.create),
       ...Object.values(http.follow),
-      ...Object.values(metrics.create),
+      ...metrics.pairs.flatMap((pair) => Object.values(pair)),
       ...(grpc ? [grpc.baseline, grpc.subject, grpc.subjectMemory] : []),
     ];
     const failures = summaries.reduce((t, s) => t + s.errors + s.unexpectedStatus, 0);
