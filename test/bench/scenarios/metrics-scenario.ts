@@ -22,7 +22,7 @@ export interface MetricsResults {
  * lifetime (seen on either side, up to a third more CPU per request in every round), so one pair
  * measures that process's luck as much as the metrics.
  */
-export const METRICS_PAIRS = 3;
+export const METRICS_PAIRS = 5;
 
 type Subject = BenchChild<{ httpPort: number }>;
 
