@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { headingAnchors, headingSlug, relativeLinks } from './markdown-links';
+import { headingAnchors, headingSlug, relativeLinks, webLinks } from './markdown-links';
 
 const ROOT = path.resolve(__dirname, '../..');
 const MAX_ROOT_README_LINES = 300;
@@ -85,6 +85,13 @@ describe('the documentation', () => {
     );
     expect(outside).toEqual([]);
   });
+
+  it('has no link to a web address: every link stays in the repository', () => {
+    const web = markdownFiles.flatMap((file) =>
+      webLinks(read(file)).map((link) => `${file}:${link.line} ${link.target}`),
+    );
+    expect(web).toEqual([]);
+  });
 });
 
 describe('the Markdown link reader', () => {
@@ -105,6 +112,26 @@ describe('the Markdown link reader', () => {
       { target: 'core/README.md#the-create-procedure', line: 2 },
       { target: 'docs/p.png', line: 3 },
       { target: '../outside.md', line: 7 },
+    ]);
+  });
+
+  it('finds web addresses: link targets with a scheme, autolinks and bare ones, not in code', () => {
+    const page = [
+      'See [a site](https://example.com/a), <http://example.org> and www.example.net.',
+      'Also [mail](mailto:a@example.com), [host](//cdn.example.com/x.js) and [local](core/README.md).',
+      '`curl http://127.0.0.1:8080/healthz` is code.',
+      '```yaml',
+      "targets: ['http://127.0.0.1:9464']",
+      '```',
+      '[ref]: https://example.com/ref',
+    ].join('\n');
+    expect(webLinks(page)).toEqual([
+      { target: 'https://example.com/a', line: 1 },
+      { target: 'http://example.org', line: 1 },
+      { target: 'www.example.net', line: 1 },
+      { target: 'mailto:a@example.com', line: 2 },
+      { target: '//cdn.example.com/x.js', line: 2 },
+      { target: 'https://example.com/ref', line: 7 },
     ]);
   });
 

@@ -37,6 +37,36 @@ export function relativeLinks(markdown: string): MarkdownLink[] {
   return links;
 }
 
+/** An address GitHub links even when written bare: `http://`, `https://` or `www.`. */
+const WEB_ADDRESS = /\b(?:https?:\/\/|www\.)[^\s)>\]]*/g;
+
+/**
+ * Every link of the document that leaves the repository: a target with a scheme or `//host`, and
+ * any web address in the text, bare or in `<...>` (GitHub links both). Code is not read, so an
+ * address in a command or a config example is not a link.
+ */
+export function webLinks(markdown: string): MarkdownLink[] {
+  const links: MarkdownLink[] = [];
+  withoutCode(markdown)
+    .split('\n')
+    .forEach((text, index) => {
+      const targets = [...text.matchAll(INLINE_LINK)].map((match) => match[1] ?? '');
+      const definition = REFERENCE_DEFINITION.exec(text)?.[1];
+      if (definition !== undefined) targets.push(definition);
+      const found = new Set<string>();
+      for (const target of targets) {
+        if (HAS_SCHEME.test(target) || target.startsWith('//')) found.add(target);
+      }
+      for (const match of text.matchAll(WEB_ADDRESS)) {
+        // A sentence's closing punctuation is not part of the address (GitHub leaves it out too).
+        const address = match[0].replace(/[.,;:!?]+$/, '');
+        if (![...found].some((target) => target.includes(address))) found.add(address);
+      }
+      for (const target of found) links.push({ target, line: index + 1 });
+    });
+  return links;
+}
+
 /** GitHub's anchor for a heading text: lower case, punctuation dropped, spaces to hyphens. */
 export function headingSlug(heading: string): string {
   return heading
