@@ -20,21 +20,29 @@ const INLINE_LINK = /!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*
 const REFERENCE_DEFINITION = /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$/;
 const HAS_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
-/** Every link of the document that stays inside the repository (no scheme, not `//host`). */
-export function relativeLinks(markdown: string): MarkdownLink[] {
-  const links: MarkdownLink[] = [];
-  withoutCode(markdown)
+/** A document's lines outside code, each with the link targets written on it. */
+function linesWithTargets(
+  markdown: string,
+): Array<{ text: string; line: number; targets: string[] }> {
+  return withoutCode(markdown)
     .split('\n')
-    .forEach((text, index) => {
+    .map((text, index) => {
       const targets = [...text.matchAll(INLINE_LINK)].map((match) => match[1] ?? '');
       const definition = REFERENCE_DEFINITION.exec(text)?.[1];
       if (definition !== undefined) targets.push(definition);
-      for (const target of targets) {
-        if (target === '' || HAS_SCHEME.test(target) || target.startsWith('//')) continue;
-        links.push({ target, line: index + 1 });
-      }
+      return { text, line: index + 1, targets };
     });
-  return links;
+}
+
+const leavesRepository = (target: string) => HAS_SCHEME.test(target) || target.startsWith('//');
+
+/** Every link of the document that stays inside the repository (no scheme, not `//host`). */
+export function relativeLinks(markdown: string): MarkdownLink[] {
+  return linesWithTargets(markdown).flatMap(({ line, targets }) =>
+    targets
+      .filter((target) => target !== '' && !leavesRepository(target))
+      .map((target) => ({ target, line })),
+  );
 }
 
 /** An address GitHub links even when written bare: `http://`, `https://` or `www.`. */
@@ -46,25 +54,15 @@ const WEB_ADDRESS = /\b(?:https?:\/\/|www\.)[^\s)>\]]*/g;
  * address in a command or a config example is not a link.
  */
 export function webLinks(markdown: string): MarkdownLink[] {
-  const links: MarkdownLink[] = [];
-  withoutCode(markdown)
-    .split('\n')
-    .forEach((text, index) => {
-      const targets = [...text.matchAll(INLINE_LINK)].map((match) => match[1] ?? '');
-      const definition = REFERENCE_DEFINITION.exec(text)?.[1];
-      if (definition !== undefined) targets.push(definition);
-      const found = new Set<string>();
-      for (const target of targets) {
-        if (HAS_SCHEME.test(target) || target.startsWith('//')) found.add(target);
-      }
-      for (const match of text.matchAll(WEB_ADDRESS)) {
-        // A sentence's closing punctuation is not part of the address (GitHub leaves it out too).
-        const address = match[0].replace(/[.,;:!?]+$/, '');
-        if (![...found].some((target) => target.includes(address))) found.add(address);
-      }
-      for (const target of found) links.push({ target, line: index + 1 });
-    });
-  return links;
+  return linesWithTargets(markdown).flatMap(({ text, line, targets }) => {
+    const found = new Set(targets.filter(leavesRepository));
+    for (const match of text.matchAll(WEB_ADDRESS)) {
+      // A sentence's closing punctuation is not part of the address (GitHub leaves it out too).
+      const address = match[0].replace(/[.,;:!?]+$/, '');
+      if (![...found].some((target) => target.includes(address))) found.add(address);
+    }
+    return [...found].map((target) => ({ target, line }));
+  });
 }
 
 /** GitHub's anchor for a heading text: lower case, punctuation dropped, spaces to hyphens. */
