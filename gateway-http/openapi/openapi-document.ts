@@ -227,6 +227,15 @@ function withRequestId(description: string | undefined, content: Record<string, 
 
 const notFound = withRequestId(ERROR_DESCRIPTIONS[404], errorContent(['NOT_FOUND']));
 
+/** What following answers when the link cannot be looked up: the store's own failures. */
+const followFailures = {
+  '500': withRequestId(ERROR_DESCRIPTIONS[500], errorContent(['INTERNAL'])),
+  '503': withRequestId(
+    'The store is unavailable (code 23).',
+    errorContent(['BACKEND_UNAVAILABLE']),
+  ),
+};
+
 function wrongMethod(method: string) {
   return {
     tags: ['links'],
@@ -298,7 +307,7 @@ function followOperation(operationId: string, summary: string) {
         schema: { type: 'string' },
       },
     ],
-    responses: { ...redirectResponses(), '404': notFound },
+    responses: { ...redirectResponses(), '404': notFound, ...followFailures },
   };
 }
 

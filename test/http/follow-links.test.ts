@@ -1,4 +1,6 @@
+import { BackendUnavailableError, createCore } from '../../core';
 import type { CoreFixture } from '../support/core-fixture';
+import { failingStore } from '../support/failures';
 import { expectError } from '../support/http-assertions';
 import { startHttp, startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
 
@@ -104,4 +106,44 @@ describe('following a short link: GET and HEAD /<alias> on a link domain', () =>
     const answer = await follow('/here', 'acme.link', 'POST');
     expect(answer.status).toBe(404);
   });
+});
+
+describe('following while the store fails (1, 23), answers checked against the OpenAPI document', () => {
+  it.each([
+    [
+      'unavailable',
+      () => new BackendUnavailableError('connection refused'),
+      503,
+      23,
+      'The service is temporarily unavailable.',
+    ],
+    [
+      'failing unexpectedly',
+      () => new Error('disk on fire at /var/lib/x'),
+      500,
+      1,
+      'An unexpected error occurred.',
+    ],
+  ] as const)(
+    'answers GET and HEAD with the contract error when the store is %s',
+    async (_what, makeError, status, code, message) => {
+      await create({ alias: 'gone' });
+      const store = failingStore(f.store, makeError, { parts: ['links'] });
+      const server = await startHttp(createCore({ ...f.core.deps, store }));
+      try {
+        const answer = await server.request({ path: '/gone', headers: { host: 'acme.link' } });
+        expectError(answer, status, code, [message]);
+        expect(answer.text).not.toContain('disk on fire');
+        const head = await server.request({
+          method: 'HEAD',
+          path: '/gone',
+          headers: { host: 'acme.link' },
+        });
+        expect(head.status).toBe(status);
+        expect(head.text).toBe('');
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });
