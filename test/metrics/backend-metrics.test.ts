@@ -60,6 +60,58 @@ describe('URL-guard and reputation metrics', () => {
   });
 });
 
+describe('reputation lookups waiting for a slot', () => {
+  let fake: FakeSafeBrowsing;
+  beforeAll(async () => {
+    fake = await startFakeSafeBrowsing();
+    fake.mode = { kind: 'hang' };
+  });
+  afterAll(() => fake.close());
+
+  it('shows a queued lookup in the gauge, and counts one that gave up waiting as throttled', async () => {
+    const metrics = new ShortlinkMetrics({ processMetrics: false });
+    const guard = await createUrlGuardFromConfig(
+      loadConfig({
+        SAFE_BROWSING_URL: fake.url,
+        SAFE_BROWSING_KEY: 'k',
+        SAFE_BROWSING_FAIL: 'open',
+        SAFE_BROWSING_CONCURRENCY: '1',
+        SAFE_BROWSING_MAX_WAIT_MS: '300',
+        SAFE_BROWSING_TIMEOUT_MS: '1500',
+      }),
+      logger,
+      createMemoryStore(),
+      metrics,
+    );
+    try {
+      const check = (url: string) => guard.guard.check(new URL(url), { organization });
+      const value = async (name: string, labels?: Record<string, string>) =>
+        (await MetricsSnapshot.of(metrics.registry)).value(name, labels);
+      // The first call holds the only slot (the fake never answers); the second waits for it.
+      const first = check('https://slow.example/first');
+      const second = check('https://slow.example/second');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await value('shortlink_safe_browsing_queued')).toBe(1);
+      // Past SAFE_BROWSING_MAX_WAIT_MS the waiting check gives up: no verdict, fail open.
+      expect((await second).blocked).toBe(false);
+      expect(await value('shortlink_safe_browsing_lookups_total', { result: 'throttled' })).toBe(1);
+      // The first call times out (an error); its slot goes to the queued job, which makes no call.
+      expect((await first).blocked).toBe(false);
+      expect(await value('shortlink_safe_browsing_lookups_total', { result: 'error' })).toBe(1);
+      // Bottleneck hands the freed slot to the waiting job on a later turn; that job makes no call.
+      let queued = await value('shortlink_safe_browsing_queued');
+      for (let tries = 0; queued !== 0 && tries < 50; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        queued = await value('shortlink_safe_browsing_queued');
+      }
+      expect(queued).toBe(0);
+      expect(fake.requests).toHaveLength(1);
+    } finally {
+      await guard.close();
+    }
+  });
+});
+
 describe('the Redis limiters state', () => {
   const runtimeOn = (redisUrl: string) =>
     createRuntime(
