@@ -4,6 +4,11 @@ import { join } from 'node:path';
 import { freePort } from '../support/free-port';
 import { startChildService, type ChildService } from '../reliability/support/child-service';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import {
+  bearerMetadata,
+  grpcCreate,
+  ownConnectionClient,
+} from '../reliability/support/grpc-client';
 import { sendRaw } from '../reliability/support/raw-http';
 import { UNLIMITED } from '../reliability/support/test-service';
 import { promtoolCheck, scrape } from './support/exposition';
@@ -25,18 +30,47 @@ function sampleValue(text: string, name: string, labels: Record<string, string>)
   return 0;
 }
 
-/** The pids that logged a finished POST /api/create (each worker logs its own requests). */
-function createLoggedBy(output: string): Map<number, number> {
+interface LogRecord {
+  pid: number;
+  msg: string;
+  method?: string;
+  req?: { path?: string };
+}
+
+/** How many of the log's records each pid wrote, among those `wanted` picks. */
+function loggedBy(output: string, wanted: (record: LogRecord) => boolean): Map<number, number> {
   const byPid = new Map<number, number>();
   for (const line of output.split('\n')) {
     if (!line.startsWith('{')) continue;
     try {
-      const record = JSON.parse(line) as { pid: number; msg: string; req?: { path?: string } };
-      if (record.msg !== 'request completed' || record.req?.path !== '/api/create') continue;
-      byPid.set(record.pid, (byPid.get(record.pid) ?? 0) + 1);
+      const record = JSON.parse(line) as LogRecord;
+      if (wanted(record)) byPid.set(record.pid, (byPid.get(record.pid) ?? 0) + 1);
     } catch {
       // a line still being written
     }
+  }
+  return byPid;
+}
+
+/** A finished POST /api/create (each worker logs its own requests). */
+const restCreate = (record: LogRecord) =>
+  record.msg === 'request completed' && record.req?.path === '/api/create';
+/** A finished CreateShortLink call (the gRPC gateway's access log). */
+const grpcCreateCall = (record: LogRecord) =>
+  record.msg === 'call completed' && (record.method ?? '').endsWith('CreateShortLink');
+
+/** Waits until the log holds `count` records `wanted` picks; answers them by pid. */
+async function waitForLogged(
+  service: ChildService,
+  wanted: (record: LogRecord) => boolean,
+  count: number,
+): Promise<Map<number, number>> {
+  const deadline = Date.now() + 30_000;
+  let byPid = loggedBy(service.output(), wanted);
+  while ([...byPid.values()].reduce((a, b) => a + b, 0) < count) {
+    if (Date.now() > deadline) throw new Error('request log lines did not arrive');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    byPid = loggedBy(service.output(), wanted);
   }
   return byPid;
 }
@@ -68,7 +102,7 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('counts creates and replays answered by both workers, and only the primary binds the port', async () => {
+  it('counts REST and gRPC creates and replays answered by both workers, and only the primary binds the port', async () => {
     const create = (headers: Record<string, string> = {}) =>
       sendRaw({
         port: service.httpPort,
@@ -95,16 +129,35 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
       expect(replay.headers['idempotent-replayed']).toBe('true');
     }
 
-    // Both workers answered some of them (their own request log lines say which).
-    const deadline = Date.now() + 30_000;
-    let byPid = createLoggedBy(service.output());
-    while ([...byPid.values()].reduce((a, b) => a + b, 0) < CREATES + 1 + REPLAYS) {
-      if (Date.now() > deadline) throw new Error('request log lines did not arrive');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      byPid = createLoggedBy(service.output());
+    // gRPC creates, each client on its own connection so that both workers get some.
+    const GRPC_CREATES = 4;
+    for (let i = 0; i < GRPC_CREATES; i++) {
+      const client = ownConnectionClient(service.grpcPort);
+      try {
+        const outcome = await grpcCreate(
+          client,
+          {
+            organizationKey: service.organizationKey,
+            urlGroupId: service.urlGroupId,
+            url: 'https://example.com/counted-grpc',
+          },
+          bearerMetadata(`Bearer ${service.token}`),
+        );
+        expect(outcome.error).toBeUndefined();
+      } finally {
+        client.close();
+      }
     }
-    expect(byPid.size).toBe(2);
-    expect(byPid.has(service.child.pid!)).toBe(false);
+
+    // Both workers answered some of each (their own log lines say which), the primary none.
+    for (const [wanted, count] of [
+      [restCreate, CREATES + 1 + REPLAYS],
+      [grpcCreateCall, GRPC_CREATES],
+    ] as const) {
+      const byPid = await waitForLogged(service, wanted, count);
+      expect(byPid.size).toBe(2);
+      expect(byPid.has(service.child.pid!)).toBe(false);
+    }
 
     const answer = await scrape(metricsPort);
     expect(answer.status).toBe(200);
@@ -119,6 +172,13 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
     expect(
       value('shortlink_request_duration_seconds_count', { gateway: 'rest', operation: 'create' }),
     ).toBe(CREATES + 1 + REPLAYS);
+    expect(
+      value('shortlink_requests_total', { gateway: 'grpc', operation: 'create', code: '0' }),
+    ).toBe(GRPC_CREATES);
+    expect(value('shortlink_links_created_total', { gateway: 'grpc' })).toBe(GRPC_CREATES);
+    expect(
+      value('shortlink_request_duration_seconds_count', { gateway: 'grpc', operation: 'create' }),
+    ).toBe(GRPC_CREATES);
 
     // The metrics port was bound once, by the primary: no worker logs a metrics server.
     const metricsLines = service
