@@ -15,6 +15,25 @@ const organization: Organization = {
   keyHash: 'x',
 };
 
+/** The URL guard as the runtime makes it, asking `fake` for reputations (failing open). */
+function guardOn(
+  fake: FakeSafeBrowsing,
+  metrics: ShortlinkMetrics,
+  extra: Record<string, string> = {},
+) {
+  return createUrlGuardFromConfig(
+    loadConfig({
+      SAFE_BROWSING_URL: fake.url,
+      SAFE_BROWSING_KEY: 'k',
+      SAFE_BROWSING_FAIL: 'open',
+      ...extra,
+    }),
+    logger,
+    createMemoryStore(),
+    metrics,
+  );
+}
+
 describe('URL-guard and reputation metrics', () => {
   let fake: FakeSafeBrowsing;
   beforeAll(async () => {
@@ -25,16 +44,7 @@ describe('URL-guard and reputation metrics', () => {
 
   it('counts refusals by rule and lookups by how they were answered', async () => {
     const metrics = new ShortlinkMetrics({ processMetrics: false });
-    const guard = await createUrlGuardFromConfig(
-      loadConfig({
-        SAFE_BROWSING_URL: fake.url,
-        SAFE_BROWSING_KEY: 'k',
-        SAFE_BROWSING_FAIL: 'open',
-      }),
-      logger,
-      createMemoryStore(),
-      metrics,
-    );
+    const guard = await guardOn(fake, metrics);
     try {
       const check = (url: string) => guard.guard.check(new URL(url), { organization });
       expect((await check('http://paypal.com@evil.example/')).blocked).toBe(true); // credentials
@@ -70,19 +80,11 @@ describe('reputation lookups waiting for a slot', () => {
 
   it('shows a queued lookup in the gauge, and counts one that gave up waiting as throttled', async () => {
     const metrics = new ShortlinkMetrics({ processMetrics: false });
-    const guard = await createUrlGuardFromConfig(
-      loadConfig({
-        SAFE_BROWSING_URL: fake.url,
-        SAFE_BROWSING_KEY: 'k',
-        SAFE_BROWSING_FAIL: 'open',
-        SAFE_BROWSING_CONCURRENCY: '1',
-        SAFE_BROWSING_MAX_WAIT_MS: '300',
-        SAFE_BROWSING_TIMEOUT_MS: '1500',
-      }),
-      logger,
-      createMemoryStore(),
-      metrics,
-    );
+    const guard = await guardOn(fake, metrics, {
+      SAFE_BROWSING_CONCURRENCY: '1',
+      SAFE_BROWSING_MAX_WAIT_MS: '300',
+      SAFE_BROWSING_TIMEOUT_MS: '1500',
+    });
     try {
       const check = (url: string) => guard.guard.check(new URL(url), { organization });
       const value = async (name: string, labels?: Record<string, string>) =>
@@ -134,6 +136,11 @@ describe('the Redis limiters state', () => {
     const runtime = await runtimeOn('redis://127.0.0.1:6379');
     try {
       expect(await state(runtime.metrics!)).toEqual([1, 0]);
+      // The gauge's name and help lint clean with the rest of the runtime's metrics.
+      expect(promtoolCheck(await runtime.metrics!.registry.metrics())).toEqual({
+        status: 0,
+        output: '',
+      });
     } finally {
       await runtime.close();
     }

@@ -1,5 +1,7 @@
 import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { CachedStore } from '../../core';
+import { loadConfig } from '../../core/runtime';
 import type { Service } from '../../gateway-http/main';
 import { bearer, type GrpcClientFixture } from '../grpc/grpc-fixture';
 import { freePort } from '../support/free-port';
@@ -59,6 +61,12 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
       expect(snapshot.help(name)).toMatch(/\w/);
       expect(answer.text).toContain(`# HELP ${name} `);
     }
+  });
+
+  it('listens on METRICS_PORT (9464 unless set) at HOST', () => {
+    expect(loadConfig({}).METRICS_PORT).toBe(9464);
+    const address = service.metrics!.server.address() as AddressInfo;
+    expect(address).toMatchObject({ address: '127.0.0.1', port: metricsPort });
   });
 
   it('answers only GET and HEAD /metrics', async () => {
