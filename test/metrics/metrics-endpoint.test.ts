@@ -5,6 +5,7 @@ import { loadConfig } from '../../core/runtime';
 import type { Service } from '../../gateway-http/main';
 import { bearer, type GrpcClientFixture } from '../grpc/grpc-fixture';
 import { freePort } from '../support/free-port';
+import { conformingFetch } from '../support/openapi-conformance';
 import { startInProcessService, startServiceWithGrpcClient } from '../support/in-process-service';
 import { MetricsSnapshot, promtoolCheck, scrape } from './support/exposition';
 
@@ -84,7 +85,7 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
     const httpPort = service.http.port;
     const base = `http://127.0.0.1:${httpPort}`;
     const restCreate = (body: Record<string, unknown>, token: string | null = demo.token) =>
-      fetch(`${base}/api/create`, {
+      conformingFetch(`${base}/api/create`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -96,7 +97,7 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
           url: 'https://example.com/metrics-mix',
           ...body,
         }),
-      }).then(async (answer) => ((await answer.json()) as { code: number }).code);
+      }).then((answer) => (JSON.parse(answer.text) as { code: number }).code);
     const grpcCreate = (alias: string) =>
       grpc
         .create(
@@ -119,7 +120,7 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
     expect(await restCreate({ url: 'not a url' })).toBe(7);
     expect(await restCreate({ url: 'http://paypal.com@evil.example/' })).toBe(18);
     expect(await restCreate({}, null)).toBe(3);
-    expect((await fetch(`${base}/api/create`)).status).toBe(405);
+    expect((await conformingFetch(`${base}/api/create`)).status).toBe(405);
     expect(await getWithHost(httpPort, demo.domain, `/${ALIAS}`)).toBe(301);
     expect(await getWithHost(httpPort, demo.domain, '/noSuchAliasHere')).toBe(404);
     expect(await grpcCreate(`${ALIAS}Grpc`)).toBe(0);
@@ -214,7 +215,7 @@ describe('idempotent replays', () => {
   it('are counted on the gateway that answered them, and are no links created', async () => {
     const demo = service.demo!;
     const restCreate = async (key: string, url: string) => {
-      const answer = await fetch(`http://127.0.0.1:${service.http.port}/api/create`, {
+      const answer = await conformingFetch(`http://127.0.0.1:${service.http.port}/api/create`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -227,7 +228,7 @@ describe('idempotent replays', () => {
           url,
         }),
       });
-      const { code } = (await answer.json()) as { code: number };
+      const { code } = JSON.parse(answer.text) as { code: number };
       return { code, replayed: answer.headers.get('idempotent-replayed') };
     };
     const grpcCreate = async (key: string) => {

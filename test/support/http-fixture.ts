@@ -5,7 +5,7 @@ import { createHttpApp, type HttpAppOptions } from '../../gateway-http/app';
 import { listenHttp } from '../../gateway-http/http-server';
 import { expressMessageClasses } from '../../gateway-http/express-message-classes';
 import { createTestCore, type CoreFixture, type TestCoreDeps } from './core-fixture';
-import { openApiViolations } from './openapi-conformance';
+import { expectConforming } from './openapi-conformance';
 
 export interface HttpRequest {
   method?: string;
@@ -56,10 +56,7 @@ export async function startHttp(
   const send = async (options: HttpRequest): Promise<HttpAnswer> => {
     const answer = await exchange(options);
     const method = options.method ?? 'GET';
-    const violations = await openApiViolations({ method, path: options.path, ...answer });
-    if (violations.length > 0) {
-      throw new Error(`the answer does not match the OpenAPI document:\n${violations.join('\n')}`);
-    }
+    await expectConforming({ method, path: options.path, ...answer });
     return answer;
   };
 

@@ -84,3 +84,33 @@ export async function openApiViolations(exchange: Exchange): Promise<string[]> {
   }
   return problems;
 }
+
+/** Throws, listing what is wrong, when `exchange` does not conform to the OpenAPI document. */
+export async function expectConforming(exchange: Exchange): Promise<void> {
+  const violations = await openApiViolations(exchange);
+  if (violations.length > 0) {
+    throw new Error(`the answer does not match the OpenAPI document:\n${violations.join('\n')}`);
+  }
+}
+
+/**
+ * `fetch` to the service's REST port whose answer is checked against the OpenAPI document, for
+ * tests that talk to a whole service rather than through the HTTP fixture. Resolves with the
+ * status, the headers and the body as text.
+ */
+export async function conformingFetch(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const answer = await fetch(url, init);
+  const text = await answer.text();
+  const { pathname, search } = new URL(url);
+  await expectConforming({
+    method: init.method ?? 'GET',
+    path: pathname + search,
+    status: answer.status,
+    headers: Object.fromEntries(answer.headers),
+    text,
+  });
+  return { status: answer.status, headers: answer.headers, text };
+}
