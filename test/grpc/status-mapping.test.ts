@@ -147,6 +147,7 @@ describe('gRPC errors through a real server', () => {
     ['16: a redirect type that is not allowed', { redirectType: 200 }, 16, status.INVALID_ARGUMENT],
     ['16: a negative redirect type', { redirectType: -301 }, 16, status.INVALID_ARGUMENT],
     ['15: a reserved alias', { alias: 'API' }, 15, status.ALREADY_EXISTS],
+    ['15: the reserved alias of the reference page', { alias: 'Docs' }, 15, status.ALREADY_EXISTS],
     ['18: a blocked URL', { url: 'https://evil.example/login' }, 18, status.FAILED_PRECONDITION],
   ] as const)('code %s', async (_name, overrides, code, grpcStatus) => {
     const before = f.linkCount();
