@@ -26,6 +26,10 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Paths are exact, as URLs and the OpenAPI document have them: /API/CREATE is no endpoint
+  // (404, code 24), not /api/create (express matches without regard to case by default), and
+  // /DOCS is the alias "DOCS" (reserved, so never a link: 404).
+  app.set('case sensitive routing', true);
   // The same compiled rule the gRPC gateway applies to its x-forwarded-for metadata.
   if (options.trustProxy !== undefined)
     app.set('trust proxy', compileTrustProxy(options.trustProxy));
@@ -41,7 +45,8 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
     sendReason(res, 'METHOD_NOT_ALLOWED', 'Method not allowed; use POST.');
     wrongMethod?.observe(ErrorCode.METHOD_NOT_ALLOWED, startedAt);
   });
-  app.all(['/api', '/api/*rest'], (_req, res) => {
+  // Everything else under /api, in any case: no endpoint there, ever (not an alias either).
+  app.all(/^\/api(?:\/.*)?$/i, (_req, res) => {
     sendReason(res, 'NOT_FOUND', 'No such endpoint.');
   });
 

@@ -452,7 +452,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           operationId: UNKNOWN_ENDPOINT_OPERATION,
           summary: 'Any path or method not documented here',
           description:
-            'Any other path under /api, any path of more than one segment, and any method not documented for a path are answered 404, code 24 (on /api/create: 405, code 2).',
+            'Any other path under /api, any path of more than one segment, and any method not documented for a path are answered 404, code 24 (on /api/create: 405, code 2). Paths are case-sensitive: /API/create is such a path.',
           parameters: [
             {
               name: 'endpoint',

@@ -329,6 +329,8 @@ describe('404, code 24: unknown paths under /api', () => {
     ['GET', '/api/'],
     ['POST', '/api/links'],
     ['GET', '/api/create/extra'],
+    ['POST', '/API/CREATE'],
+    ['GET', '/Api/Create'],
     ['DELETE', '/api/v2/create'],
   ])('%s %s answers 404 code 24', async (method, path) => {
     const answer = await http.request({ method, path });

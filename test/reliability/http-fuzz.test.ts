@@ -1,6 +1,7 @@
 import { Agent } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
+import { expectConforming } from '../support/openapi-conformance';
 import { expectEnvelope } from './support/envelope';
 import { canForceGc, settledHeapUsed } from './support/heap';
 import { hostileCreate, type HostileCreate } from './support/hostile-requests';
@@ -43,6 +44,8 @@ describe('REST gateway under hostile input', () => {
       agent,
     });
     const envelope = expectEnvelope(answer);
+    // And the answer is one the OpenAPI document describes, status, body and headers.
+    await expectConforming({ method: 'POST', path: '/api/create', ...answer });
     const stored = t.store.links.size - before;
     if (envelope.code === 0) {
       if (stored !== 1) throw new Error(`a success stored ${stored} links`);
@@ -169,6 +172,7 @@ describe('REST gateway under hostile input', () => {
           agent,
         });
         if (answer.status >= 500) throw new Error(`${verb} ${target}: ${answer.status}`);
+        await expectConforming({ method: verb, path: target, ...answer });
         if (verb === 'HEAD' || (answer.status >= 300 && answer.status < 400)) return;
         expectEnvelope(answer);
       }),
