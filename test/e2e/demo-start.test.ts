@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { demoCurl } from '../../core';
 import type { Service } from '../../gateway-http/main';
 import { startInProcessService } from '../support/in-process-service';
+import { conformingFetch } from '../support/openapi-conformance';
 
 const run = promisify(execFile);
 
@@ -39,7 +40,7 @@ describe('start-up on the embedded default', () => {
 
   it('answers /healthz and /readyz', async () => {
     const base = `http://127.0.0.1:${service.http.port}`;
-    expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect((await conformingFetch(`${base}/healthz`)).status).toBe(200);
+    expect((await conformingFetch(`${base}/readyz`)).status).toBe(200);
   });
 });
