@@ -2,6 +2,7 @@ import pino from 'pino';
 import { createMemoryStore, ShortlinkMetrics, type Organization } from '../../core';
 import { createRuntime, createUrlGuardFromConfig, loadConfig } from '../../core/runtime';
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from '../url-guard/fake-safe-browsing';
+import { eventually } from '../support/eventually';
 import { freePort } from '../support/free-port';
 import { MetricsSnapshot, promtoolCheck } from './support/exposition';
 
@@ -101,12 +102,12 @@ describe('reputation lookups waiting for a slot', () => {
       expect((await first).blocked).toBe(false);
       expect(await value('shortlink_safe_browsing_lookups_total', { result: 'error' })).toBe(1);
       // Bottleneck hands the freed slot to the waiting job on a later turn; that job makes no call.
-      let queued = await value('shortlink_safe_browsing_queued');
-      for (let tries = 0; queued !== 0 && tries < 50; tries += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        queued = await value('shortlink_safe_browsing_queued');
-      }
-      expect(queued).toBe(0);
+      await eventually(
+        async () => (await value('shortlink_safe_browsing_queued')) === 0,
+        'the queue to empty',
+        1000,
+      );
+      expect(await value('shortlink_safe_browsing_queued')).toBe(0);
       expect(fake.requests).toHaveLength(1);
     } finally {
       await guard.close();

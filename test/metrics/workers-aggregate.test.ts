@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../support/eventually';
 import { freePort } from '../support/free-port';
 import { startChildService, type ChildService } from '../reliability/support/child-service';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
@@ -65,13 +66,15 @@ async function waitForLogged(
   wanted: (record: LogRecord) => boolean,
   count: number,
 ): Promise<Map<number, number>> {
-  const deadline = Date.now() + 30_000;
-  let byPid = loggedBy(service.output(), wanted);
-  while ([...byPid.values()].reduce((a, b) => a + b, 0) < count) {
-    if (Date.now() > deadline) throw new Error('request log lines did not arrive');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    byPid = loggedBy(service.output(), wanted);
-  }
+  let byPid = new Map<number, number>();
+  await eventually(
+    () => {
+      byPid = loggedBy(service.output(), wanted);
+      return [...byPid.values()].reduce((a, b) => a + b, 0) >= count;
+    },
+    'request log lines',
+    30_000,
+  );
   return byPid;
 }
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BlocklistFile } from '../../core/url-guard/blocklist-file';
 import { createBlocklistRule } from '../../core/url-guard/blocklist-rule';
-import { eventually, organization, recordingLogger } from './fixtures';
+import { eventually } from '../support/eventually';
+import { organization, recordingLogger } from './fixtures';
 
 const BLOCKED = { blocked: true, reason: 'the host is on the blocklist' };
 

@@ -26,16 +26,3 @@ export function recordingLogger(): Logger & { entries: LogEntry[] } {
     };
   return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
-
-/** Waits until `condition` holds, polling; fails after a generous deadline (machine under load). */
-export async function eventually(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

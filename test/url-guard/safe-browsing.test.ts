@@ -7,7 +7,8 @@ import {
   type SafeBrowsingOptions,
 } from '../../core/url-guard/safe-browsing/safe-browsing-client';
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from './fake-safe-browsing';
-import { eventually, organization, recordingLogger } from './fixtures';
+import { eventually } from '../support/eventually';
+import { organization, recordingLogger } from './fixtures';
 
 const KEY = 'sb-test-key-5f1c';
 const UNAVAILABLE_CLOSED = {
