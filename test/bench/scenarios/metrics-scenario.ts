@@ -1,7 +1,7 @@
 import { IN_MEMORY_DATA_DIR } from '../../../core/runtime';
 import type { BenchChild } from '../support/child';
 import { cpusOf, pinProcess } from '../support/cpu-pinning';
-import { median, simultaneous, type Round, type Summary } from '../support/measurement';
+import { simultaneous, type Round, type Summary } from '../support/measurement';
 import type { BenchSettings } from '../support/settings';
 import { httpRound } from '../load/http-load';
 import { createLoad, startSubject } from './http-scenarios';
@@ -53,12 +53,11 @@ export async function runMetricsScenario(
     log(`metrics pair ${pair}: with/without req/s ${ratioOf(summaries).toFixed(3)}`);
     pairs.push(summaries);
   }
-  const pairRatios = pairs.map(ratioOf);
-  const middle = median(pairRatios);
-  // With an odd number of pairs the median is one pair's own ratio.
-  const chosen = pairs.find((summaries) => ratioOf(summaries) === middle) ?? pairs[0];
+  // The middle pair by ratio (METRICS_PAIRS is odd, so its ratio is the median).
+  const byRatio = [...pairs].sort((a, b) => ratioOf(a) - ratioOf(b));
+  const chosen = byRatio[Math.floor(byRatio.length / 2)];
   if (!chosen) throw new Error('no metrics pair was measured');
-  return { create: chosen, pairs, pairRatios };
+  return { create: chosen, pairs, pairRatios: pairs.map(ratioOf) };
 }
 
 function ratioOf(summaries: Record<Side, Summary>): number {
