@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { hashSecret } from '../auth/secrets';
 import { redirectTypeSchema } from '../links/create-link-input';
 import { urlGroupIdSchema } from '../organizations/resolve-group';
@@ -51,5 +51,5 @@ export function requestFingerprint(body: unknown): string {
     isAbsent(alias) ? null : typeof alias === 'string' ? alias : raw(alias),
     redirect.success ? redirect.data : raw(redirectType),
   ];
-  return createHash('sha256').update(JSON.stringify(meaning)).digest('hex');
+  return hash('sha256', JSON.stringify(meaning), 'hex');
 }
