@@ -126,6 +126,51 @@ export function followLoad(aliases: readonly string[]): HttpLoad {
   };
 }
 
+const reportOf = (log: (line: string) => void, scenario: string) =>
+  function report(name: string, index: number, round: Round): void {
+    log(
+      `${scenario} round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} req/s, p50 ${round.p50Ms} ms, p99 ${round.p99Ms} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
+    );
+  };
+
+const on = (server: BenchChild<ServerReady>, load: HttpLoad) => (seconds: number) =>
+  httpRound({ port: server.ready.httpPort, pid: server.process.pid }, load, seconds);
+
+/** The idempotency rows' targets on one subject: a key replayed, fresh keys, no key (rebuilt). */
+async function keyedTargets(subject: BenchChild<ServerReady>) {
+  const replayKey = `bench-replay-${randomUUID()}`;
+  await createOnce(subject.ready.httpPort, replayLoad(replayKey).headers);
+  return [
+    { name: 'subjectRebuilt', run: on(subject, rebuiltLoad) },
+    { name: 'subjectFreshKey', run: on(subject, freshKeyLoad) },
+    { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },
+  ] as const;
+}
+
+export type IdempotencyTarget = 'subject' | 'subjectRebuilt' | 'subjectFreshKey' | 'subjectReplay';
+
+/**
+ * BENCH_ONLY=idempotency: only what the idempotency rows need, on one subject (LMDB), in
+ * alternating rounds as in the full run.
+ */
+export async function runIdempotencyScenario(
+  seedFile: string,
+  settings: BenchSettings,
+  log: (line: string) => void,
+  dataDir: string,
+): Promise<Record<IdempotencyTarget, Summary>> {
+  const subject = await startSubject(seedFile, settings, 'info', dataDir);
+  try {
+    return await alternate(
+      [{ name: 'subject', run: on(subject, createLoad) }, ...(await keyedTargets(subject))],
+      settings,
+      reportOf(log, 'idempotency'),
+    );
+  } finally {
+    await subject.stop();
+  }
+}
+
 export async function createLinks(port: number, count: number): Promise<string[]> {
   const aliases: string[] = [];
   for (let i = 0; i < count; i += 1) aliases.push((await createOnce(port)).link.alias);
@@ -175,15 +220,7 @@ export async function runHttpScenarios(
     const baselinePrebuilt = await startBaseline(true);
     const baselineBytes = (await createOnce(baseline.ready.httpPort)).bytes;
 
-    const report = (scenario: string) => (name: string, index: number, round: Round) =>
-      log(
-        `${scenario} round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} req/s, p50 ${round.p50Ms} ms, p99 ${round.p99Ms} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
-      );
-    const on = (server: BenchChild<ServerReady>, load: HttpLoad) => (seconds: number) =>
-      httpRound({ port: server.ready.httpPort, pid: server.process.pid }, load, seconds);
-
-    const replayKey = `bench-replay-${randomUUID()}`;
-    await createOnce(subject.ready.httpPort, replayLoad(replayKey).headers);
+    const report = (scenario: string) => reportOf(log, scenario);
     const create = await alternate(
       [
         { name: 'baseline', run: on(baseline, createLoad) },
@@ -191,9 +228,7 @@ export async function runHttpScenarios(
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectWarn', run: on(subjectWarn, createLoad) },
         { name: 'subjectMemory', run: on(subjectMemory, createLoad) },
-        { name: 'subjectRebuilt', run: on(subject, rebuiltLoad) },
-        { name: 'subjectFreshKey', run: on(subject, freshKeyLoad) },
-        { name: 'subjectReplay', run: on(subject, replayLoad(replayKey)) },
+        ...(await keyedTargets(subject)),
         { name: 'subjectNoCaches', run: on(subjectNoCaches, createLoad) },
       ],
       settings,
