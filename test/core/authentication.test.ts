@@ -3,6 +3,7 @@ import {
   CappedMemoryRateLimiter,
   createCore,
   createMemoryRateLimiter,
+  hashSecret,
 } from '../../core';
 import { createTestCore, TEST_CLIENT_ADDRESS } from '../support/core-fixture';
 import { expectFailure, failingStore, failureOf } from '../support/failures';
@@ -58,6 +59,18 @@ describe('links.create: the token stage (codes 3, 10, 11)', () => {
       expect(JSON.stringify(error.messages)).not.toContain(secret);
       expect(error.message).not.toContain(secret);
     }
+  });
+});
+
+describe('hashSecret: the form tokens and organization keys are stored in', () => {
+  it('is SHA-256 of the UTF-8 text, in lower-case hex, as every existing store holds them', () => {
+    // Known digests (sha256sum): a change here would lock out every stored credential.
+    expect(hashSecret('abc')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
+    expect(hashSecret('é')).toBe(
+      '4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c',
+    );
   });
 });
 

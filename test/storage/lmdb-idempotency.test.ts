@@ -68,6 +68,27 @@ describe('LMDB idempotency records: the sweep', () => {
     expect(idempotency.count()).toBe(0);
   });
 
+  it('keeps a completed record until its own expiry, past its running record’s lease', async () => {
+    const { idempotency } = store;
+    const scope = { userId: 'u', key: 'done' };
+    await idempotency.claim(scope, running('owner', 10), T0);
+    await idempotency.complete(scope, 'owner', {
+      state: 'completed',
+      fingerprint: 'f'.repeat(64),
+      outcome: { code: 0, body: '{"id":1}' },
+      expiresAt: at(100),
+    });
+    // The lease's expiry entry comes due first: the completed record outlives it.
+    await idempotency.sweep(at(50));
+    expect(idempotency.count()).toBe(1);
+    await expect(idempotency.claim(scope, running('retry', 200), at(50))).resolves.toMatchObject({
+      claimed: false,
+      existing: { state: 'completed', outcome: { code: 0, body: '{"id":1}' } },
+    });
+    await idempotency.sweep(at(100));
+    expect(idempotency.count()).toBe(0);
+  });
+
   it('sweeps from claims at most once a minute of the caller’s clock', async () => {
     const { idempotency } = store;
     await idempotency.claim({ userId: 'u', key: 'a' }, running('a', 5), T0);
