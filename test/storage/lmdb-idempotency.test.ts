@@ -32,21 +32,42 @@ describe('LMDB idempotency records: the sweep', () => {
     const { idempotency } = store;
     await idempotency.claim({ userId: 'u', key: 'short' }, running('a', 10), T0);
     await idempotency.claim({ userId: 'u', key: 'long' }, running('b', 60), T0);
-    await idempotency.claim({ userId: 'u', key: 'done' }, running('c', 60), T0);
+    await idempotency.claim({ userId: 'u', key: 'done' }, running('c', 20), T0);
     await idempotency.complete({ userId: 'u', key: 'done' }, 'c', {
       state: 'completed',
       fingerprint: 'f'.repeat(64),
       outcome: { code: 0, body: '{"id":1}' },
-      expiresAt: at(30),
+      expiresAt: at(40),
     });
     expect(idempotency.count()).toBe(3);
     await idempotency.sweep(at(10));
     expect(idempotency.count()).toBe(2);
+    // 'done' was claimed with a lease to 20 s; completed, it lives to 40 s.
     await idempotency.sweep(at(30));
+    expect(idempotency.count()).toBe(2);
+    await idempotency.sweep(at(40));
     expect(idempotency.count()).toBe(1);
     await expect(
-      idempotency.claim({ userId: 'u', key: 'long' }, running('x', 120), at(31)),
+      idempotency.claim({ userId: 'u', key: 'long' }, running('x', 120), at(41)),
     ).resolves.toMatchObject({ claimed: false, existing: { owner: 'b' } });
+    await idempotency.sweep(at(60));
+    expect(idempotency.count()).toBe(0);
+  });
+
+  it('removes a completed record that expired before its lease’s end once that entry is due', async () => {
+    // IDEMPOTENCY_TTL_SECONDS below the lease: the record has no entry of its own, and is read
+    // as absent from 5 s on (the storage contract suite), swept at 60 s.
+    const { idempotency } = store;
+    const scope = { userId: 'u', key: 'brief' };
+    await idempotency.claim(scope, running('owner', 60), T0);
+    await idempotency.complete(scope, 'owner', {
+      state: 'completed',
+      fingerprint: 'f'.repeat(64),
+      outcome: { code: 0, body: '{"id":1}' },
+      expiresAt: at(5),
+    });
+    await idempotency.sweep(at(30));
+    expect(idempotency.count()).toBe(1);
     await idempotency.sweep(at(60));
     expect(idempotency.count()).toBe(0);
   });

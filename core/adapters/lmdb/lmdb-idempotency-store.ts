@@ -44,10 +44,10 @@ function fromStored(stored: StoredIdempotencyRecord): ports.IdempotencyRecord {
  * Idempotency records on LMDB. Each operation is one write transaction, and LMDB has one writer
  * per environment across every process that opens it, so a claim (read, then write when absent
  * or expired) is atomic between processes. An expiry index ([expiresAt, key, user]) lets a sweep
- * remove expired records without reading the live ones. Every write of a record adds its entry;
- * none removes an older one (one write fewer per claim, completion and release): the sweep
- * removes a record only when the record itself has expired, and drops every due entry. Every
- * operation answers at commit; a
+ * remove expired records without reading the live ones. Only a claim writes an entry (due when
+ * its lease ends); nothing removes one: a keyed create writes two records and one entry, and the
+ * sweep, which runs in large batches away from requests, moves an entry to its record's expiry
+ * when the record outlived it. Every operation answers at commit; a
  * keyed create waits for the fsync once, after recording its answer (Store.flush), so the
  * recorded answer is on disk, as its link is, before the client sees it: a retry after a power
  * loss replays rather than creating again.
@@ -98,7 +98,11 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     return this.replaceOwned(scope, owner, 'idempotency release', null);
   }
 
-  /** Removes every record expired at `now`, in batches. */
+  /**
+   * Removes every record expired at `now`, in batches. An entry due may be stale (its record was
+   * since completed, replaced or released): a record not yet expired gets an entry at its own
+   * expiry instead (a completion writes none, so this is where its entry is written, once).
+   */
   async sweep(now: Date): Promise<void> {
     this.lastSweep = now.getTime();
     const { idempotency, idempotencyExpiry } = this.dbs;
@@ -109,10 +113,10 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
         idempotency.transaction(() => {
           let count = 0;
           for (const { key: expiry } of idempotencyExpiry.getRange({ end, limit: SWEEP_BATCH })) {
-            const [expiresAtMs, key, userId] = expiry;
+            const [, key, userId] = expiry;
             const record = idempotency.get([key, userId]);
-            // A due entry may be stale: its record was since replaced, completed or released.
-            if (record && record[2] <= expiresAtMs) void idempotency.remove([key, userId]);
+            if (record && record[2] <= now.getTime()) void idempotency.remove([key, userId]);
+            else if (record) void idempotencyExpiry.put(expiryOf([key, userId], record[2]), true);
             void idempotencyExpiry.remove(expiry);
             count += 1;
           }
@@ -148,7 +152,8 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
 
 /**
  * Inside a write transaction: replaces (or, with null, deletes) `scope`'s record when it is still
- * `owner`'s running one. The running record's expiry entry stays (the sweep skips it).
+ * `owner`'s running one. No expiry entry is written or removed: the claim's entry, due at the end
+ * of its lease, leads the sweep to the record, which then gets an entry at its own expiry.
  */
 export function replaceOwnedRecord(
   dbs: LmdbDatabases,
@@ -160,14 +165,11 @@ export function replaceOwnedRecord(
   const { idempotency } = dbs;
   const existing = idempotency.get(key);
   if (!existing || existing[0] !== 'running' || existing[3] !== owner) return;
-  if (next === null) {
-    void idempotency.remove(key);
-    return;
-  }
-  putRecord(dbs, key, toStored(next));
+  if (next === null) void idempotency.remove(key);
+  else void idempotency.put(key, toStored(next));
 }
 
-/** Writes a record and its expiry index entry (inside the caller's transaction or condition). */
+/** Writes a claim's record and its expiry index entry (inside the caller's transaction). */
 function putRecord(dbs: LmdbDatabases, key: IdempotencyKey, stored: StoredIdempotencyRecord): void {
   void dbs.idempotency.put(key, stored);
   void dbs.idempotencyExpiry.put(expiryOf(key, stored[2]), true);

@@ -89,7 +89,7 @@ async function measurePair(
     log(
       pinned
         ? 'both services share CPU 1, the load generator has CPU 0'
-        : 'CPUs not pinned (no taskset, or one CPU): rounds are noisier',
+        : 'CPUs not pinned (taskset missing or failing, or one CPU): rounds are noisier',
     );
     const on = (server: Subject) => (seconds: number) =>
       httpRound({ port: server.ready.httpPort, pid: server.process.pid }, createLoad, seconds);

@@ -2,19 +2,28 @@ import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 
 /**
+ * taskset --all-tasks walks the process's threads one by one and fails when one ends before it
+ * is reached (Node starts and ends helper threads); a few attempts get past that race.
+ */
+const PIN_ATTEMPTS = 5;
+
+/**
  * Runs every thread of process `pid` on the CPUs of `cpuList` (taskset's list syntax, "1" or
  * "0-1"). Returns false where that cannot be done (no taskset, one CPU).
  */
 export function pinProcess(pid: number | undefined, cpuList: string): boolean {
   if (pid === undefined || availableParallelism() < 2) return false;
-  try {
-    execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpuList, String(pid)], {
-      stdio: 'ignore',
-    });
-    return true;
-  } catch {
-    return false;
+  for (let attempt = 1; attempt <= PIN_ATTEMPTS; attempt += 1) {
+    try {
+      execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpuList, String(pid)], {
+        stdio: 'ignore',
+      });
+      return true;
+    } catch {
+      // another attempt, or false after the last
+    }
   }
+  return false;
 }
 
 /**
