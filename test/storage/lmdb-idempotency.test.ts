@@ -54,6 +54,29 @@ describe('LMDB idempotency records: the sweep', () => {
     expect(idempotency.count()).toBe(0);
   });
 
+  it('sweeps a record claimed again after expiry and then completed, once it expires', async () => {
+    const { idempotency } = store;
+    const scope = { userId: 'u', key: 'again' };
+    await idempotency.claim(scope, running('first', 10), T0);
+    await expect(idempotency.claim(scope, running('second', 30), at(20))).resolves.toEqual({
+      claimed: true,
+    });
+    await idempotency.complete(scope, 'second', {
+      state: 'completed',
+      fingerprint: 'f'.repeat(64),
+      outcome: { code: 0, body: '{"id":2}' },
+      expiresAt: at(100),
+    });
+    // Both claims' entries (10 s, 30 s) come due before the record expires; the sweep must leave
+    // the record an entry at 100 s, or nothing would ever remove it.
+    await idempotency.sweep(at(50));
+    expect(idempotency.count()).toBe(1);
+    await idempotency.sweep(at(99));
+    expect(idempotency.count()).toBe(1);
+    await idempotency.sweep(at(100));
+    expect(idempotency.count()).toBe(0);
+  });
+
   it('removes a completed record that expired before its lease’s end once that entry is due', async () => {
     // IDEMPOTENCY_TTL_SECONDS below the lease: the record has no entry of its own, and is read
     // as absent from 5 s on (the storage contract suite), swept at 60 s.

@@ -36,8 +36,8 @@ export const DATABASES = {
 } as const;
 
 /**
- * Named databases an environment may hold: room for the ones above and for later unique indexes
- * (a link domain per organization, idempotency records) without reopening with other settings.
+ * Named databases an environment may hold: the ones above and room for more, without reopening
+ * with other settings.
  */
 export const MAX_DATABASES = 32;
 

@@ -44,10 +44,10 @@ function fromStored(stored: StoredIdempotencyRecord): ports.IdempotencyRecord {
  * Idempotency records on LMDB. Each operation is one write transaction, and LMDB has one writer
  * per environment across every process that opens it, so a claim (read, then write when absent
  * or expired) is atomic between processes. An expiry index ([expiresAt, key, user]) lets a sweep
- * remove expired records without reading the live ones. Only a claim writes an entry (due when
- * its lease ends); nothing removes one: a keyed create writes two records and one entry, and the
- * sweep, which runs in large batches away from requests, moves an entry to its record's expiry
- * when the record outlived it. Every operation answers at commit; a
+ * find expired records without a scan. Only a claim writes an entry (due when its lease ends), and
+ * only the sweep removes one: a keyed create writes two records and one entry, and the sweep (in
+ * transactions of SWEEP_BATCH entries) gives a record that outlived its lease an entry at its own
+ * expiry. Every operation answers at commit; a
  * keyed create waits for the fsync once, after recording its answer (Store.flush), so the
  * recorded answer is on disk, as its link is, before the client sees it: a retry after a power
  * loss replays rather than creating again.
@@ -104,9 +104,10 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
    * expiry instead (a completion writes none, so this is where its entry is written, once).
    */
   async sweep(now: Date): Promise<void> {
-    this.lastSweep = now.getTime();
+    const nowMs = now.getTime();
+    this.lastSweep = nowMs;
     const { idempotency, idempotencyExpiry } = this.dbs;
-    const end: ExpiryKey = [now.getTime() + 1, '', ''];
+    const end: ExpiryKey = [nowMs + 1, '', ''];
     let removed = SWEEP_BATCH;
     while (removed === SWEEP_BATCH) {
       removed = await onLmdb(this.path, 'idempotency sweep', () =>
@@ -115,7 +116,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
           for (const { key: expiry } of idempotencyExpiry.getRange({ end, limit: SWEEP_BATCH })) {
             const [, key, userId] = expiry;
             const record = idempotency.get([key, userId]);
-            if (record && record[2] <= now.getTime()) void idempotency.remove([key, userId]);
+            if (record && record[2] <= nowMs) void idempotency.remove([key, userId]);
             else if (record) void idempotencyExpiry.put(expiryOf([key, userId], record[2]), true);
             void idempotencyExpiry.remove(expiry);
             count += 1;

@@ -220,7 +220,6 @@ export async function runHttpScenarios(
     const baselinePrebuilt = await startBaseline(true);
     const baselineBytes = (await createOnce(baseline.ready.httpPort)).bytes;
 
-    const report = (scenario: string) => reportOf(log, scenario);
     const create = await alternate(
       [
         { name: 'baseline', run: on(baseline, createLoad) },
@@ -232,7 +231,7 @@ export async function runHttpScenarios(
         { name: 'subjectNoCaches', run: on(subjectNoCaches, createLoad) },
       ],
       settings,
-      report('create'),
+      reportOf(log, 'create'),
     );
 
     const subjectAliases = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
@@ -249,7 +248,7 @@ export async function runHttpScenarios(
         { name: 'subjectNoCaches', run: on(subjectNoCaches, followLoad(noCacheAliases)) },
       ],
       settings,
-      report('follow'),
+      reportOf(log, 'follow'),
     );
     return {
       create,

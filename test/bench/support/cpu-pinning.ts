@@ -19,8 +19,9 @@ export function pinProcess(pid: number | undefined, cpuList: string): boolean {
         stdio: 'ignore',
       });
       return true;
-    } catch {
-      // another attempt, or false after the last
+    } catch (error) {
+      // No taskset at all: no attempt can succeed.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     }
   }
   return false;
