@@ -147,7 +147,7 @@ function runGrowth(seedFile: string, dataDir: string, settings: BenchSettings) {
   return runChild<GrowthResult>(
     'in-process/growth',
     [seedFile, dataDir, String(settings.growthLinks), String(settings.seconds)],
-    { timeoutMs: 3 * 60 * 60 * 1000 },
+    { timeoutMs: 3 * 60 * 60 * 1000, execArgv: ['--expose-gc'] },
   );
 }
 

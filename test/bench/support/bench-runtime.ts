@@ -12,9 +12,12 @@ export const BENCH_RATE_LIMIT_PER_MINUTE = 1_000_000_000;
 export function createBenchRuntime(
   seedFile: string,
   dataDir: string = IN_MEMORY_DATA_DIR,
+  /** More configuration (the growth rows turn the link cache off). */
+  env: Record<string, string> = {},
 ): Promise<Runtime> {
   const config = loadConfig({
     ...process.env,
+    ...env,
     DATA_DIR: dataDir,
     SHORTLINK_SEED_FILE: seedFile,
     METRICS_PORT: '0',
