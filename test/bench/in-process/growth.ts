@@ -8,8 +8,10 @@ import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credential
 import { quantile } from '../support/measurement';
 
 const IN_FLIGHT = 32;
-/** Follow rounds per point; the point's p50 and p99 are those of the round with the median p99. */
-const FOLLOW_ROUNDS = 3;
+/** Alternating follow rounds (small store, large store, ...); each row takes the median. */
+const FOLLOW_ROUNDS = 5;
+/** Every follow reads the store: with the link cache, every follow of a sample is a cache hit. */
+const NO_LINK_CACHE = { LINK_CACHE_SIZE: '0' };
 const FILL_BATCH = 10_000;
 const FOLLOW_SAMPLE = 10_000;
 
@@ -67,14 +69,24 @@ function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-async function measure(core: Core, aliases: readonly string[], seconds: number) {
-  collectGarbage();
-  const rounds = [];
-  for (let i = 0; i < FOLLOW_ROUNDS; i += 1)
-    rounds.push(await followLatencies(core, aliases, 50_000));
-  rounds.sort((a, b) => a.followP99Ms - b.followP99Ms);
-  const follow = rounds[Math.floor(rounds.length / 2)] as (typeof rounds)[number];
-  return { createsPerSecond: await createsPerSecond(core, seconds), ...follow };
+type FollowLatency = Awaited<ReturnType<typeof followLatencies>>;
+
+/** The round with the median p99 (its p50 with it). */
+function medianByP99(rounds: FollowLatency[]): FollowLatency {
+  const sorted = [...rounds].sort((a, b) => a.followP99Ms - b.followP99Ms);
+  return sorted[Math.floor(sorted.length / 2)] as FollowLatency;
+}
+
+/** FOLLOW_SAMPLE links created through the core; their aliases. */
+async function createSample(core: Core): Promise<string[]> {
+  const aliases: string[] = [];
+  for (let i = 0; i < FOLLOW_SAMPLE; i += 1) {
+    const created = await core
+      .createCaller({ authorization: CREATE_HEADERS.authorization, response: {} })
+      .links.create(CREATE_BODY);
+    aliases.push(created.alias);
+  }
+  return aliases;
 }
 
 const fillAlias = (i: number) => `g${i.toString(36)}`;
@@ -105,47 +117,67 @@ async function fill(store: LmdbStore, count: number): Promise<void> {
 const fileBytes = (dir: string) => statSync(join(dir, LMDB_DATA_FILE)).size;
 
 /**
- * The LMDB store empty against the same store holding `links` links: core links.create calls/s
- * and links.resolve latency (in-process, the store's cost without a transport), and the disk
- * bytes each link takes.
+ * A small LMDB store against a large one, in one process, both without the link cache: core
+ * links.create calls/s and links.resolve latency (the store's cost without a transport), and the
+ * disk bytes each link takes. Follows, which write nothing, run in alternating rounds; creates,
+ * which add links, once per store after a warm-up.
  */
 async function main(): Promise<void> {
   const [seedFile = '', dataDir = '', linksText = '1000000', secondsText = '3'] =
     process.argv.slice(2);
   const links = Number(linksText);
   const seconds = Number(secondsText);
-  // The link cache off: with it, every follow of the sample is a cache hit after the warm-up, and
-  // the rows would compare the cache with itself rather than a small store with a large one.
-  const runtime = await createBenchRuntime(seedFile, dataDir, { LINK_CACHE_SIZE: '0' });
-  const { core } = runtime;
-  const store = (core.deps.store as CachedStore).backend as LmdbStore;
-  // As many distinct links as the full store's sample, so both follow the same number of distinct
-  // keys and only the store's size differs.
-  const sample: string[] = [];
-  for (let i = 0; i < FOLLOW_SAMPLE; i += 1) {
-    const created = await core
-      .createCaller({ authorization: CREATE_HEADERS.authorization, response: {} })
-      .links.create(CREATE_BODY);
-    sample.push(created.alias);
-  }
-  await measure(core, sample, seconds); // warm-up
-  const empty = await measure(core, sample, seconds);
+  const small = await createBenchRuntime(seedFile, join(dataDir, 'small'), NO_LINK_CACHE);
+  const large = await createBenchRuntime(seedFile, join(dataDir, 'large'), NO_LINK_CACHE);
+  try {
+    // Both hold the same FOLLOW_SAMPLE links created through the core; the large one then gets
+    // `links` more. Each follows as many distinct keys: only the store's size differs.
+    const smallSample = await createSample(small.core);
+    await createSample(large.core);
+    const largeStore = (large.core.deps.store as CachedStore).backend as LmdbStore;
+    const bytesBefore = fileBytes(largeStore.path);
+    const fillStarted = performance.now();
+    await fill(largeStore, links);
+    const fillSeconds = (performance.now() - fillStarted) / 1000;
+    const diskBytesPerLink = (fileBytes(largeStore.path) - bytesBefore) / links;
+    // FOLLOW_SAMPLE distinct links, spread over the whole large store.
+    const stride = Math.max(1, Math.floor(links / FOLLOW_SAMPLE));
+    const largeSample = Array.from({ length: Math.min(FOLLOW_SAMPLE, links) }, (_, i) =>
+      fillAlias(i * stride),
+    );
 
-  const bytesBefore = fileBytes(store.path);
-  const fillStarted = performance.now();
-  await fill(store, links);
-  const fillSeconds = (performance.now() - fillStarted) / 1000;
-  const diskBytesPerLink = (fileBytes(store.path) - bytesBefore) / links;
-  // FOLLOW_SAMPLE distinct links, spread over the whole store.
-  const stride = Math.max(1, Math.floor(links / FOLLOW_SAMPLE));
-  const filled = Array.from({ length: Math.min(FOLLOW_SAMPLE, links) }, (_, i) =>
-    fillAlias(i * stride),
-  );
-  await measure(core, filled, seconds); // warm-up at the new size
-  const full = await measure(core, filled, seconds);
-  await runtime.close();
-  const result: GrowthResult = { links, fillSeconds, diskBytesPerLink, empty, full };
-  await tellParent({ type: 'result', ...result });
+    const followSmall = () => followLatencies(small.core, smallSample, 50_000);
+    const followLarge = () => followLatencies(large.core, largeSample, 50_000);
+    await followSmall(); // warm-up
+    await followLarge();
+    const smallRounds: FollowLatency[] = [];
+    const largeRounds: FollowLatency[] = [];
+    for (let round = 0; round < FOLLOW_ROUNDS; round += 1) {
+      collectGarbage();
+      smallRounds.push(await followSmall());
+      collectGarbage();
+      largeRounds.push(await followLarge());
+    }
+
+    await createsPerSecond(small.core, seconds); // warm-up
+    await createsPerSecond(large.core, seconds);
+    collectGarbage();
+    const smallCreates = await createsPerSecond(small.core, seconds);
+    collectGarbage();
+    const largeCreates = await createsPerSecond(large.core, seconds);
+
+    const result: GrowthResult = {
+      links,
+      fillSeconds,
+      diskBytesPerLink,
+      empty: { createsPerSecond: smallCreates, ...medianByP99(smallRounds) },
+      full: { createsPerSecond: largeCreates, ...medianByP99(largeRounds) },
+    };
+    await tellParent({ type: 'result', ...result });
+  } finally {
+    await small.close();
+    await large.close();
+  }
 }
 
 main().catch(failChild);
