@@ -83,9 +83,9 @@ async function measurePair(
     // gets a CPU of its own for a round by chance of the scheduler's placement.
     const pinned =
       loadGeneratorCpus !== null &&
-      pinProcess(withMetrics.process.pid, '1') &&
-      pinProcess(without.process.pid, '1') &&
-      pinProcess(process.pid, '0');
+      pinProcess(withMetrics.process.pid, '1', log) &&
+      pinProcess(without.process.pid, '1', log) &&
+      pinProcess(process.pid, '0', log);
     log(
       pinned
         ? 'both services share CPU 1, the load generator has CPU 0'
@@ -105,7 +105,7 @@ async function measurePair(
         ),
     );
   } finally {
-    if (loadGeneratorCpus !== null) pinProcess(process.pid, loadGeneratorCpus);
+    if (loadGeneratorCpus !== null) pinProcess(process.pid, loadGeneratorCpus, log);
     await Promise.all(started.map((child) => child.stop()));
   }
 }

@@ -1,30 +1,34 @@
 import { execFileSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 
 /**
- * taskset --all-tasks walks the process's threads one by one and fails when one ends before it
- * is reached (Node starts and ends helper threads); a few attempts get past that race.
+ * CPUs of the machine. Not os.availableParallelism(): that counts the CPUs this process may run
+ * on, which is 1 once it is pinned, and the restore after a pinned pair was then skipped (the
+ * load generator, and every process it started later, stayed on one CPU).
  */
-const PIN_ATTEMPTS = 5;
+const machineCpus = (): number => cpus().length;
 
 /**
  * Runs every thread of process `pid` on the CPUs of `cpuList` (taskset's list syntax, "1" or
- * "0-1"). Returns false where that cannot be done (no taskset, one CPU).
+ * "0-1"). Returns false where that cannot be done (no taskset, one CPU, or taskset failed;
+ * `onFailure` then gets taskset's complaint).
  */
-export function pinProcess(pid: number | undefined, cpuList: string): boolean {
-  if (pid === undefined || availableParallelism() < 2) return false;
-  for (let attempt = 1; attempt <= PIN_ATTEMPTS; attempt += 1) {
-    try {
-      execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpuList, String(pid)], {
-        stdio: 'ignore',
-      });
-      return true;
-    } catch (error) {
-      // No taskset at all: no attempt can succeed.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    }
+export function pinProcess(
+  pid: number | undefined,
+  cpuList: string,
+  onFailure: (reason: string) => void = () => undefined,
+): boolean {
+  if (pid === undefined || machineCpus() < 2) return false;
+  try {
+    execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpuList, String(pid)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    return true;
+  } catch (error) {
+    const reason = String((error as { stderr?: unknown }).stderr ?? error).trim();
+    onFailure(`taskset --pid ${cpuList} ${pid} failed: ${reason}`);
+    return false;
   }
-  return false;
 }
 
 /**
@@ -32,7 +36,7 @@ export function pinProcess(pid: number | undefined, cpuList: string): boolean {
  * null where that cannot be read (no taskset, one CPU).
  */
 export function cpusOf(pid: number): string | null {
-  if (availableParallelism() < 2) return null;
+  if (machineCpus() < 2) return null;
   try {
     // "pid 123's current affinity list: 0,1"
     const answer = execFileSync('taskset', ['--cpu-list', '--pid', String(pid)], {
