@@ -67,8 +67,8 @@ describe('LMDB idempotency records: the sweep', () => {
       outcome: { code: 0, body: '{"id":2}' },
       expiresAt: at(100),
     });
-    // Both claims' entries (10 s, 30 s) come due before the record expires; the sweep must leave
-    // the record an entry at 100 s, or nothing would ever remove it.
+    // The first claim's entry (10 s) comes due while the record lives: the sweep must keep the
+    // record, which its completion gave an entry at 100 s.
     await idempotency.sweep(at(50));
     expect(idempotency.count()).toBe(1);
     await idempotency.sweep(at(99));
@@ -77,9 +77,8 @@ describe('LMDB idempotency records: the sweep', () => {
     expect(idempotency.count()).toBe(0);
   });
 
-  it('removes a completed record that expired before its lease’s end once that entry is due', async () => {
-    // IDEMPOTENCY_TTL_SECONDS below the lease: the record has no entry of its own, and is read
-    // as absent from 5 s on (the storage contract suite), swept at 60 s.
+  it('removes a completed record at its own expiry, before its lease would have ended', async () => {
+    // IDEMPOTENCY_TTL_SECONDS below the lease: the completion replaced the lease's entry.
     const { idempotency } = store;
     const scope = { userId: 'u', key: 'brief' };
     await idempotency.claim(scope, running('owner', 60), T0);
@@ -89,9 +88,9 @@ describe('LMDB idempotency records: the sweep', () => {
       outcome: { code: 0, body: '{"id":1}' },
       expiresAt: at(5),
     });
-    await idempotency.sweep(at(30));
+    await idempotency.sweep(at(4));
     expect(idempotency.count()).toBe(1);
-    await idempotency.sweep(at(60));
+    await idempotency.sweep(at(5));
     expect(idempotency.count()).toBe(0);
   });
 
@@ -122,7 +121,7 @@ describe('LMDB idempotency records: the sweep', () => {
       outcome: { code: 0, body: '{"id":1}' },
       expiresAt: at(100),
     });
-    // The lease's expiry entry comes due first: the completed record outlives it.
+    // Past the lease's end: the completed record lives on, to its own expiry.
     await idempotency.sweep(at(50));
     expect(idempotency.count()).toBe(1);
     await expect(idempotency.claim(scope, running('retry', 200), at(50))).resolves.toMatchObject({

@@ -97,23 +97,6 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
     );
   });
 
-  it('upgrades a version 1 directory in place, so version 1 code no longer opens it', async () => {
-    const dir = await dataDir();
-    await (await createLmdbStore({ dataDir: dir })).close();
-    const raw = open({ path: dir, maxDbs: 32 });
-    await raw.openDB({ name: DATABASES.meta }).put(META_KEYS.formatVersion, 1);
-    await raw.close();
-
-    await (await createLmdbStore({ dataDir: dir })).close();
-    const reopened = open({ path: dir, maxDbs: 32 });
-    try {
-      expect(FORMAT_VERSION).toBe(2);
-      expect(reopened.openDB({ name: DATABASES.meta }).get(META_KEYS.formatVersion)).toBe(2);
-    } finally {
-      await reopened.close();
-    }
-  });
-
   it('indexes the link domains of organizations written before the index existed', async () => {
     const dir = await dataDir();
     await (await createLmdbStore({ dataDir: dir })).close();

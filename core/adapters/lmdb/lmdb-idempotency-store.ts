@@ -44,10 +44,8 @@ function fromStored(stored: StoredIdempotencyRecord): ports.IdempotencyRecord {
  * Idempotency records on LMDB. Each operation is one write transaction, and LMDB has one writer
  * per environment across every process that opens it, so a claim (read, then write when absent
  * or expired) is atomic between processes. An expiry index ([expiresAt, key, user]) lets a sweep
- * find expired records without a scan. Only a claim writes an entry (due when its lease ends), and
- * only the sweep removes one: a keyed create writes two records and one entry, and the sweep (in
- * transactions of SWEEP_BATCH entries) gives a record that outlived its lease an entry at its own
- * expiry. Every operation answers at commit; a
+ * find expired records without a scan: every record written gets an entry at its expiry, and a
+ * completion or release removes its claim's. Every operation answers at commit; a
  * keyed create waits for the fsync once, after recording its answer (Store.flush), so the
  * recorded answer is on disk, as its link is, before the client sees it: a retry after a power
  * loss replays rather than creating again.
@@ -99,9 +97,9 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
   }
 
   /**
-   * Removes every record expired at `now`, in batches. An entry due may be stale (its record was
-   * since completed, replaced or released): a record not yet expired gets an entry at its own
-   * expiry instead (a completion writes none, so this is where its entry is written, once).
+   * Removes every record expired at `now`, in batches, and drops the entries due. An entry due
+   * may be stale (a claim replaced an expired record and left its entry): its record, not yet
+   * expired, stays; it has an entry of its own.
    */
   async sweep(now: Date): Promise<void> {
     const nowMs = now.getTime();
@@ -117,7 +115,6 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
             const [, key, userId] = expiry;
             const record = idempotency.get([key, userId]);
             if (record && record[2] <= nowMs) void idempotency.remove([key, userId]);
-            else if (record) void idempotencyExpiry.put(expiryOf([key, userId], record[2]), true);
             void idempotencyExpiry.remove(expiry);
             count += 1;
           }
@@ -153,8 +150,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
 
 /**
  * Inside a write transaction: replaces (or, with null, deletes) `scope`'s record when it is still
- * `owner`'s running one. No expiry entry is written or removed: the claim's entry, due at the end
- * of its lease, leads the sweep to the record, which then gets an entry at its own expiry.
+ * `owner`'s running one, with its expiry index entry (the lease's goes, the record's own comes).
  */
 export function replaceOwnedRecord(
   dbs: LmdbDatabases,
@@ -163,14 +159,15 @@ export function replaceOwnedRecord(
   next: ports.CompletedRecord | null,
 ): void {
   const key = keyOf(scope);
-  const { idempotency } = dbs;
+  const { idempotency, idempotencyExpiry } = dbs;
   const existing = idempotency.get(key);
   if (!existing || existing[0] !== 'running' || existing[3] !== owner) return;
+  void idempotencyExpiry.remove(expiryOf(key, existing[2]));
   if (next === null) void idempotency.remove(key);
-  else void idempotency.put(key, toStored(next));
+  else putRecord(dbs, key, toStored(next));
 }
 
-/** Writes a claim's record and its expiry index entry (inside the caller's transaction). */
+/** Writes a record and its expiry index entry (inside the caller's transaction). */
 function putRecord(dbs: LmdbDatabases, key: IdempotencyKey, stored: StoredIdempotencyRecord): void {
   void dbs.idempotency.put(key, stored);
   void dbs.idempotencyExpiry.put(expiryOf(key, stored[2]), true);
