@@ -26,6 +26,13 @@ const running = (owner: string, seconds: number): RunningRecord => ({
   fingerprint: 'f'.repeat(64),
   expiresAt: at(seconds),
 });
+/** A completed record living to `seconds`, answering `body`. */
+const completed = (seconds: number, body = '{"id":1}'): CompletedRecord => ({
+  state: 'completed',
+  fingerprint: 'f'.repeat(64),
+  outcome: { code: 0, body },
+  expiresAt: at(seconds),
+});
 
 describe('LMDB idempotency records: the sweep', () => {
   it('removes exactly the records expired at the sweep time, completed or running', async () => {
@@ -33,12 +40,7 @@ describe('LMDB idempotency records: the sweep', () => {
     await idempotency.claim({ userId: 'u', key: 'short' }, running('a', 10), T0);
     await idempotency.claim({ userId: 'u', key: 'long' }, running('b', 60), T0);
     await idempotency.claim({ userId: 'u', key: 'done' }, running('c', 20), T0);
-    await idempotency.complete({ userId: 'u', key: 'done' }, 'c', {
-      state: 'completed',
-      fingerprint: 'f'.repeat(64),
-      outcome: { code: 0, body: '{"id":1}' },
-      expiresAt: at(40),
-    });
+    await idempotency.complete({ userId: 'u', key: 'done' }, 'c', completed(40));
     expect(idempotency.count()).toBe(3);
     await idempotency.sweep(at(10));
     expect(idempotency.count()).toBe(2);
@@ -61,12 +63,7 @@ describe('LMDB idempotency records: the sweep', () => {
     await expect(idempotency.claim(scope, running('second', 30), at(20))).resolves.toEqual({
       claimed: true,
     });
-    await idempotency.complete(scope, 'second', {
-      state: 'completed',
-      fingerprint: 'f'.repeat(64),
-      outcome: { code: 0, body: '{"id":2}' },
-      expiresAt: at(100),
-    });
+    await idempotency.complete(scope, 'second', completed(100, '{"id":2}'));
     // The first claim's entry (10 s) comes due while the record lives: the sweep must keep the
     // record, which its completion gave an entry at 100 s.
     await idempotency.sweep(at(50));
@@ -82,12 +79,7 @@ describe('LMDB idempotency records: the sweep', () => {
     const { idempotency } = store;
     const scope = { userId: 'u', key: 'brief' };
     await idempotency.claim(scope, running('owner', 60), T0);
-    await idempotency.complete(scope, 'owner', {
-      state: 'completed',
-      fingerprint: 'f'.repeat(64),
-      outcome: { code: 0, body: '{"id":1}' },
-      expiresAt: at(5),
-    });
+    await idempotency.complete(scope, 'owner', completed(5));
     await idempotency.sweep(at(4));
     expect(idempotency.count()).toBe(1);
     await idempotency.sweep(at(5));
@@ -115,12 +107,7 @@ describe('LMDB idempotency records: the sweep', () => {
     const { idempotency } = store;
     const scope = { userId: 'u', key: 'done' };
     await idempotency.claim(scope, running('owner', 10), T0);
-    await idempotency.complete(scope, 'owner', {
-      state: 'completed',
-      fingerprint: 'f'.repeat(64),
-      outcome: { code: 0, body: '{"id":1}' },
-      expiresAt: at(100),
-    });
+    await idempotency.complete(scope, 'owner', completed(100));
     // Past the lease's end: the completed record lives on, to its own expiry.
     await idempotency.sweep(at(50));
     expect(idempotency.count()).toBe(1);
