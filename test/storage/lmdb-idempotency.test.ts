@@ -146,13 +146,9 @@ describe('LMDB idempotency records: the sweep', () => {
 
 describe('LMDB: a keyed link and its recorded answer in one write transaction', () => {
   const scope = { userId: 'u', key: 'k' };
-  const answerFor = (link: LinkRecord): CompletedRecord => ({
-    state: 'completed',
-    fingerprint: 'f'.repeat(64),
-    outcome: { code: 0, body: JSON.stringify({ id: link.id, alias: link.alias }) },
-    expiresAt: at(86_400),
-  });
-  const completion = (owner: string, completed = answerFor) => ({ scope, owner, completed });
+  const answerFor = (link: LinkRecord): CompletedRecord =>
+    completed(86_400, JSON.stringify({ id: link.id, alias: link.alias }));
+  const completion = (owner: string, answer = answerFor) => ({ scope, owner, completed: answer });
 
   it('writes the link and completes its owner’s running record together', async () => {
     await store.idempotency.claim(scope, running('owner', 60), T0);

@@ -76,6 +76,25 @@ function collectGarbage(): void {
 
 type FollowLatency = Awaited<ReturnType<typeof followLatencies>>;
 
+/**
+ * `rounds` alternating rounds (small, large, small, ...), each after a full collection; what each
+ * store measured, round by round.
+ */
+async function alternating<T>(
+  rounds: number,
+  small: () => Promise<T>,
+  large: () => Promise<T>,
+): Promise<{ small: T[]; large: T[] }> {
+  const measured = { small: [] as T[], large: [] as T[] };
+  for (let round = 0; round < rounds; round += 1) {
+    collectGarbage();
+    measured.small.push(await small());
+    collectGarbage();
+    measured.large.push(await large());
+  }
+  return measured;
+}
+
 /** The round with the median p99 (its p50 with it). */
 function medianByP99(rounds: FollowLatency[]): FollowLatency {
   const sorted = [...rounds].sort((a, b) => a.followP99Ms - b.followP99Ms);
@@ -154,32 +173,20 @@ async function main(): Promise<void> {
     const followLarge = () => followLatencies(large.core, largeSample, 50_000);
     await followSmall(); // warm-up
     await followLarge();
-    const smallRounds: FollowLatency[] = [];
-    const largeRounds: FollowLatency[] = [];
-    for (let round = 0; round < FOLLOW_ROUNDS; round += 1) {
-      collectGarbage();
-      smallRounds.push(await followSmall());
-      collectGarbage();
-      largeRounds.push(await followLarge());
-    }
+    const follows = await alternating(FOLLOW_ROUNDS, followSmall, followLarge);
 
-    await createsPerSecond(small.core, seconds); // warm-up
-    await createsPerSecond(large.core, seconds);
-    const smallCreates: number[] = [];
-    const largeCreates: number[] = [];
-    for (let round = 0; round < CREATE_ROUNDS; round += 1) {
-      collectGarbage();
-      smallCreates.push(await createsPerSecond(small.core, seconds));
-      collectGarbage();
-      largeCreates.push(await createsPerSecond(large.core, seconds));
-    }
+    const createSmall = () => createsPerSecond(small.core, seconds);
+    const createLarge = () => createsPerSecond(large.core, seconds);
+    await createSmall(); // warm-up
+    await createLarge();
+    const creates = await alternating(CREATE_ROUNDS, createSmall, createLarge);
 
     const result: GrowthResult = {
       links,
       fillSeconds,
       diskBytesPerLink,
-      empty: { createsPerSecond: median(smallCreates), ...medianByP99(smallRounds) },
-      full: { createsPerSecond: median(largeCreates), ...medianByP99(largeRounds) },
+      empty: { createsPerSecond: median(creates.small), ...medianByP99(follows.small) },
+      full: { createsPerSecond: median(creates.large), ...medianByP99(follows.large) },
     };
     await tellParent({ type: 'result', ...result });
   } finally {
