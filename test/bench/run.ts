@@ -3,6 +3,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IN_MEMORY_DATA_DIR } from '../../core/runtime';
 import type { GrowthResult } from './in-process/growth';
+import type { KeyedWritesResult } from './in-process/keyed-writes';
 import { runChild } from './support/child';
 import { writeBenchSeed } from './support/credentials';
 import { formatTable, row, type Row } from './support/report';
@@ -141,6 +142,35 @@ function idempotencyRows(c: Record<IdempotencyTarget, Summary>): Row[] {
   ];
 }
 
+/** In-process, where a keyed create's extra cost lies: the core, and lmdb-js alone (reported). */
+function runKeyedWrites(seedFile: string, dataDir: string, settings: BenchSettings) {
+  log('keyed writes: core links.create with a fresh key vs none; lmdb-js link and record vs link');
+  return runChild<KeyedWritesResult>('in-process/keyed-writes', [
+    seedFile,
+    dataDir,
+    String(settings.seconds),
+  ]);
+}
+
+function keyedWritesRows({ core, lmdb }: KeyedWritesResult): Row[] {
+  const coreLabel = 'core links.create (in-process, LMDB), a fresh idempotency key vs none';
+  const lmdbLabel = 'lmdb-js alone: a link and a record per transaction vs a link alone';
+  return [
+    row(`${coreLabel}: calls/s`, core.keyed.callsPerSecond, core.plain.callsPerSecond),
+    row(
+      `${coreLabel}: CPU microseconds per call`,
+      core.keyed.cpuMicrosPerCall,
+      core.plain.cpuMicrosPerCall,
+    ),
+    row(`${lmdbLabel}: calls/s`, lmdb.linkAndRecord.callsPerSecond, lmdb.link.callsPerSecond),
+    row(
+      `${lmdbLabel}: CPU microseconds per call`,
+      lmdb.linkAndRecord.cpuMicrosPerCall,
+      lmdb.link.cpuMicrosPerCall,
+    ),
+  ];
+}
+
 /** Core create and follow on an LMDB store with BENCH_GROWTH_LINKS more links than a small one. */
 function runGrowth(seedFile: string, dataDir: string, settings: BenchSettings) {
   log(`growth: two LMDB stores, one with ${settings.growthLinks} more links (BENCH_GROWTH_LINKS)`);
@@ -245,7 +275,9 @@ async function main(): Promise<void> {
     }
     if (settings.only === 'idempotency') {
       const dataDir = join(work, 'data-idempotency');
-      printOnly(idempotencyRows(await runIdempotencyScenario(seedFile, settings, log, dataDir)));
+      const rows = idempotencyRows(await runIdempotencyScenario(seedFile, settings, log, dataDir));
+      const keyedWrites = await runKeyedWrites(seedFile, join(work, 'data-keyed-writes'), settings);
+      printOnly([...rows, ...keyedWritesRows(keyedWrites)]);
       return;
     }
     if (settings.only === 'growth') {
@@ -275,6 +307,7 @@ async function main(): Promise<void> {
     log('core: in-process links.create, LMDB and DATA_DIR=:memory:');
     const core = await coreOn(newDataDir());
     const coreMemory = await coreOn(IN_MEMORY_DATA_DIR);
+    const keyedWrites = await runKeyedWrites(seedFile, newDataDir(), settings);
     const growth = await runGrowth(seedFile, newDataDir(), settings);
     log('memory: 100,000 links; 100,000 limiter tokens');
     const memoryOptions = { execArgv: ['--expose-gc'] };
@@ -307,6 +340,7 @@ async function main(): Promise<void> {
         core.callsPerSecond,
         coreMemory.callsPerSecond,
       ),
+      ...keyedWritesRows(keyedWrites),
       ...growthRows(growth),
       row('memory: RSS MB per 100k links', links.rssBytes / MB, null),
       row('memory: heap MB per 100k links', links.heapBytes / MB, null),

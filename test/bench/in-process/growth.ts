@@ -5,6 +5,7 @@ import { LMDB_DATA_FILE, type LmdbStore } from '../../../core/adapters/lmdb';
 import { createBenchRuntime } from '../support/bench-runtime';
 import { failChild, tellParent } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
+import { alternating } from '../support/alternating';
 import { median, quantile } from '../support/measurement';
 
 const IN_FLIGHT = 32;
@@ -69,31 +70,7 @@ async function followLatencies(core: Core, aliases: readonly string[], calls: nu
   return { followP50Ms: quantile(samples, 0.5), followP99Ms: quantile(samples, 0.99) };
 }
 
-/** A full collection when the process runs with --expose-gc: no earlier phase's garbage. */
-function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
 type FollowLatency = Awaited<ReturnType<typeof followLatencies>>;
-
-/**
- * `rounds` alternating rounds (small, large, small, ...), each after a full collection; what each
- * store measured, round by round.
- */
-async function alternating<T>(
-  rounds: number,
-  small: () => Promise<T>,
-  large: () => Promise<T>,
-): Promise<{ small: T[]; large: T[] }> {
-  const measured = { small: [] as T[], large: [] as T[] };
-  for (let round = 0; round < rounds; round += 1) {
-    collectGarbage();
-    measured.small.push(await small());
-    collectGarbage();
-    measured.large.push(await large());
-  }
-  return measured;
-}
 
 /** The round with the median p99 (its p50 with it). */
 function medianByP99(rounds: FollowLatency[]): FollowLatency {
@@ -185,8 +162,8 @@ async function main(): Promise<void> {
       links,
       fillSeconds,
       diskBytesPerLink,
-      empty: { createsPerSecond: median(creates.small), ...medianByP99(follows.small) },
-      full: { createsPerSecond: median(creates.large), ...medianByP99(follows.large) },
+      empty: { createsPerSecond: median(creates.a), ...medianByP99(follows.a) },
+      full: { createsPerSecond: median(creates.b), ...medianByP99(follows.b) },
     };
     await tellParent({ type: 'result', ...result });
   } finally {
