@@ -145,11 +145,13 @@ function idempotencyRows(c: Record<IdempotencyTarget, Summary>): Row[] {
 /** In-process, where a keyed create's extra cost lies: the core, and lmdb-js alone (reported). */
 function runKeyedWrites(seedFile: string, dataDir: string, settings: BenchSettings) {
   log('keyed writes: core links.create with a fresh key vs none; lmdb-js link and record vs link');
-  return runChild<KeyedWritesResult>('in-process/keyed-writes', [
-    seedFile,
-    dataDir,
-    String(settings.seconds),
-  ]);
+  // Two warm-ups and six rounds per pair, two pairs; --expose-gc for a full collection per round.
+  const seconds = 4 * settings.warmupSeconds + 12 * settings.seconds;
+  return runChild<KeyedWritesResult>(
+    'in-process/keyed-writes',
+    [seedFile, dataDir, String(settings.seconds), String(settings.warmupSeconds)],
+    { timeoutMs: (seconds + 120) * 1000, execArgv: ['--expose-gc'] },
+  );
 }
 
 function keyedWritesRows({ core, lmdb }: KeyedWritesResult): Row[] {

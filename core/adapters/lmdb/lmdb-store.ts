@@ -49,7 +49,7 @@ export function isLmdbStore(store: Store): store is LmdbStore {
  * with synchronous commits does not respect what overlapping sync keeps for crash recovery (the
  * pages of the last commit synced to disk).
  */
-function openEnvironment(path: string): RootDatabase {
+export function openEnvironment(path: string): RootDatabase {
   return open({
     path,
     // A path with a dot ("./data", "shortlink.v1") is still a directory, never a single file.

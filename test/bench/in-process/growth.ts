@@ -2,13 +2,13 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CachedStore, Core, NewLink } from '../../../core';
 import { LMDB_DATA_FILE, type LmdbStore } from '../../../core/adapters/lmdb';
+import { alternating } from '../support/alternating';
 import { createBenchRuntime } from '../support/bench-runtime';
 import { failChild, tellParent } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
-import { alternating } from '../support/alternating';
+import { createThrough, IN_FLIGHT, inFlight } from '../support/in-flight';
 import { median, quantile } from '../support/measurement';
 
-const IN_FLIGHT = 32;
 /** Alternating follow rounds (small store, large store, ...); each row takes the median. */
 const FOLLOW_ROUNDS = 5;
 /**
@@ -33,22 +33,6 @@ export interface GrowthResult {
   diskBytesPerLink: number;
   empty: GrowthPoint;
   full: GrowthPoint;
-}
-
-async function createsPerSecond(core: Core, seconds: number): Promise<number> {
-  const deadline = performance.now() + seconds * 1000;
-  let calls = 0;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      await core
-        .createCaller({ authorization: CREATE_HEADERS.authorization, response: {} })
-        .links.create(CREATE_BODY);
-      calls += 1;
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  return calls / ((performance.now() - started) / 1000);
 }
 
 /** Latency of `links.resolve` (what following a link costs the core) over random aliases. */
@@ -150,20 +134,34 @@ async function main(): Promise<void> {
     const followLarge = () => followLatencies(large.core, largeSample, 50_000);
     await followSmall(); // warm-up
     await followLarge();
-    const follows = await alternating(FOLLOW_ROUNDS, followSmall, followLarge);
+    const { a: smallFollows, b: largeFollows } = await alternating(
+      FOLLOW_ROUNDS,
+      followSmall,
+      followLarge,
+    );
 
-    const createSmall = () => createsPerSecond(small.core, seconds);
-    const createLarge = () => createsPerSecond(large.core, seconds);
+    const createSmall = () => inFlight(seconds, createThrough(small.core));
+    const createLarge = () => inFlight(seconds, createThrough(large.core));
     await createSmall(); // warm-up
     await createLarge();
-    const creates = await alternating(CREATE_ROUNDS, createSmall, createLarge);
+    const { a: smallCreates, b: largeCreates } = await alternating(
+      CREATE_ROUNDS,
+      createSmall,
+      createLarge,
+    );
 
     const result: GrowthResult = {
       links,
       fillSeconds,
       diskBytesPerLink,
-      empty: { createsPerSecond: median(creates.a), ...medianByP99(follows.a) },
-      full: { createsPerSecond: median(creates.b), ...medianByP99(follows.b) },
+      empty: {
+        createsPerSecond: median(smallCreates.map((r) => r.callsPerSecond)),
+        ...medianByP99(smallFollows),
+      },
+      full: {
+        createsPerSecond: median(largeCreates.map((r) => r.callsPerSecond)),
+        ...medianByP99(largeFollows),
+      },
     };
     await tellParent({ type: 'result', ...result });
   } finally {

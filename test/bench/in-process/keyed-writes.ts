@@ -1,43 +1,22 @@
-import { randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { open } from 'lmdb';
-import type { Core } from '../../../core';
+import { META_KEYS, toStoredLink, type LinkKey } from '../../../core/adapters/lmdb/databases';
+import { openEnvironment } from '../../../core/adapters/lmdb/lmdb-store';
+import { successOutcome } from '../../../core/idempotency/recorded-outcome';
+import { toShortLink } from '../../../core/links/short-link';
+import type { LinkRecord } from '../../../core/ports/link-store';
 import { alternating } from '../support/alternating';
 import { createBenchRuntime } from '../support/bench-runtime';
 import { failChild, tellParent } from '../support/child';
-import { CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
+import { BENCH_DOMAIN, CREATE_BODY } from '../support/credentials';
+import { createThrough, inFlight, type Rate } from '../support/in-flight';
 import { median } from '../support/measurement';
 
-const IN_FLIGHT = 32;
 const ROUNDS = 3;
-
-/** Calls per second and CPU microseconds per call (every thread of this process: lmdb-js's too). */
-export interface Rate {
-  callsPerSecond: number;
-  cpuMicrosPerCall: number;
-}
 
 export interface KeyedWritesResult {
   core: { keyed: Rate; plain: Rate };
   lmdb: { linkAndRecord: Rate; link: Rate };
-}
-
-/** `call`, IN_FLIGHT at a time, for `seconds`. */
-async function rate(seconds: number, call: () => Promise<unknown>): Promise<Rate> {
-  const deadline = performance.now() + seconds * 1000;
-  let calls = 0;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      await call();
-      calls += 1;
-    }
-  };
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  const elapsed = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  return { callsPerSecond: calls / elapsed, cpuMicrosPerCall: (used.user + used.system) / calls };
 }
 
 const medianRate = (rates: Rate[]): Rate => ({
@@ -45,42 +24,60 @@ const medianRate = (rates: Rate[]): Rate => ({
   cpuMicrosPerCall: median(rates.map((r) => r.cpuMicrosPerCall)),
 });
 
-/** links.create through the production composition on LMDB, with a new key per call or none. */
-function coreCreate(core: Core, keyed: boolean) {
-  return () =>
-    core
-      .createCaller({
-        authorization: CREATE_HEADERS.authorization,
-        response: {},
-        idempotencyKey: keyed ? randomUUID() : undefined,
-      })
-      .links.create(CREATE_BODY);
-}
-
 /**
- * lmdb-js alone, no shortlink code: one write transaction per call putting a link-shaped value
- * at a random key, with or without a record-shaped value at another random key in a second
- * database. The least a keyed create adds to a plain one in any design that keeps one durable
- * record per key next to the link.
+ * lmdb-js alone, no shortlink code on the write path: in the product's environment (its
+ * settings, openEnvironment), one write transaction per call that does what a link insert does
+ * (check the key, take the next id from the counter, put the stored link at a random alias),
+ * with or without a recorded answer (a fingerprint and the created link's JSON) at another random
+ * key in a second database. The least a keyed create adds to a plain one in any design that keeps
+ * one durable record per key next to the link.
  */
 function rawLmdb(path: string) {
-  const root = open({ path, maxDbs: 2, overlappingSync: true, eventTurnBatching: false });
-  const links = root.openDB<unknown[], string[]>({ name: 'links' });
-  const records = root.openDB<unknown[], string[]>({ name: 'records' });
-  const url = CREATE_BODY.url;
+  const root = openEnvironment(path);
+  const links = root.openDB<unknown, LinkKey>({ name: 'links' });
+  const meta = root.openDB<unknown, string>({ name: 'meta' });
+  const records = root.openDB<unknown, [string, string]>({ name: 'records' });
   const write = (withRecord: boolean) => () => {
     const key = randomUUID();
+    const alias = key.slice(0, 8);
     return links.transaction(() => {
-      if (links.doesExist(['bench.link', key.slice(0, 8)])) return;
-      void links.put(['bench.link', key.slice(0, 8)], [1, url, 301, 'https', 'o', '1', 'u', 0]);
+      if (links.doesExist([BENCH_DOMAIN, alias])) return;
+      const last = meta.get(META_KEYS.linkIds);
+      const link: LinkRecord = {
+        id: (typeof last === 'number' ? last : 0) + 1,
+        domain: BENCH_DOMAIN,
+        alias,
+        url: CREATE_BODY.url,
+        redirectType: 301,
+        scheme: 'https',
+        organizationId: 'bench',
+        groupApiId: '1',
+        userId: 'bench',
+        createdAt: new Date(),
+      };
+      void meta.put(META_KEYS.linkIds, link.id);
+      void links.put([BENCH_DOMAIN, alias], toStoredLink(link));
       if (withRecord) {
-        const body = JSON.stringify({ id: 1, url, alias: key.slice(0, 8) });
-        void records.put([key, 'u'], ['completed', key, Date.now(), 0, body]);
+        const fingerprint = hash('sha256', key, 'base64url');
+        const { code, body } = successOutcome(toShortLink(link));
+        void records.put([key, 'bench'], ['completed', fingerprint, Date.now(), code, body]);
       }
     });
   };
-  return { linkAndRecord: write(true), link: write(false), close: () => root.close() };
+  return {
+    linkAndRecord: write(true),
+    link: write(false),
+    /** Waits until what was written is on disk, so no round pays for the last one's sync. */
+    settle: () => root.flushed,
+    close: () => root.close(),
+  };
 }
+
+/** Measures with `measure` after `settle`, so a round starts with nothing left to write. */
+const settled = (settle: () => PromiseLike<unknown>, measure: () => Promise<Rate>) => async () => {
+  await settle();
+  return measure();
+};
 
 /**
  * Where a keyed create's extra cost lies: core links.create with a fresh idempotency key against
@@ -88,17 +85,23 @@ function rawLmdb(path: string) {
  * link alone, each pair in alternating rounds after a warm-up; medians.
  */
 async function main(): Promise<void> {
-  const [seedFile = '', dataDir = '', secondsText = '3'] = process.argv.slice(2);
+  const [seedFile = '', dataDir = '', secondsText = '3', warmupText = '5'] = process.argv.slice(2);
   const seconds = Number(secondsText);
+  const warmup = Number(warmupText);
 
   const runtime = await createBenchRuntime(seedFile, join(dataDir, 'core'));
-  const keyed = () => rate(seconds, coreCreate(runtime.core, true));
-  const plain = () => rate(seconds, coreCreate(runtime.core, false));
   let core: { a: Rate[]; b: Rate[] };
   try {
-    await keyed();
-    await plain();
-    core = await alternating(ROUNDS, keyed, plain);
+    const settle = () => runtime.core.deps.store.flush();
+    const keyed = createThrough(runtime.core, true);
+    const plain = createThrough(runtime.core);
+    await inFlight(warmup, keyed);
+    await inFlight(warmup, plain);
+    core = await alternating(
+      ROUNDS,
+      settled(settle, () => inFlight(seconds, keyed)),
+      settled(settle, () => inFlight(seconds, plain)),
+    );
   } finally {
     await runtime.close();
   }
@@ -106,11 +109,13 @@ async function main(): Promise<void> {
   const raw = rawLmdb(join(dataDir, 'lmdb'));
   let lmdb: { a: Rate[]; b: Rate[] };
   try {
-    const linkAndRecord = () => rate(seconds, raw.linkAndRecord);
-    const link = () => rate(seconds, raw.link);
-    await linkAndRecord();
-    await link();
-    lmdb = await alternating(ROUNDS, linkAndRecord, link);
+    await inFlight(warmup, raw.linkAndRecord);
+    await inFlight(warmup, raw.link);
+    lmdb = await alternating(
+      ROUNDS,
+      settled(raw.settle, () => inFlight(seconds, raw.linkAndRecord)),
+      settled(raw.settle, () => inFlight(seconds, raw.link)),
+    );
   } finally {
     await raw.close();
   }

@@ -5,7 +5,9 @@ export function collectGarbage(): void {
 
 /**
  * `rounds` alternating rounds (a, b, a, b, ...), each after a full collection, so both sides
- * see the same drift of a shared machine; what each side measured, round by round.
+ * see the same drift of a shared machine; what each side measured, round by round. For an
+ * in-process pair measuring anything; load targets use `alternate` (measurement.ts), which also
+ * summarizes their rounds.
  */
 export async function alternating<T>(
   rounds: number,
