@@ -73,11 +73,26 @@ function rawLmdb(path: string) {
   };
 }
 
-/** Measures with `measure` after `settle`, so a round starts with nothing left to write. */
-const settled = (settle: () => PromiseLike<unknown>, measure: () => Promise<Rate>) => async () => {
-  await settle();
-  return measure();
-};
+/**
+ * `a` against `b`: a warm-up of `warmup` seconds each, then ROUNDS alternating rounds of
+ * `seconds`, each started once `settle` says the last round's writes are on disk (no round pays
+ * for the one before); the medians of each side.
+ */
+async function pair(
+  times: { seconds: number; warmup: number },
+  settle: () => PromiseLike<unknown>,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<[Rate, Rate]> {
+  await inFlight(times.warmup, a);
+  await inFlight(times.warmup, b);
+  const round = (call: () => Promise<unknown>) => async () => {
+    await settle();
+    return inFlight(times.seconds, call);
+  };
+  const rounds = await alternating(ROUNDS, round(a), round(b));
+  return [medianRate(rounds.a), medianRate(rounds.b)];
+}
 
 /**
  * Where a keyed create's extra cost lies: core links.create with a fresh idempotency key against
@@ -86,43 +101,32 @@ const settled = (settle: () => PromiseLike<unknown>, measure: () => Promise<Rate
  */
 async function main(): Promise<void> {
   const [seedFile = '', dataDir = '', secondsText = '3', warmupText = '5'] = process.argv.slice(2);
-  const seconds = Number(secondsText);
-  const warmup = Number(warmupText);
+  const times = { seconds: Number(secondsText), warmup: Number(warmupText) };
 
   const runtime = await createBenchRuntime(seedFile, join(dataDir, 'core'));
-  let core: { a: Rate[]; b: Rate[] };
+  let core: [Rate, Rate];
   try {
-    const settle = () => runtime.core.deps.store.flush();
-    const keyed = createThrough(runtime.core, true);
-    const plain = createThrough(runtime.core);
-    await inFlight(warmup, keyed);
-    await inFlight(warmup, plain);
-    core = await alternating(
-      ROUNDS,
-      settled(settle, () => inFlight(seconds, keyed)),
-      settled(settle, () => inFlight(seconds, plain)),
+    core = await pair(
+      times,
+      () => runtime.core.deps.store.flush(),
+      createThrough(runtime.core, true),
+      createThrough(runtime.core),
     );
   } finally {
     await runtime.close();
   }
 
   const raw = rawLmdb(join(dataDir, 'lmdb'));
-  let lmdb: { a: Rate[]; b: Rate[] };
+  let lmdb: [Rate, Rate];
   try {
-    await inFlight(warmup, raw.linkAndRecord);
-    await inFlight(warmup, raw.link);
-    lmdb = await alternating(
-      ROUNDS,
-      settled(raw.settle, () => inFlight(seconds, raw.linkAndRecord)),
-      settled(raw.settle, () => inFlight(seconds, raw.link)),
-    );
+    lmdb = await pair(times, raw.settle, raw.linkAndRecord, raw.link);
   } finally {
     await raw.close();
   }
 
   const result: KeyedWritesResult = {
-    core: { keyed: medianRate(core.a), plain: medianRate(core.b) },
-    lmdb: { linkAndRecord: medianRate(lmdb.a), link: medianRate(lmdb.b) },
+    core: { keyed: core[0], plain: core[1] },
+    lmdb: { linkAndRecord: lmdb[0], link: lmdb[1] },
   };
   await tellParent({ type: 'result', ...result });
 }
