@@ -1,26 +1,32 @@
-import { RateLimiterCluster, RateLimiterClusterMaster } from 'rate-limiter-flexible';
-import { FlexibleRateLimiter, flexibleOptions, type LimiterOptions } from './flexible-rate-limiter';
+import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limiter';
+import { RATE_LIMIT_WINDOW_SECONDS } from '../../rate-limit/limits';
+import { processLimitsClient, type ClusterLimitsClient } from './cluster/cluster-limits-client';
+import type { LimiterOptions } from './flexible-rate-limiter';
+
+export { holdClusterRateLimits } from './cluster/cluster-limits-primary';
 
 /**
  * A limiter for a cluster worker whose counters live in the primary process (asked over the
- * cluster's IPC channel), so every worker counts against one budget per key: one token's 60 per
- * minute hold exactly however the requests spread. The primary must hold the counters
- * (`holdClusterRateLimits`). A primary that does not answer within `timeoutMs` makes the call
- * fail as a backend outage (code 23), never an unlimited pass.
+ * cluster's IPC channel, batched per event-loop turn), so every worker counts against one budget
+ * per key: one token's 60 per minute hold exactly however the requests spread. The primary must
+ * hold the counters (`holdClusterRateLimits`). A primary that does not answer in time makes the
+ * call fail as a backend outage (code 23), never an unlimited pass.
  */
 export function createClusterRateLimiter(
-  options: LimiterOptions & { timeoutMs?: number },
-): FlexibleRateLimiter {
-  return new FlexibleRateLimiter(
-    new RateLimiterCluster({ ...flexibleOptions(options), timeoutMs: options.timeoutMs ?? 5000 }),
-  );
-}
-
-/**
- * In the cluster's primary: holds the counters of every worker's cluster limiters, in memory, for
- * as long as the primary runs (a restarted worker finds its budgets where it left them).
- */
-export function holdClusterRateLimits(): void {
-  // The constructor registers the primary's IPC listener; the library keeps the one instance.
-  new RateLimiterClusterMaster();
+  options: LimiterOptions,
+  client: ClusterLimitsClient = processLimitsClient(),
+): RateLimiter {
+  const windowSeconds = options.windowSeconds ?? RATE_LIMIT_WINDOW_SECONDS;
+  const ask = (op: 'consume' | 'peek', key: string) =>
+    client.call({ prefix: options.keyPrefix, limit: options.limit, windowSeconds, op, key });
+  return {
+    limit: options.limit,
+    windowSeconds,
+    consume: async (key): Promise<RateLimitDecision> => {
+      const decision = await ask('consume', key);
+      if (decision === null) throw new Error('the primary answered a consume with nothing');
+      return decision;
+    },
+    peek: (key) => ask('peek', key),
+  };
 }
