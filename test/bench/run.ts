@@ -282,6 +282,13 @@ async function main(): Promise<void> {
       printOnly([...rows, ...keyedWritesRows(keyedWrites)]);
       return;
     }
+    if (settings.only === 'grpc') {
+      const grpcOnly = await runGrpcScenario(seedFile, settings, log, () =>
+        mkdtempSync(join(work, 'data-grpc-')),
+      );
+      printOnly(grpcOnly === null ? [] : grpcRows(grpcOnly));
+      return;
+    }
     if (settings.only === 'growth') {
       printOnly(growthRows(await runGrowth(seedFile, join(work, 'data-growth'), settings)));
       return;
