@@ -68,6 +68,7 @@ export async function createLimitersFromConfig(
         ? createClusterRateLimiter({
             limit: config.AUTH_FAILURES_PER_MINUTE,
             keyPrefix: LIMITER_KEY_PREFIX.authFailures,
+            maxKeys: config.AUTH_FAILURE_TRACKED_ADDRESSES,
           })
         : new CappedMemoryRateLimiter({
             limit: config.AUTH_FAILURES_PER_MINUTE,

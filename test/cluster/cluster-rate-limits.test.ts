@@ -7,6 +7,7 @@ import {
 import {
   holdClusterRateLimits,
   type LimitsPeer,
+  type LimitsPrimarySource,
 } from '../../core/adapters/rate-limit/cluster/cluster-limits-primary';
 import type {
   LimitBatch,
@@ -136,5 +137,126 @@ describe('rate limits held by the cluster primary, asked in batches', () => {
     inbox.emit('message', { channel: 'shortlink:rate-limits', batch: 1 });
     inbox.emit('message', { channel: 'other', batch: 1, answers: [] });
     await expect(pending).rejects.toThrow(/no answer from the primary/);
+  });
+
+  it("counts a batch once when the primary's limits are held twice on one source", async () => {
+    const primary = new EventEmitter();
+    const source: LimitsPrimarySource = {
+      on: (event, listener) => primary.on(event, listener),
+    };
+    holdClusterRateLimits(source);
+    holdClusterRateLimits(source);
+    const answers: LimitBatchAnswer[] = [];
+    const peer: LimitsPeer = { send: (message) => answers.push(message) };
+    const call = { prefix: 'token', limit: 60, windowSeconds: 60, op: 'consume', key: 't1' };
+    primary.emit('message', peer, { channel: 'shortlink:rate-limits', batch: 1, calls: [call] });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answers).toHaveLength(1);
+    expect(answers[0]?.answers[0]).toMatchObject({ decision: { remaining: 59 } });
+  });
+
+  it('answers malformed calls and calls for other terms with an error, counting nothing', async () => {
+    const primary = new EventEmitter();
+    holdClusterRateLimits({ on: (event, listener) => primary.on(event, listener) });
+    const answers: LimitBatchAnswer[] = [];
+    const peer: LimitsPeer = { send: (message) => answers.push(message) };
+    const good = { prefix: 'token', limit: 60, windowSeconds: 60, op: 'consume', key: 't1' };
+    const calls = [
+      good,
+      null,
+      { ...good, key: 42 },
+      { ...good, limit: -1 },
+      { ...good, windowSeconds: 0 },
+      { ...good, op: 'reset' },
+      { ...good, limit: 1_000_000 },
+      { ...good, op: 'peek' },
+    ];
+    primary.emit('message', peer, { channel: 'shortlink:rate-limits', batch: 7, calls });
+    await new Promise((resolve) => setImmediate(resolve));
+    const [answer] = answers;
+    expect(answer?.batch).toBe(7);
+    expect(answer?.answers[0]).toMatchObject({ decision: { remaining: 59 } });
+    for (const refused of answer?.answers.slice(1, 6) ?? []) {
+      expect(refused).toEqual({ error: 'a malformed rate-limit call' });
+    }
+    expect(answer?.answers[6]).toEqual({
+      error: 'budget token is held with other terms (60/60s/-)',
+    });
+    expect(answer?.answers[7]).toMatchObject({ decision: { remaining: 59 } });
+  });
+
+  it('keeps answering when a worker died before its answer could be sent', async () => {
+    const primary = new EventEmitter();
+    holdClusterRateLimits({ on: (event, listener) => primary.on(event, listener) });
+    const call = { prefix: 'token', limit: 60, windowSeconds: 60, op: 'consume', key: 't1' };
+    const batch = { channel: 'shortlink:rate-limits', batch: 1, calls: [call] };
+    const callbacks: unknown[] = [];
+    // node reports a dead worker's EPIPE to the send's callback when there is one, and as an
+    // unhandled 'error' event on the worker (stopping the primary) when there is none.
+    const gone: LimitsPeer = {
+      send: (_message, callback) => {
+        callbacks.push(callback);
+        callback(new Error('EPIPE'));
+      },
+    };
+    const refusing: LimitsPeer = {
+      send: () => {
+        throw new Error('ERR_IPC_CHANNEL_CLOSED');
+      },
+    };
+    primary.emit('message', gone, batch);
+    primary.emit('message', refusing, batch);
+    const answers: LimitBatchAnswer[] = [];
+    primary.emit('message', { send: (message: LimitBatchAnswer) => answers.push(message) }, batch);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The dead workers' calls were counted (a retry may be refused sooner, never let through).
+    expect(answers[0]?.answers[0]).toMatchObject({ decision: { remaining: 57 } });
+    expect(callbacks).toEqual([expect.any(Function)]);
+  });
+
+  it('holds at most maxKeys keys of a budget that asks for it, forgetting the oldest', async () => {
+    const { worker } = cluster();
+    const failures = createClusterRateLimiter(
+      { limit: 3, keyPrefix: 'authfail', maxKeys: 2 },
+      worker(),
+    );
+    await failures.consume('a');
+    await failures.consume('a');
+    await failures.consume('b');
+    await failures.consume('c');
+    expect(await failures.peek('a')).toBeNull();
+    expect((await failures.consume('a')).remaining).toBe(2);
+  });
+
+  it('fails a call as an outage, without throwing in the listener, on a broken answer', async () => {
+    const inbox = new EventEmitter();
+    const client = new ClusterLimitsClient(
+      {
+        send: (message, callback) => {
+          callback(null);
+          setImmediate(() =>
+            inbox.emit('message', {
+              channel: 'shortlink:rate-limits',
+              batch: message.batch,
+              answers: [null, 7],
+            }),
+          );
+        },
+        on: (event, listener) => inbox.on(event, listener),
+      },
+      1_000,
+    );
+    const limiter = createClusterRateLimiter(perToken, client);
+    const results = await Promise.allSettled([
+      limiter.consume('t1'),
+      limiter.consume('t2'),
+      limiter.consume('t3'),
+    ]);
+    for (const result of results) {
+      expect(result.status).toBe('rejected');
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(BackendUnavailableError);
+    }
+    // A late answer for the same batch changes nothing.
+    inbox.emit('message', { channel: 'shortlink:rate-limits', batch: 1, answers: [] });
   });
 });

@@ -1,3 +1,4 @@
+import { BackendUnavailableError } from '../../errors/shortlink-error';
 import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limiter';
 import { RATE_LIMIT_WINDOW_SECONDS } from '../../rate-limit/limits';
 import { processLimitsClient, type ClusterLimitsClient } from './cluster/cluster-limits-client';
@@ -13,18 +14,28 @@ export { holdClusterRateLimits } from './cluster/cluster-limits-primary';
  * call fail as a backend outage (code 23), never an unlimited pass.
  */
 export function createClusterRateLimiter(
-  options: LimiterOptions,
+  /** `maxKeys`: the primary holds at most this many keys of the budget (client addresses). */
+  options: LimiterOptions & { maxKeys?: number },
   client: ClusterLimitsClient = processLimitsClient(),
 ): RateLimiter {
   const windowSeconds = options.windowSeconds ?? RATE_LIMIT_WINDOW_SECONDS;
   const ask = (op: 'consume' | 'peek', key: string) =>
-    client.call({ prefix: options.keyPrefix, limit: options.limit, windowSeconds, op, key });
+    client.call({
+      prefix: options.keyPrefix,
+      limit: options.limit,
+      windowSeconds,
+      op,
+      key,
+      ...(options.maxKeys === undefined ? {} : { maxKeys: options.maxKeys }),
+    });
   return {
     limit: options.limit,
     windowSeconds,
     consume: async (key): Promise<RateLimitDecision> => {
       const decision = await ask('consume', key);
-      if (decision === null) throw new Error('the primary answered a consume with nothing');
+      if (decision === null) {
+        throw new BackendUnavailableError('cluster rate limits unavailable: no decision');
+      }
       return decision;
     },
     peek: (key) => ask('peek', key),

@@ -54,6 +54,11 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
     new Promise<WorkerReady>((resolve, reject) => {
       const worker = cluster.fork({ [WORKER_ROLE_ENV]: role });
       live.set(worker, Date.now());
+      // A message sent without a callback to a worker that has just died reports EPIPE as an
+      // 'error' event on the worker; unheard, it would stop the primary and every other worker.
+      worker.on('error', (error) =>
+        logger.warn({ err: error, worker: worker.process.pid }, 'message to a worker failed'),
+      );
       const onMessage = (message: unknown) => {
         if (!isWorkerReady(message)) return;
         worker.off('message', onMessage);

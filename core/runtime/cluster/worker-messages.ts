@@ -1,6 +1,6 @@
 /**
  * What the primary and its workers tell each other over the cluster's IPC channel, besides the
- * cluster limiter's own messages (channel `rate_limiter_flexible`).
+ * rate limits' own (channel `shortlink:rate-limits`, in core/adapters/rate-limit/cluster/).
  */
 export const WORKER_READY = 'shortlink:worker-ready';
 

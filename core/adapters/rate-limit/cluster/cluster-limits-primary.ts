@@ -1,18 +1,20 @@
 import cluster from 'node:cluster';
 import type { RateLimiter } from '../../../ports/rate-limiter';
+import { CappedMemoryRateLimiter } from '../capped-memory-rate-limiter';
 import { createMemoryRateLimiter } from '../flexible-rate-limiter';
 import {
   CLUSTER_LIMITS_CHANNEL,
   isLimitBatch,
+  isLimitCall,
   type LimitAnswer,
   type LimitBatch,
   type LimitBatchAnswer,
   type LimitCall,
 } from './cluster-limits-protocol';
 
-/** A worker as the primary sees it: it can be sent a message. */
+/** A worker as the primary sees it: it can be sent a message, with a report of the outcome. */
 export interface LimitsPeer {
-  send(message: LimitBatchAnswer): unknown;
+  send(message: LimitBatchAnswer, callback: (error: Error | null) => void): unknown;
 }
 
 /** Where the primary hears its workers: node:cluster, or a test's stand-in. */
@@ -20,34 +22,52 @@ export interface LimitsPrimarySource {
   on(event: 'message', listener: (worker: LimitsPeer, message: unknown) => void): unknown;
 }
 
+interface Budget {
+  limiter: RateLimiter;
+  /** What the budget was made with: a call asking for another is refused, never re-counted. */
+  terms: string;
+}
+
+const termsOf = (call: LimitCall) => `${call.limit}/${call.windowSeconds}s/${call.maxKeys ?? '-'}`;
+
+function budgetFor(call: LimitCall): RateLimiter {
+  const options = { limit: call.limit, windowSeconds: call.windowSeconds };
+  return call.maxKeys === undefined
+    ? createMemoryRateLimiter({ ...options, keyPrefix: call.prefix })
+    : new CappedMemoryRateLimiter({ ...options, maxKeys: call.maxKeys });
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+const holding = new WeakSet<LimitsPrimarySource>();
+
 /**
- * In the cluster's primary: holds every worker's rate-limit counters, on rate-limiter-flexible's
- * memory limiter (one per budget), for as long as the primary runs, so one token's budget holds
- * exactly however its requests spread over the workers (a restarted worker finds its budgets
- * where it left them). Each worker sends the calls of one event-loop turn as one message and
- * gets one answer, in order: the counting is the library's, only the transport is batched.
+ * In the cluster's primary: holds every worker's rate-limit counters, one limiter per budget
+ * (rate-limiter-flexible's memory limiter; the capped one for budgets keyed by client
+ * addresses), for as long as the primary runs, so one token's budget holds exactly however its
+ * requests spread over the workers (a restarted worker finds its budgets where it left them).
+ * Each worker sends the calls of one event-loop turn as one message and gets one answer, in
+ * order: the counting is the limiters', only the transport is batched. A malformed call, or one
+ * asking a budget for other terms than it was made with, is answered with an error (code 23 in
+ * the worker), never counted. Registering twice on one source changes nothing.
  */
 export function holdClusterRateLimits(source: LimitsPrimarySource = cluster): void {
-  const limiters = new Map<string, RateLimiter>();
-  const limiterFor = (call: LimitCall): RateLimiter => {
-    let limiter = limiters.get(call.prefix);
-    if (!limiter) {
-      limiter = createMemoryRateLimiter({
-        limit: call.limit,
-        windowSeconds: call.windowSeconds,
-        keyPrefix: call.prefix,
-      });
-      limiters.set(call.prefix, limiter);
+  if (holding.has(source)) return;
+  holding.add(source);
+  const budgets = new Map<string, Budget>();
+  const answer = async (call: unknown): Promise<LimitAnswer> => {
+    if (!isLimitCall(call)) return { error: 'a malformed rate-limit call' };
+    let budget = budgets.get(call.prefix);
+    if (!budget) {
+      budget = { limiter: budgetFor(call), terms: termsOf(call) };
+      budgets.set(call.prefix, budget);
+    } else if (budget.terms !== termsOf(call)) {
+      return { error: `budget ${call.prefix} is held with other terms (${budget.terms})` };
     }
-    return limiter;
-  };
-  const answer = async (call: LimitCall): Promise<LimitAnswer> => {
     try {
-      const limiter = limiterFor(call);
+      const { limiter } = budget;
       const decision =
         call.op === 'consume' ? await limiter.consume(call.key) : await limiter.peek(call.key);
       return { decision };
@@ -64,13 +84,16 @@ export function holdClusterRateLimits(source: LimitsPrimarySource = cluster): vo
 async function answerBatch(
   worker: LimitsPeer,
   { batch, calls }: LimitBatch,
-  answer: (call: LimitCall) => Promise<LimitAnswer>,
+  answer: (call: unknown) => Promise<LimitAnswer>,
 ): Promise<void> {
-  // The memory limiter counts synchronously inside each call, in the order they are made.
+  // Each limiter counts synchronously inside its call, in the order the calls are made.
   const answers = await Promise.all(calls.map(answer));
   try {
-    worker.send({ channel: CLUSTER_LIMITS_CHANNEL, batch, answers });
+    // With a callback, a worker that died meanwhile is reported here rather than as an 'error'
+    // event on the worker, which nothing handles and which would stop the primary. Its calls
+    // time out in the worker, if that worker still runs at all.
+    worker.send({ channel: CLUSTER_LIMITS_CHANNEL, batch, answers }, () => undefined);
   } catch {
-    // The worker is gone; its calls time out there, if it is still running at all.
+    // The same, when the channel refuses at once.
   }
 }

@@ -11,6 +11,11 @@ export interface LimitCall {
   windowSeconds: number;
   op: 'consume' | 'peek';
   key: string;
+  /**
+   * For budgets whose keys clients choose (their addresses): the primary holds at most this many
+   * keys, forgetting the least recently counted first, as one process does on its own.
+   */
+  maxKeys?: number;
 }
 
 /** Every call a worker made in one event-loop turn, sent as one message. */
@@ -45,4 +50,21 @@ export function isLimitBatch(message: unknown): message is LimitBatch {
 
 export function isLimitBatchAnswer(message: unknown): message is LimitBatchAnswer {
   return onChannel(message) && Array.isArray((message as { answers?: unknown }).answers);
+}
+
+const positiveInteger = (value: unknown): boolean =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0;
+
+/** A call the primary can count: anything else is answered with an error (code 23 there). */
+export function isLimitCall(call: unknown): call is LimitCall {
+  if (typeof call !== 'object' || call === null) return false;
+  const { prefix, limit, windowSeconds, op, key, maxKeys } = call as Record<string, unknown>;
+  return (
+    typeof prefix === 'string' &&
+    typeof key === 'string' &&
+    (op === 'consume' || op === 'peek') &&
+    positiveInteger(limit) &&
+    positiveInteger(windowSeconds) &&
+    (maxKeys === undefined || positiveInteger(maxKeys))
+  );
 }
