@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, mkdir, readdir, stat, statfs } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { messageOf } from './lmdb-errors';
+import { messageOf } from '../../errors/message-of';
 
 /** A data directory the store cannot use; the message names the path and what is wrong. */
 export class DataDirError extends Error {

@@ -1,12 +1,5 @@
+import { messageOf } from '../../errors/message-of';
 import { BackendUnavailableError } from '../../errors/shortlink-error';
-
-/** An error's message, also for errors from another realm (instanceof Error fails there). */
-export function messageOf(error: unknown): string {
-  if (typeof error === 'object' && error !== null && 'message' in error) {
-    return String(error.message);
-  }
-  return String(error);
-}
 
 /**
  * True for failures of the storage itself: a commit the OS refused (full disk, I/O error,

@@ -11,7 +11,8 @@ import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
 import { LmdbIdentityStore } from './lmdb-identity-store';
 import { indexLinkDomains } from './link-domain-index';
 import { LmdbLinkStore } from './lmdb-link-store';
-import { messageOf, onLmdb, readLmdb } from './lmdb-errors';
+import { messageOf } from '../../errors/message-of';
+import { onLmdb, readLmdb } from './lmdb-errors';
 
 export const LMDB_STORE_KIND = 'lmdb';
 

@@ -1,3 +1,4 @@
+import { messageOf } from '../../errors/message-of';
 import {
   MongoClientClosedError,
   MongoError,
@@ -98,12 +99,4 @@ export async function upsertRacing<T>(run: () => Promise<T>): Promise<T> {
     if (error instanceof MongoServerError && error.code === 11000) return run();
     throw error;
   }
-}
-
-/** An error's message, also for errors from another realm (instanceof Error fails there). */
-export function messageOf(error: unknown): string {
-  if (typeof error === 'object' && error !== null && 'message' in error) {
-    return String(error.message);
-  }
-  return String(error);
 }

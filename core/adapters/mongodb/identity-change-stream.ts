@@ -1,7 +1,7 @@
 import { MongoServerError, type ChangeStreamDocument, type Db } from 'mongodb';
 import { silentLogger, type Logger } from '../../ports/logger';
 import type { IdentityChange, IdentityWatch } from '../../ports/store';
-import { messageOf } from './backend-errors';
+import { messageOf } from '../../errors/message-of';
 import { COLLECTIONS } from './documents';
 
 /** The identity collections whose changes the caches must hear of, and what each touches. */

@@ -26,7 +26,7 @@ export function createClusterRateLimiter(
       windowSeconds,
       op,
       key,
-      ...(options.maxKeys === undefined ? {} : { maxKeys: options.maxKeys }),
+      maxKeys: options.maxKeys, // absent from the message when undefined (JSON)
     });
   return {
     limit: options.limit,

@@ -1,9 +1,6 @@
+import { messageOf } from '../../errors/message-of';
 import type { Logger } from '../../ports/logger';
 import { mismatchAdvice } from './topology-errors';
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export type LimiterMode = 'shared' | 'insurance';
 

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { messageOf } from '../../../errors/message-of';
 import type { RateLimiter } from '../../../ports/rate-limiter';
 import { CappedMemoryRateLimiter } from '../capped-memory-rate-limiter';
 import { createMemoryRateLimiter } from '../flexible-rate-limiter';
@@ -35,10 +36,6 @@ function budgetFor(call: LimitCall): RateLimiter {
   return call.maxKeys === undefined
     ? createMemoryRateLimiter({ ...options, keyPrefix: call.prefix })
     : new CappedMemoryRateLimiter({ ...options, maxKeys: call.maxKeys });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 const holding = new WeakSet<LimitsPrimarySource>();
