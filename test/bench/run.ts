@@ -5,6 +5,7 @@ import { IN_MEMORY_DATA_DIR } from '../../core/runtime';
 import type { GrowthResult } from './in-process/growth';
 import type { KeyedWritesResult } from './in-process/keyed-writes';
 import { runChild } from './support/child';
+import { CONCURRENCY } from './support/concurrency';
 import { writeBenchSeed } from './support/credentials';
 import { formatTable, row, type Row } from './support/report';
 import { loadSettings, type BenchSettings } from './support/settings';
@@ -268,7 +269,7 @@ async function main(): Promise<void> {
   try {
     const seedFile = writeBenchSeed(work);
     log(
-      `bench: ${settings.warmupSeconds} s warm-up, then ${settings.rounds} rounds of ${settings.seconds} s per target, 32 connections`,
+      `bench: ${settings.warmupSeconds} s warm-up, then ${settings.rounds} rounds of ${settings.seconds} s per target, ${CONCURRENCY} connections`,
     );
 
     if (settings.only === 'metrics') {
@@ -376,7 +377,7 @@ async function main(): Promise<void> {
         seconds: settings.seconds,
         rounds: settings.rounds,
         warmupSeconds: settings.warmupSeconds,
-        connections: 32,
+        connections: CONCURRENCY,
         growthLinks: settings.growthLinks,
       },
       table: rows,

@@ -6,8 +6,9 @@ import { alternating } from '../support/alternating';
 import { createBenchRuntime } from '../support/bench-runtime';
 import { failChild, tellParent } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
-import { createThrough, IN_FLIGHT, inFlight } from '../support/in-flight';
-import { median, quantile } from '../support/measurement';
+import { CONCURRENCY } from '../support/concurrency';
+import { createThrough, inFlight, medianRate } from '../support/in-flight';
+import { quantile } from '../support/measurement';
 
 /** Alternating follow rounds (small store, large store, ...); each row takes the median. */
 const FOLLOW_ROUNDS = 5;
@@ -49,7 +50,7 @@ async function followLatencies(core: Core, aliases: readonly string[], calls: nu
       if (found.alias !== alias) throw new Error(`resolved ${found.alias} for ${alias}`);
     }
   };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   samples.sort((a, b) => a - b);
   return { followP50Ms: quantile(samples, 0.5), followP99Ms: quantile(samples, 0.99) };
 }
@@ -155,11 +156,11 @@ async function main(): Promise<void> {
       fillSeconds,
       diskBytesPerLink,
       empty: {
-        createsPerSecond: median(smallCreates.map((r) => r.callsPerSecond)),
+        createsPerSecond: medianRate(smallCreates).callsPerSecond,
         ...medianByP99(smallFollows),
       },
       full: {
-        createsPerSecond: median(largeCreates.map((r) => r.callsPerSecond)),
+        createsPerSecond: medianRate(largeCreates).callsPerSecond,
         ...medianByP99(largeFollows),
       },
     };

@@ -9,8 +9,7 @@ import { alternating } from '../support/alternating';
 import { createBenchRuntime } from '../support/bench-runtime';
 import { failChild, tellParent } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY } from '../support/credentials';
-import { createThrough, inFlight, type Rate } from '../support/in-flight';
-import { median } from '../support/measurement';
+import { createThrough, inFlight, medianRate, type Rate } from '../support/in-flight';
 
 const ROUNDS = 3;
 
@@ -18,11 +17,6 @@ export interface KeyedWritesResult {
   core: { keyed: Rate; plain: Rate };
   lmdb: { linkAndRecord: Rate; link: Rate };
 }
-
-const medianRate = (rates: Rate[]): Rate => ({
-  callsPerSecond: median(rates.map((r) => r.callsPerSecond)),
-  cpuMicrosPerCall: median(rates.map((r) => r.cpuMicrosPerCall)),
-});
 
 /**
  * lmdb-js alone, no shortlink code on the write path: in the product's environment (its

@@ -4,11 +4,10 @@ import {
   ShortLinkServiceClient,
 } from '../../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { failChild, tellParent } from '../support/child';
+import { CONCURRENCY } from '../support/concurrency';
 import { CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
 import { quantile, type Round } from '../support/measurement';
 
-/** Calls in flight at once, like the 32 connections of the HTTP runs. */
-export const GRPC_IN_FLIGHT = 32;
 /** Channels the calls are spread over (grpc-js multiplexes calls on one HTTP/2 connection). */
 const CHANNELS = 4;
 /** A call that takes longer counts as failed (DEADLINE_EXCEEDED) instead of hanging a round. */
@@ -49,7 +48,7 @@ function call(client: ShortLinkServiceClient): Promise<boolean> {
   });
 }
 
-/** `GRPC_IN_FLIGHT` loops of CreateShortLink calls against `address` for `seconds`. */
+/** `CONCURRENCY` loops of CreateShortLink calls against `address` for `seconds`. */
 async function round(
   address: string,
   seconds: number,
@@ -68,7 +67,7 @@ async function round(
       if (!ok) failed += 1;
     }
   };
-  await Promise.all(Array.from({ length: GRPC_IN_FLIGHT }, (_, i) => loop(i)));
+  await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => loop(i)));
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return {

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { CONCURRENCY } from '../support/concurrency';
 import type { Round } from '../support/measurement';
 import { withServerCpu } from '../support/process-cpu';
 
@@ -17,8 +18,6 @@ export interface HttpLoad {
   idReplacement?: boolean;
 }
 
-export const CONNECTIONS = 32;
-
 /** One autocannon run (in this process) against 127.0.0.1:`port`, served by process `pid`. */
 export function httpRound(
   server: { port: number; pid: number | undefined },
@@ -35,7 +34,7 @@ async function autocannonRound(
 ): Promise<Omit<Round, 'serverCpuMsPerRequest'>> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
+    connections: CONCURRENCY,
     duration: seconds,
     method: load.method,
     headers: load.headers,

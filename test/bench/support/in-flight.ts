@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '../../../core';
+import { CONCURRENCY } from './concurrency';
 import { CREATE_BODY, CREATE_HEADERS } from './credentials';
-
-/** Calls kept in flight by every in-process measurement. */
-export const IN_FLIGHT = 32;
+import { median } from './measurement';
 
 /** Calls per second, and CPU microseconds per call (every thread of this process: lmdb-js's too). */
 export interface Rate {
@@ -11,7 +10,7 @@ export interface Rate {
   cpuMicrosPerCall: number;
 }
 
-/** `call`, IN_FLIGHT at a time, for `seconds`. */
+/** `call`, CONCURRENCY at a time, for `seconds`. */
 export async function inFlight(seconds: number, call: () => Promise<unknown>): Promise<Rate> {
   const deadline = performance.now() + seconds * 1000;
   let calls = 0;
@@ -23,11 +22,17 @@ export async function inFlight(seconds: number, call: () => Promise<unknown>): P
   };
   const cpu = process.cpuUsage();
   const started = performance.now();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const elapsed = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   return { callsPerSecond: calls / elapsed, cpuMicrosPerCall: (used.user + used.system) / calls };
 }
+
+/** The medians of rounds' rates, each figure on its own. */
+export const medianRate = (rates: readonly Rate[]): Rate => ({
+  callsPerSecond: median(rates.map((r) => r.callsPerSecond)),
+  cpuMicrosPerCall: median(rates.map((r) => r.cpuMicrosPerCall)),
+});
 
 /**
  * One `links.create` of the bench body through `core`, with a caller per call as the gateways
