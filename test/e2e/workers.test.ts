@@ -1,3 +1,4 @@
+import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,14 +35,6 @@ function pidsLogging(
       .filter((record) => record.msg === msg && filter(record))
       .map((record) => record.pid),
   );
-}
-
-async function eventually(check: () => boolean, what: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Runs `items` through `work`, `width` at a time. */
@@ -104,7 +97,7 @@ describe('WORKERS=2: one primary, two workers on the same ports', () => {
         pidsLogging(s, 'REST gateway listening').size === 2 &&
         pidsLogging(s, 'gRPC gateway listening').size === 2,
       'both workers to log that they listen',
-      30_000,
+      LONG_WAIT_MS,
     );
     expect(workers).toHaveLength(2);
     expect(workers).not.toContain(s.child.pid);
@@ -153,7 +146,7 @@ describe('WORKERS=2: one primary, two workers on the same ports', () => {
         pidsLogging(s, 'call completed').size === 2 &&
         pidsLogging(s, 'request completed').size === 2,
       'request and call lines from both workers',
-      30_000,
+      LONG_WAIT_MS,
     );
     const restServers = pidsLogging(
       s,
@@ -198,7 +191,7 @@ describe('WORKERS=2: one primary, two workers on the same ports', () => {
     await eventually(
       () => pidsLogging(s, 'request completed', (record) => record.pid === replacement).size > 0,
       'a request line from the restarted worker',
-      30_000,
+      LONG_WAIT_MS,
     ).catch(() => undefined); // asserted just below, with the lines that arrived
     const healthServers = pidsLogging(
       s,
@@ -234,6 +227,7 @@ describe('WORKERS=2 and SIGTERM', () => {
     await eventually(
       () => pidsLogging(s, 'shutting down').size === 3,
       'the primary and both workers to begin their shutdown',
+      LONG_WAIT_MS,
     );
     gate.release();
     for (const answer of await Promise.all(rest)) expect(answer.status).toBe(200);

@@ -1,10 +1,11 @@
+import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import { Redis } from 'ioredis';
 import { createCore, hashSecret } from '../../core';
 import { createRedisLimiters } from '../../core/adapters/redis/redis-limiters';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp, type HttpAnswer, type HttpFixture } from '../support/http-fixture';
 import { captureLogs } from '../support/log-capture';
-import { uniqueKeyPrefix, waitFor } from './support/redis-process';
+import { uniqueKeyPrefix } from './support/redis-process';
 import {
   RedisClusterProcesses,
   SENTINEL_MASTER_NAME,
@@ -138,34 +139,45 @@ describe('a master, a replica and a sentinel (real redis-server processes)', () 
       );
       expect(before.every((a) => a.status === 200)).toBe(true);
       // The count reached the replica before it is promoted.
-      await waitFor('the replica holds the count', async () => {
-        const replica = new Redis({ port: sentinel.replicaPort, maxRetriesPerRequest: 1 });
-        try {
-          return (await replica.get(two.tokenKey())) === '30';
-        } finally {
-          replica.disconnect();
-        }
-      });
+      await eventually(
+        async () => {
+          const replica = new Redis({ port: sentinel.replicaPort, maxRetriesPerRequest: 1 });
+          try {
+            return (await replica.get(two.tokenKey())) === '30';
+          } finally {
+            replica.disconnect();
+          }
+        },
+        'the replica holds the count',
+        LONG_WAIT_MS,
+      );
 
       await sentinel.failover();
       // The failover window: the old master rejoins as a replica, each client learns of the new
       // master (+switch-master, or READONLY and a reconnection) and writes there again, and
       // keeps doing so for a while (a second reconnection may follow the first).
-      await waitFor('the old master is a replica', async () =>
-        (await redisCli(sentinel.masterPort, 'ROLE').catch(() => '')).startsWith('slave'),
+      await eventually(
+        async () =>
+          (await redisCli(sentinel.masterPort, 'ROLE').catch(() => '')).startsWith('slave'),
+        'the old master is a replica',
+        LONG_WAIT_MS,
       );
       for (const limiters of two.limiters) {
         let steady = 0;
-        await waitFor('the client writes to the new master steadily', async () => {
-          try {
-            await limiters.client.set(`${two.tokenKey()}:probe`, '1', 'EX', 60);
-            steady = limiters.monitor.mode === 'shared' ? steady + 1 : 0;
-          } catch {
-            steady = 0;
-          }
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          return steady >= 20;
-        });
+        await eventually(
+          async () => {
+            try {
+              await limiters.client.set(`${two.tokenKey()}:probe`, '1', 'EX', 60);
+              steady = limiters.monitor.mode === 'shared' ? steady + 1 : 0;
+            } catch {
+              steady = 0;
+            }
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            return steady >= 20;
+          },
+          'the client writes to the new master steadily',
+          LONG_WAIT_MS,
+        );
       }
 
       const after = await hundredCreates(two, servers);

@@ -1,6 +1,7 @@
+import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import { ShortlinkError, type ResponseInfo } from '../../core';
 import { failureOf } from '../support/failures';
-import { SHARED_REDIS_URL, uniqueKeyPrefix, waitFor } from './support/redis-process';
+import { SHARED_REDIS_URL, uniqueKeyPrefix } from './support/redis-process';
 import { createTwoCores, type TwoCores } from './support/shared-limit-fixture';
 
 jest.setTimeout(120_000);
@@ -56,9 +57,10 @@ describe('Redis keys expire with the window', () => {
     // The refusal's reset is the key's expiry as Redis holds it.
     expect(refusal.rateLimit!.resetAt).toBeLessThanOrEqual(Date.now() + 2000 + 50);
 
-    await waitFor(
-      'the key to expire',
+    await eventually(
       async () => (await two.inspector.exists(two.tokenKey())) === 0,
+      'the key to expire',
+      LONG_WAIT_MS,
     );
     const response: ResponseInfo = {};
     await call(4, response).links.create(f.body() as never);
@@ -86,9 +88,10 @@ describe('Redis keys expire with the window', () => {
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(2000);
 
-    await waitFor(
-      'the key to expire',
+    await eventually(
       async () => (await two.inspector.exists(two.authFailureKey(address))) === 0,
+      'the key to expire',
+      LONG_WAIT_MS,
     );
     const caller = cores[1].createCaller({
       authorization: `Bearer ${f.token}`,

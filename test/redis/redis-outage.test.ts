@@ -1,3 +1,4 @@
+import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import { Redis } from 'ioredis';
 import { createCore, hashSecret, ShortlinkError, type Core, type ResponseInfo } from '../../core';
 import { loadConfig } from '../../core/runtime';
@@ -5,7 +6,7 @@ import { createLimitersFromConfig } from '../../core/runtime/limiters-from-confi
 import { captureLogs, type CapturedLogs } from '../support/log-capture';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { freePort } from '../support/free-port';
-import { RedisProcess, uniqueKeyPrefix, waitFor } from './support/redis-process';
+import { RedisProcess, uniqueKeyPrefix } from './support/redis-process';
 import { createTwoCores, type TwoCores } from './support/shared-limit-fixture';
 
 jest.setTimeout(120_000);
@@ -89,8 +90,10 @@ describe('Redis going away and coming back (a private redis-server)', () => {
     }
 
     await redis.start();
-    await waitFor('both processes to use Redis again', () =>
-      limiters.every((l) => l.monitor.mode === 'shared'),
+    await eventually(
+      () => limiters.every((l) => l.monitor.mode === 'shared'),
+      'both processes to use Redis again',
+      LONG_WAIT_MS,
     );
     for (const log of logs) expect(linesMatching(log, BACK_AGAIN)).toHaveLength(1);
 
@@ -117,7 +120,11 @@ describe('Redis going away and coming back (a private redis-server)', () => {
     await first.close();
     expect(first.client.status).toBe('end');
     await redis.stop();
-    await waitFor('the other process to notice', () => second.monitor.mode === 'insurance');
+    await eventually(
+      () => second.monitor.mode === 'insurance',
+      'the other process to notice',
+      LONG_WAIT_MS,
+    );
     await second.close();
     // Between reconnection attempts there is no socket left; the next attempt is cancelled.
     expect(['end', 'reconnecting']).toContain(second.client.status);
@@ -147,9 +154,10 @@ describe('REDIS_URL through the configuration', () => {
       expect(await createMany(f.core, f, 3)).toEqual(['ok', 'ok', 19]);
 
       redis = await RedisProcess.start(port);
-      await waitFor(
-        'the shared limiter to resume',
+      await eventually(
         () => linesMatching(logs, BACK_AGAIN).length > 0,
+        'the shared limiter to resume',
+        LONG_WAIT_MS,
       );
       inspector = new Redis(redis.url);
       // A second process on the same configuration shares the budget through Redis.
@@ -176,9 +184,13 @@ describe('REDIS_URL through the configuration', () => {
       const clients = async () => (await inspector!.client('LIST')) as string;
       expect(await clients()).toContain('name=shortlink-ratelimit');
       await limiters.close();
-      await waitFor('the limiter connection to be gone', async () => {
-        return !(await clients()).includes('name=shortlink-ratelimit');
-      });
+      await eventually(
+        async () => {
+          return !(await clients()).includes('name=shortlink-ratelimit');
+        },
+        'the limiter connection to be gone',
+        LONG_WAIT_MS,
+      );
       expect(linesMatching(logs, INSURANCE_WARNING)).toHaveLength(1);
     } finally {
       await limiters.close();
@@ -224,9 +236,10 @@ describe('a Redis that hangs without closing the connection (SIGSTOP)', () => {
     // request's count against its token). Nothing else of the ten went to Redis: the token's
     // count ends at 2, and valid tokens never wrote a failure count.
     const inspector = two.inspector;
-    await waitFor(
-      'the backlog to run',
+    await eventually(
       async () => Number(await inspector.get(two!.tokenKey())) >= 2,
+      'the backlog to run',
+      LONG_WAIT_MS,
     );
     expect(await inspector.get(two.tokenKey())).toBe('2');
     expect(await inspector.get(two.authFailureKey(CLIENT_ADDRESS))).toBeNull();
@@ -250,10 +263,14 @@ describe('a Redis that hangs without closing the connection (SIGSTOP)', () => {
     expect(linesMatching(logs, INSURANCE_WARNING)).toHaveLength(1);
 
     redis.resume();
-    await waitFor('a call to find Redis answering', async () => {
-      expect(await createMany(cores[0], f, 1)).toEqual(['ok']);
-      return limiters[0].monitor.mode === 'shared';
-    });
+    await eventually(
+      async () => {
+        expect(await createMany(cores[0], f, 1)).toEqual(['ok']);
+        return limiters[0].monitor.mode === 'shared';
+      },
+      'a call to find Redis answering',
+      LONG_WAIT_MS,
+    );
     expect(linesMatching(logs, BACK_AGAIN)).toHaveLength(1);
     expect(linesMatching(logs, INSURANCE_WARNING)).toHaveLength(1);
   });

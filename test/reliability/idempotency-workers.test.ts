@@ -1,3 +1,4 @@
+import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -8,7 +9,7 @@ import { hashSecret, type Seed } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import type { ShortLink as GrpcShortLink } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { metadataText } from '../grpc/grpc-fixture';
-import { SHARED_REDIS_URL, waitFor } from '../redis/support/redis-process';
+import { SHARED_REDIS_URL } from '../redis/support/redis-process';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { errorBody } from '../support/http-assertions';
 import { tempDirs } from '../support/temp-dirs';
@@ -208,15 +209,19 @@ function expectInUse(answer: Answer): void {
 async function restServers(answers: Answer[]): Promise<Map<string, number>> {
   const ids = new Set(answers.filter((a) => a.via === 'REST').map((a) => a.requestId));
   const servers = new Map<string, number>();
-  await waitFor(`the request lines of ${ids.size} requests`, () => {
-    for (const record of logRecords(s().output())) {
-      const req = record.req as { id?: string } | undefined;
-      if (record.msg === 'request completed' && req?.id && ids.has(req.id)) {
-        servers.set(req.id, record.pid);
+  await eventually(
+    () => {
+      for (const record of logRecords(s().output())) {
+        const req = record.req as { id?: string } | undefined;
+        if (record.msg === 'request completed' && req?.id && ids.has(req.id)) {
+          servers.set(req.id, record.pid);
+        }
       }
-    }
-    return servers.size === ids.size;
-  });
+      return servers.size === ids.size;
+    },
+    `the request lines of ${ids.size} requests`,
+    LONG_WAIT_MS,
+  );
   return servers;
 }
 
@@ -227,18 +232,22 @@ async function restServers(answers: Answer[]): Promise<Map<string, number>> {
  */
 async function grpcServers(from: number, count: number, codes: number[]): Promise<number[]> {
   let pids: number[] = [];
-  await waitFor(`${count} gRPC call lines`, () => {
-    pids = logRecords(s().output())
-      .slice(from)
-      .filter(
-        (record) =>
-          record.msg === 'call completed' &&
-          record.method === 'CreateShortLink' &&
-          codes.includes(record.code as number),
-      )
-      .map((record) => record.pid);
-    return pids.length >= count;
-  });
+  await eventually(
+    () => {
+      pids = logRecords(s().output())
+        .slice(from)
+        .filter(
+          (record) =>
+            record.msg === 'call completed' &&
+            record.method === 'CreateShortLink' &&
+            codes.includes(record.code as number),
+        )
+        .map((record) => record.pid);
+      return pids.length >= count;
+    },
+    `${count} gRPC call lines`,
+    LONG_WAIT_MS,
+  );
   expect(pids).toHaveLength(count);
   return pids;
 }
@@ -272,12 +281,15 @@ describe('one idempotency key under WORKERS=2 on LMDB and the shared Redis', () 
     const workers = workerPids(s());
     expect(workers).toHaveLength(2);
     expect(workers).not.toContain(s().child.pid);
-    await waitFor('both workers to report the shared Redis', () =>
-      workers.every((pid) =>
-        logRecords(s().output()).some(
-          (r) => r.pid === pid && r.msg === 'rate limits are shared through Redis',
+    await eventually(
+      () =>
+        workers.every((pid) =>
+          logRecords(s().output()).some(
+            (r) => r.pid === pid && r.msg === 'rate limits are shared through Redis',
+          ),
         ),
-      ),
+      'both workers to report the shared Redis',
+      LONG_WAIT_MS,
     );
   });
 
@@ -296,11 +308,11 @@ describe('one idempotency key under WORKERS=2 on LMDB and the shared Redis', () 
     // the others are answered without one (the claim comes before the anti-phishing stage).
     let answers: Answer[];
     try {
-      await waitFor('the first reputation lookup', () => gate.received >= 1, 120_000);
+      await eventually(() => gate.received >= 1, 'the first reputation lookup', 120_000);
       // (A second lookup would mean a second request ran with the key: stop waiting then.)
-      await waitFor(
-        'all but the held request to be answered',
+      await eventually(
         () => settled >= total - 1 || gate.received > 1,
+        'all but the held request to be answered',
         120_000,
       );
       expect([gate.received, settled]).toEqual([1, total - 1]);

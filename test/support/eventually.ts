@@ -1,3 +1,9 @@
+/**
+ * The deadline for waits on other processes (servers, redis-server, a failover): generous, the
+ * machine is shared and busy.
+ */
+export const LONG_WAIT_MS = 30_000;
+
 /** Waits until `condition` holds, polling; fails after a generous deadline (machine under load). */
 export async function eventually(
   condition: () => boolean | Promise<boolean>,

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
+import { eventually, LONG_WAIT_MS } from '../../support/eventually';
 import { freePort } from '../../support/free-port';
 
 /** The machine's shared Redis: other suites use it concurrently, so it is never stopped. */
@@ -27,20 +28,6 @@ function answersPing(port: number): Promise<boolean> {
       if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
     });
   });
-}
-
-/** Polls `condition` until it holds; fails after `timeoutMs` (generous: the machine is busy). */
-export async function waitFor(
-  what: string,
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /**
@@ -73,10 +60,14 @@ export class RedisProcess {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     let gone = false;
     void exited.then(() => (gone = true));
-    await waitFor(`redis-server on port ${this.port}`, async () => {
-      if (gone) throw new Error(`redis-server on port ${this.port} exited at start`);
-      return answersPing(this.port);
-    });
+    await eventually(
+      async () => {
+        if (gone) throw new Error(`redis-server on port ${this.port} exited at start`);
+        return answersPing(this.port);
+      },
+      `redis-server on port ${this.port}`,
+      LONG_WAIT_MS,
+    );
   }
 
   /** Freezes the server (SIGSTOP): connections stay open but nothing is answered. */

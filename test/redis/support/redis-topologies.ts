@@ -1,10 +1,10 @@
+import { eventually, LONG_WAIT_MS } from '../../support/eventually';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../support/free-port';
-import { waitFor } from './redis-process';
 
 const run = promisify(execFile);
 
@@ -38,10 +38,14 @@ class ProcessGroup {
     this.children.push(child);
     let gone = false;
     child.once('exit', () => (gone = true));
-    await waitFor(`redis on port ${port}`, async () => {
-      if (gone) throw new Error(`redis-server on port ${port} exited at start`);
-      return (await redisCli(port, 'PING').catch(() => '')) === 'PONG';
-    });
+    await eventually(
+      async () => {
+        if (gone) throw new Error(`redis-server on port ${port} exited at start`);
+        return (await redisCli(port, 'PING').catch(() => '')) === 'PONG';
+      },
+      `redis on port ${port}`,
+      LONG_WAIT_MS,
+    );
   }
 
   async stop(): Promise<void> {
@@ -95,8 +99,10 @@ export class RedisClusterProcesses {
         '--cluster-yes',
       ]);
       for (const port of ports) {
-        await waitFor(`cluster state ok on ${port}`, async () =>
-          (await redisCli(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
+        await eventually(
+          async () => (await redisCli(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
+          `cluster state ok on ${port}`,
+          LONG_WAIT_MS,
         );
       }
       return cluster;
@@ -160,8 +166,11 @@ export class SentinelProcesses {
         '127.0.0.1',
         String(master),
       ]);
-      await waitFor('replica in sync', async () =>
-        (await redisCli(replica, 'INFO', 'replication')).includes('master_link_status:up'),
+      await eventually(
+        async () =>
+          (await redisCli(replica, 'INFO', 'replication')).includes('master_link_status:up'),
+        'replica in sync',
+        LONG_WAIT_MS,
       );
       const config = join(group.dir, 'sentinel.conf');
       writeFileSync(
@@ -176,10 +185,13 @@ export class SentinelProcesses {
         ].join('\n'),
       );
       await group.spawn(sentinel, [config, '--sentinel']);
-      await waitFor('sentinel sees the replica', async () =>
-        (await redisCli(sentinel, 'SENTINEL', 'REPLICAS', SENTINEL_MASTER_NAME)).includes(
-          String(replica),
-        ),
+      await eventually(
+        async () =>
+          (await redisCli(sentinel, 'SENTINEL', 'REPLICAS', SENTINEL_MASTER_NAME)).includes(
+            String(replica),
+          ),
+        'sentinel sees the replica',
+        LONG_WAIT_MS,
       );
       return set;
     } catch (error) {
@@ -207,10 +219,14 @@ export class SentinelProcesses {
   /** Asks the sentinel to fail over and waits until the replica is the master. */
   async failover(): Promise<void> {
     await redisCli(this.sentinelPort, 'SENTINEL', 'FAILOVER', SENTINEL_MASTER_NAME);
-    await waitFor('failover to the replica', async () => {
-      const role = await redisCli(this.replicaPort, 'ROLE').catch(() => '');
-      return role.startsWith('master') && (await this.currentMasterPort()) === this.replicaPort;
-    });
+    await eventually(
+      async () => {
+        const role = await redisCli(this.replicaPort, 'ROLE').catch(() => '');
+        return role.startsWith('master') && (await this.currentMasterPort()) === this.replicaPort;
+      },
+      'failover to the replica',
+      LONG_WAIT_MS,
+    );
   }
 
   stop(): Promise<void> {
