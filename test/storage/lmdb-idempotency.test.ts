@@ -1,5 +1,12 @@
 import { join } from 'node:path';
-import { createLmdbStore, type LmdbStore } from '../../core/adapters/lmdb';
+import { open } from 'lmdb';
+import {
+  createLmdbStore,
+  FORMAT_VERSION,
+  META_KEYS,
+  type LmdbStore,
+} from '../../core/adapters/lmdb';
+import { MAX_DATABASES, openDatabases } from '../../core/adapters/lmdb/databases';
 import type { CompletedRecord, LinkRecord, RunningRecord } from '../../core';
 import { createTestCore } from '../support/core-fixture';
 import { tempDirs } from '../support/temp-dirs';
@@ -267,5 +274,94 @@ describe('LMDB: a keyed answer belongs to its own call, not to a caller shared b
     await expect(
       caller.links.create(f.body({ url: 'https://example.com/second' }) as never),
     ).resolves.toEqual(secondLink);
+  });
+});
+
+describe('LMDB: running claims live apart from the completed records', () => {
+  /** The environment of a store, opened raw (lmdb-js allows a second open in one process). */
+  async function rawDatabases(dir: string) {
+    const root = open({ path: dir, maxDbs: MAX_DATABASES, overlappingSync: true });
+    return { root, dbs: openDatabases(root) };
+  }
+
+  it('keeps a claim in idempotency_running and moves it to idempotency when completed', async () => {
+    const dir = join(await dirs.make(), 'data');
+    const own = await createLmdbStore({ dataDir: dir });
+    const { root, dbs } = await rawDatabases(dir);
+    try {
+      const scope = { userId: 'u', key: 'moved' };
+      await own.idempotency.claim(scope, running('owner', 60), T0);
+      expect(dbs.idempotencyRunning.get(['moved', 'u'])?.[3]).toBe('owner');
+      expect(dbs.idempotency.get(['moved', 'u'])).toBeUndefined();
+      await own.idempotency.complete(scope, 'owner', completed(100));
+      expect(dbs.idempotencyRunning.get(['moved', 'u'])).toBeUndefined();
+      expect(dbs.idempotency.get(['moved', 'u'])?.[0]).toBe('completed');
+    } finally {
+      await root.close();
+      await own.close();
+    }
+  });
+
+  it('sweeps ended leases page by page, more than one transaction’s worth', async () => {
+    const { idempotency } = store;
+    const claims = 2_500; // two and a half of the sweep's transactions
+    for (let i = 0; i < claims; i += 1) {
+      await idempotency.claim(
+        { userId: 'u', key: `k${i}` },
+        running(`o${i}`, i % 2 ? 10 : 100),
+        T0,
+      );
+    }
+    expect(idempotency.count()).toBe(claims);
+    await idempotency.sweep(at(10));
+    expect(idempotency.count()).toBe(claims / 2);
+    await idempotency.sweep(at(100));
+    expect(idempotency.count()).toBe(0);
+  });
+
+  it('opens a store of format 1: marks it 2, honours its claims until their lease, replays its records', async () => {
+    const dir = join(await dirs.make(), 'data');
+    await (await createLmdbStore({ dataDir: dir })).close();
+    // What format-1 code left: its claims and its completed records both in `idempotency`.
+    const legacy = await rawDatabases(dir);
+    const future = Date.now() + 60_000;
+    await legacy.dbs.meta.put(META_KEYS.formatVersion, 1);
+    await legacy.dbs.idempotency.put(
+      ['old-claim', 'u'],
+      ['running', 'f'.repeat(64), future, 'old'],
+    );
+    await legacy.dbs.idempotency.put(
+      ['old-done', 'u'],
+      ['completed', 'f'.repeat(64), future, 0, '{"id":7}'],
+    );
+    await legacy.root.close();
+
+    const upgraded = await createLmdbStore({ dataDir: dir });
+    const { root, dbs } = await rawDatabases(dir);
+    try {
+      expect(dbs.meta.get(META_KEYS.formatVersion)).toBe(FORMAT_VERSION);
+      expect(FORMAT_VERSION).toBe(2);
+      const now = new Date();
+      await expect(
+        upgraded.idempotency.claim({ userId: 'u', key: 'old-claim' }, running('new', 99_999), now),
+      ).resolves.toMatchObject({ claimed: false, existing: { state: 'running', owner: 'old' } });
+      await expect(
+        upgraded.idempotency.claim({ userId: 'u', key: 'old-done' }, running('new', 99_999), now),
+      ).resolves.toMatchObject({
+        claimed: false,
+        existing: { state: 'completed', outcome: { code: 0, body: '{"id":7}' } },
+      });
+      // Past the old claim's lease, the key is free again.
+      await expect(
+        upgraded.idempotency.claim(
+          { userId: 'u', key: 'old-claim' },
+          running('new', 99_999),
+          new Date(future),
+        ),
+      ).resolves.toEqual({ claimed: true });
+    } finally {
+      await root.close();
+      await upgraded.close();
+    }
   });
 });

@@ -29,10 +29,19 @@ export const DATABASES = {
   tokens: 'tokens',
   /** [userId, organizationId] → true. */
   memberships: 'memberships',
-  /** [idempotency key, userId] → StoredIdempotencyRecord. */
+  /**
+   * [idempotency key, userId] → StoredIdempotencyRecord: the completed records. (Format 1 kept
+   * running claims here too; they are honoured until their lease ends, then swept.)
+   */
   idempotency: 'idempotency',
-  /** [expiresAt ms, idempotency key, userId] → true: the records in the order they expire. */
+  /** [expiresAt ms, idempotency key, userId] → true: the completed records in the order they expire. */
   idempotencyExpiry: 'idempotency_expiry',
+  /**
+   * [idempotency key, userId] → StoredRunningRecord: the claims of requests still running. It
+   * holds only the requests in flight, so it stays a few pages that every batch's claims share;
+   * in `idempotency`, each claim dirtied a page of a large tree of its own (see the README).
+   */
+  idempotencyRunning: 'idempotency_running',
 } as const;
 
 /**
@@ -64,8 +73,14 @@ export type StoredLink = [
 ];
 
 /** An idempotency record as a tuple; the fingerprint and expiry sit at the same places in both. */
+export type StoredRunningRecord = [
+  state: 'running',
+  fingerprint: string,
+  expiresAtMs: number,
+  owner: string,
+];
 export type StoredIdempotencyRecord =
-  | [state: 'running', fingerprint: string, expiresAtMs: number, owner: string]
+  | StoredRunningRecord
   | [state: 'completed', fingerprint: string, expiresAtMs: number, code: number, body: string];
 
 export type IdempotencyKey = [key: string, userId: string];
@@ -87,6 +102,7 @@ export interface LmdbDatabases {
   memberships: Database<true, PairKey>;
   idempotency: Database<StoredIdempotencyRecord, IdempotencyKey>;
   idempotencyExpiry: Database<true, ExpiryKey>;
+  idempotencyRunning: Database<StoredRunningRecord, IdempotencyKey>;
 }
 
 export function openDatabases(root: RootDatabase): LmdbDatabases {
@@ -107,6 +123,9 @@ export function openDatabases(root: RootDatabase): LmdbDatabases {
       name: DATABASES.idempotency,
     }),
     idempotencyExpiry: root.openDB<true, ExpiryKey>({ name: DATABASES.idempotencyExpiry }),
+    idempotencyRunning: root.openDB<StoredRunningRecord, IdempotencyKey>({
+      name: DATABASES.idempotencyRunning,
+    }),
   };
 }
 

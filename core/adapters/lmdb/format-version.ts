@@ -3,20 +3,31 @@ import { DataDirError } from './data-dir';
 
 /**
  * The layout of the databases this code reads and writes. Raise it when a change needs existing
- * data rewritten, and teach `checkFormatVersion` to migrate from the previous value.
+ * data rewritten, or when older code must no longer write next to this one, and teach
+ * `checkFormatVersion` to migrate from the previous value.
+ *
+ * - 1: the first layout.
+ * - 2: running idempotency claims live in `idempotency_running`. Code of format 1 looks for them
+ *   in `idempotency` only, so next to this code it could run a key twice: it refuses a store of
+ *   format 2. A store of format 1 is used as it is (claims it holds in `idempotency` are honoured
+ *   until their lease ends) and marked 2.
  */
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 
 /**
- * Records the format version in a new store and refuses a store written by newer code (it may
- * hold data this code would misread or overwrite). The write is also the start-up probe: a
+ * Records the format version in a new store, migrates an older one, and refuses a store written
+ * by newer code (it may hold data this code would misread or overwrite). Answers the version
+ * found: below FORMAT_VERSION for a store this call migrated. The write is also the start-up probe: a
  * directory that is read-only or on a full disk fails here, before any gateway listens.
  */
 export async function checkFormatVersion(dbs: LmdbDatabases, path: string): Promise<number> {
   const { meta } = dbs;
   const found = await meta.transaction(() => {
     const stored = meta.get(META_KEYS.formatVersion);
-    if (stored === undefined) void meta.put(META_KEYS.formatVersion, FORMAT_VERSION);
+    // A new store, or an older one: format 1 needs no rewriting (see FORMAT_VERSION).
+    if (stored === undefined || (typeof stored === 'number' && stored < FORMAT_VERSION)) {
+      void meta.put(META_KEYS.formatVersion, FORMAT_VERSION);
+    }
     void meta.put(META_KEYS.openedAt, Date.now());
     return stored ?? FORMAT_VERSION;
   });

@@ -4,12 +4,13 @@ import type {
   IdempotencyKey,
   LmdbDatabases,
   StoredIdempotencyRecord,
+  StoredRunningRecord,
 } from './databases';
 import { onLmdb } from './lmdb-errors';
 
 /** How often, at most, a claim first removes expired records (by the caller's clock). */
 export const LMDB_SWEEP_INTERVAL_MS = 60_000;
-/** Expired records removed per write transaction, so a sweep never holds the writer lock long. */
+/** Records examined per write transaction, so a sweep never holds the writer lock long. */
 const SWEEP_BATCH = 1000;
 
 const keyOf = ({ userId, key }: ports.IdempotencyScope): IdempotencyKey => [key, userId];
@@ -19,11 +20,13 @@ const expiryOf = ([key, userId]: IdempotencyKey, expiresAtMs: number): ExpiryKey
   userId,
 ];
 
-function toStored(record: ports.IdempotencyRecord): StoredIdempotencyRecord {
-  const expiresAtMs = record.expiresAt.getTime();
-  return record.state === 'running'
-    ? ['running', record.fingerprint, expiresAtMs, record.owner]
-    : ['completed', record.fingerprint, expiresAtMs, record.outcome.code, record.outcome.body];
+function toStoredRunning(record: ports.RunningRecord): StoredRunningRecord {
+  return ['running', record.fingerprint, record.expiresAt.getTime(), record.owner];
+}
+
+function toStoredCompleted(record: ports.CompletedRecord): StoredIdempotencyRecord {
+  const { fingerprint, expiresAt, outcome } = record;
+  return ['completed', fingerprint, expiresAt.getTime(), outcome.code, outcome.body];
 }
 
 function fromStored(stored: StoredIdempotencyRecord): ports.IdempotencyRecord {
@@ -41,14 +44,16 @@ function fromStored(stored: StoredIdempotencyRecord): ports.IdempotencyRecord {
 }
 
 /**
- * Idempotency records on LMDB. Each operation is one write transaction, and LMDB has one writer
- * per environment across every process that opens it, so a claim (read, then write when absent
- * or expired) is atomic between processes. An expiry index ([expiresAt, key, user]) lets a sweep
- * find expired records without a scan: every record written gets an entry at its expiry, and a
- * completion or release removes its claim's. Every operation answers at commit; a
- * keyed create waits for the fsync once, after recording its answer (Store.flush), so the
- * recorded answer is on disk, as its link is, before the client sees it: a retry after a power
- * loss replays rather than creating again.
+ * Idempotency records on LMDB, in two databases: `idempotency_running` holds the claims of the
+ * requests in flight, `idempotency` the completed records (with an expiry index for the sweep).
+ * Each operation is one write transaction, and LMDB has one writer per environment across every
+ * process that opens it, so a claim (read both, then write when neither holds a live record) is
+ * atomic between processes. Claims live apart because of what a write costs: every page a
+ * transaction changes is copied, written and synced, and a claim at a random key of the large
+ * `idempotency` tree changed a page of its own; the running claims are few, so the claims of a
+ * batch share a few pages. Every operation answers at commit; a keyed create waits for the fsync
+ * once, after recording its answer (Store.flush), so the recorded answer is on disk, as its link
+ * is, before the client sees it: a retry after a power loss replays rather than creating again.
  */
 export class LmdbIdempotencyStore implements ports.IdempotencyStore {
   private lastSweep = Number.NEGATIVE_INFINITY;
@@ -65,20 +70,25 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
   ): Promise<ports.ClaimResult> {
     await this.sweepIfDue(now);
     const key = keyOf(scope);
-    const { idempotency } = this.dbs;
-    const stored = toStored(running);
+    const { idempotency, idempotencyRunning } = this.dbs;
+    const stored = toStoredRunning(running);
+    const nowMs = now.getTime();
     // One write transaction reads the key and writes the claim when the key is free or expired.
     // lmdb-js runs every transaction callback queued for a batch in one call into this thread, so
     // claims share that call with the links being inserted; a conditional write (ifNoExists)
     // takes a commit promise of its own, and measured about 0.1 ms more CPU per keyed create.
     return onLmdb(this.path, 'idempotency claim', () =>
-      idempotency.transaction((): ports.ClaimResult => {
+      idempotencyRunning.transaction((): ports.ClaimResult => {
+        // A completed record, or a claim of format 1 (kept in `idempotency`, honoured until its
+        // lease ends), then a running claim.
         const existing = idempotency.get(key);
-        if (existing && existing[2] > now.getTime()) {
+        if (existing && existing[2] > nowMs)
           return { claimed: false, existing: fromStored(existing) };
-        }
-        // An expired record's expiry entry stays: the sweep skips entries a record outlived.
-        putRecord(this.dbs, key, stored);
+        const claimed = idempotencyRunning.get(key);
+        if (claimed && claimed[2] > nowMs) return { claimed: false, existing: fromStored(claimed) };
+        // An expired claim is replaced; an expired completed record stays until the sweep or
+        // this claim's completion replaces it.
+        void idempotencyRunning.put(key, stored);
         return { claimed: true };
       }),
     );
@@ -97,18 +107,29 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
   }
 
   /**
-   * Removes every record expired at `now`, in batches, and drops the entries due. An entry due
-   * may be stale (a claim replaced an expired record and left its entry): its record, not yet
-   * expired, stays; it has an entry of its own.
+   * Removes every record expired at `now`: the completed records whose expiry entries are due
+   * (in batches, by the index; an entry due may be stale when the record was written again with
+   * a later expiry, and then only the entry goes), and the claims whose lease has ended (a scan:
+   * the running claims are few).
    */
   async sweep(now: Date): Promise<void> {
     const nowMs = now.getTime();
     this.lastSweep = nowMs;
+    await this.sweepCompleted(nowMs);
+    await this.sweepLeases(nowMs);
+  }
+
+  /** Records held, completed and running, expired ones not yet swept included (tests). */
+  count(): number {
+    return this.dbs.idempotency.getCount() + this.dbs.idempotencyRunning.getCount();
+  }
+
+  private async sweepCompleted(nowMs: number): Promise<void> {
     const { idempotency, idempotencyExpiry } = this.dbs;
     const end: ExpiryKey = [nowMs + 1, '', ''];
-    let removed = SWEEP_BATCH;
-    while (removed === SWEEP_BATCH) {
-      removed = await onLmdb(this.path, 'idempotency sweep', () =>
+    let examined = SWEEP_BATCH;
+    while (examined === SWEEP_BATCH) {
+      examined = await onLmdb(this.path, 'idempotency sweep', () =>
         idempotency.transaction(() => {
           let count = 0;
           for (const { key: expiry } of idempotencyExpiry.getRange({ end, limit: SWEEP_BATCH })) {
@@ -124,9 +145,26 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     }
   }
 
-  /** Records held, expired ones not yet swept included (tests). */
-  count(): number {
-    return this.dbs.idempotency.getCount();
+  private async sweepLeases(nowMs: number): Promise<void> {
+    const { idempotencyRunning } = this.dbs;
+    let start: IdempotencyKey | undefined;
+    for (;;) {
+      const page = await onLmdb(this.path, 'idempotency lease sweep', () =>
+        idempotencyRunning.transaction(() => {
+          let examined = 0;
+          let last: IdempotencyKey | undefined;
+          for (const { key, value } of idempotencyRunning.getRange({ start, limit: SWEEP_BATCH })) {
+            if (value[2] <= nowMs) void idempotencyRunning.remove(key);
+            last = key;
+            examined += 1;
+          }
+          return { examined, last };
+        }),
+      );
+      if (page.examined < SWEEP_BATCH) return;
+      // The next page starts at the last key seen (looked at twice, harmlessly).
+      start = page.last;
+    }
   }
 
   private sweepIfDue(now: Date): Promise<void> {
@@ -135,7 +173,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
       : Promise.resolve();
   }
 
-  /** Replaces (or, with null, deletes) the record when it is still `owner`'s running one. */
+  /** Completes (or, with null, releases) the claim when it is still `owner`'s. */
   private replaceOwned(
     scope: ports.IdempotencyScope,
     owner: string,
@@ -149,8 +187,8 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
 }
 
 /**
- * Inside a write transaction: replaces (or, with null, deletes) `scope`'s record when it is still
- * `owner`'s running one, with its expiry index entry (the lease's goes, the record's own comes).
+ * Inside a write transaction: when `scope`'s running claim is still `owner`'s, removes it and,
+ * unless `next` is null, writes the completed record with its expiry index entry.
  */
 export function replaceOwnedRecord(
   dbs: LmdbDatabases,
@@ -159,16 +197,12 @@ export function replaceOwnedRecord(
   next: ports.CompletedRecord | null,
 ): void {
   const key = keyOf(scope);
-  const { idempotency, idempotencyExpiry } = dbs;
-  const existing = idempotency.get(key);
-  if (!existing || existing[0] !== 'running' || existing[3] !== owner) return;
-  void idempotencyExpiry.remove(expiryOf(key, existing[2]));
-  if (next === null) void idempotency.remove(key);
-  else putRecord(dbs, key, toStored(next));
-}
-
-/** Writes a record and its expiry index entry (inside the caller's transaction). */
-function putRecord(dbs: LmdbDatabases, key: IdempotencyKey, stored: StoredIdempotencyRecord): void {
-  void dbs.idempotency.put(key, stored);
-  void dbs.idempotencyExpiry.put(expiryOf(key, stored[2]), true);
+  const { idempotency, idempotencyExpiry, idempotencyRunning } = dbs;
+  const claimed = idempotencyRunning.get(key);
+  if (!claimed || claimed[3] !== owner) return;
+  void idempotencyRunning.remove(key);
+  if (next === null) return;
+  const stored = toStoredCompleted(next);
+  void idempotency.put(key, stored);
+  void idempotencyExpiry.put(expiryOf(key, stored[2]), true);
 }

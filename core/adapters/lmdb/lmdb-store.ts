@@ -5,7 +5,7 @@ import { silentLogger, type Logger } from '../../ports/logger';
 import type { Store } from '../../ports/store';
 import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
 import { DATA_DIR_MODE, DataDirError, isEmptyOrMissing, prepareDataDir } from './data-dir';
-import { checkFormatVersion } from './format-version';
+import { checkFormatVersion, FORMAT_VERSION } from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
 import { LmdbIdentityStore } from './lmdb-identity-store';
@@ -88,10 +88,13 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
   }
   const dbs = openDatabases(root);
   try {
-    const version = await checkFormatVersion(dbs, path);
+    const found = await checkFormatVersion(dbs, path);
+    if (found < FORMAT_VERSION) {
+      logger.info({ dataDir: path, from: found, to: FORMAT_VERSION }, 'LMDB store format migrated');
+    }
     const indexed = await indexLinkDomains(dbs);
     if (indexed > 0) logger.info({ dataDir: path, indexed }, 'link domains indexed');
-    logger.info({ dataDir: path, formatVersion: version }, 'LMDB store ready');
+    logger.info({ dataDir: path, formatVersion: FORMAT_VERSION }, 'LMDB store ready');
   } catch (error) {
     await root.close().catch(() => undefined);
     if (error instanceof DataDirError) throw error;
