@@ -279,7 +279,7 @@ describe('LMDB: a keyed answer belongs to its own call, not to a caller shared b
 
 describe('LMDB: running claims live apart from the completed records', () => {
   /** The environment of a store, opened raw (lmdb-js allows a second open in one process). */
-  async function rawDatabases(dir: string) {
+  function rawDatabases(dir: string) {
     const root = open({ path: dir, maxDbs: MAX_DATABASES, overlappingSync: true });
     return { root, dbs: openDatabases(root) };
   }
@@ -287,7 +287,7 @@ describe('LMDB: running claims live apart from the completed records', () => {
   it('keeps a claim in idempotency_running and moves it to idempotency when completed', async () => {
     const dir = join(await dirs.make(), 'data');
     const own = await createLmdbStore({ dataDir: dir });
-    const { root, dbs } = await rawDatabases(dir);
+    const { root, dbs } = rawDatabases(dir);
     try {
       const scope = { userId: 'u', key: 'moved' };
       await own.idempotency.claim(scope, running('owner', 60), T0);
@@ -323,7 +323,7 @@ describe('LMDB: running claims live apart from the completed records', () => {
     const dir = join(await dirs.make(), 'data');
     await (await createLmdbStore({ dataDir: dir })).close();
     // What format-1 code left: its claims and its completed records both in `idempotency`.
-    const legacy = await rawDatabases(dir);
+    const legacy = rawDatabases(dir);
     const future = Date.now() + 60_000;
     await legacy.dbs.meta.put(META_KEYS.formatVersion, 1);
     await legacy.dbs.idempotency.put(
@@ -337,7 +337,7 @@ describe('LMDB: running claims live apart from the completed records', () => {
     await legacy.root.close();
 
     const upgraded = await createLmdbStore({ dataDir: dir });
-    const { root, dbs } = await rawDatabases(dir);
+    const { root, dbs } = rawDatabases(dir);
     try {
       expect(dbs.meta.get(META_KEYS.formatVersion)).toBe(FORMAT_VERSION);
       expect(FORMAT_VERSION).toBe(2);
