@@ -35,7 +35,8 @@ export async function openAdminTarget(
       `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with SHORTLINK_SEED_FILE / --seed-file`,
     );
   }
-  const store = await createStoreFromConfig(config, silentLogger);
+  // An older server may still run on the directory: its format stays (LmdbStoreOptions.migrate).
+  const store = await createStoreFromConfig(config, silentLogger, { migrate: false });
   return {
     store,
     provisioner: new Provisioner(store.identities, systemClock),

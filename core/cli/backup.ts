@@ -20,7 +20,8 @@ export async function runBackup(config: Config, targetDir: string): Promise<stri
   if (!existsSync(join(config.DATA_DIR, LMDB_DATA_FILE))) {
     throw new ProvisioningError(`DATA_DIR ${resolve(config.DATA_DIR)} holds no LMDB store`);
   }
-  const store = await createLmdbStore({ dataDir: config.DATA_DIR });
+  // The copy keeps its source's format: a backup taken before an upgrade can go back with it.
+  const store = await createLmdbStore({ dataDir: config.DATA_DIR, migrate: false });
   try {
     const target = await store.backup(targetDir);
     return `backup of ${store.path} written to ${target} (start with DATA_DIR=${target} to use it)`;

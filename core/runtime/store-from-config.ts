@@ -8,9 +8,15 @@ import { IN_MEMORY_DATA_DIR, type Config } from './config';
 /**
  * MongoDB when MONGODB_URI is set; otherwise the embedded store: LMDB in DATA_DIR (durable, safe
  * for several processes on one directory), or the memory store when DATA_DIR is `:memory:`.
+ * `migrate`: the server brings an LMDB store of an older format to this code's; the admin
+ * commands pass false (see LmdbStoreOptions).
  */
-export function createStoreFromConfig(config: Config, logger: Logger): Promise<Store> {
+export function createStoreFromConfig(
+  config: Config,
+  logger: Logger,
+  { migrate = true }: { migrate?: boolean } = {},
+): Promise<Store> {
   if (config.MONGODB_URI) return createMongoStore({ uri: config.MONGODB_URI, logger });
   if (config.DATA_DIR === IN_MEMORY_DATA_DIR) return Promise.resolve(createMemoryStore());
-  return createLmdbStore({ dataDir: config.DATA_DIR, logger });
+  return createLmdbStore({ dataDir: config.DATA_DIR, logger, migrate });
 }

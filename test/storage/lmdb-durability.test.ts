@@ -71,7 +71,9 @@ describe('LMDB: writes answer at commit; Store.flush waits for the fsync', () =>
     await records.complete(SCOPE, 'me', completed);
     expect(dbs.idempotency.get([SCOPE.key, SCOPE.userId])?.[0]).toBe('completed');
     await records.claim({ userId: 'u', key: 'released' }, running, T0);
+    expect(dbs.idempotencyRunning.get(['released', 'u'])?.[3]).toBe('me');
     await records.release({ userId: 'u', key: 'released' }, 'me');
+    expect(dbs.idempotencyRunning.get(['released', 'u'])).toBeUndefined();
     expect(dbs.idempotency.get(['released', 'u'])).toBeUndefined();
   });
 

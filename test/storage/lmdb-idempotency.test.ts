@@ -6,7 +6,11 @@ import {
   META_KEYS,
   type LmdbStore,
 } from '../../core/adapters/lmdb';
-import { MAX_DATABASES, openDatabases } from '../../core/adapters/lmdb/databases';
+import {
+  MAX_DATABASES,
+  openDatabases,
+  type StoredIdempotencyRecord,
+} from '../../core/adapters/lmdb/databases';
 import type { CompletedRecord, LinkRecord, RunningRecord } from '../../core';
 import { createTestCore } from '../support/core-fixture';
 import { tempDirs } from '../support/temp-dirs';
@@ -71,8 +75,8 @@ describe('LMDB idempotency records: the sweep', () => {
       claimed: true,
     });
     await idempotency.complete(scope, 'second', completed(100, '{"id":2}'));
-    // The first claim's entry (10 s) comes due while the record lives: the sweep must keep the
-    // record, which its completion gave an entry at 100 s.
+    // The first claim's lease has ended and the record lives to 100 s: the sweep at 50 s must
+    // keep the record.
     await idempotency.sweep(at(50));
     expect(idempotency.count()).toBe(1);
     await idempotency.sweep(at(99));
@@ -81,8 +85,27 @@ describe('LMDB idempotency records: the sweep', () => {
     expect(idempotency.count()).toBe(0);
   });
 
+  it('keeps a record completed again after an earlier one expired, past the earlier expiry', async () => {
+    const { idempotency } = store;
+    const scope = { userId: 'u', key: 'twice' };
+    await idempotency.claim(scope, running('first', 10), T0);
+    await idempotency.complete(scope, 'first', completed(20, '{"id":1}'));
+    // Expired at 20 s and not yet swept: claimed and completed again, to live to 200 s.
+    await idempotency.claim(scope, running('second', 100), at(30));
+    await idempotency.complete(scope, 'second', completed(200, '{"id":2}'));
+    // The first record's expiry entry (20 s) is due: the sweep must keep the second record.
+    await idempotency.sweep(at(50));
+    expect(idempotency.count()).toBe(1);
+    await expect(idempotency.claim(scope, running('third', 300), at(60))).resolves.toMatchObject({
+      claimed: false,
+      existing: { state: 'completed', outcome: { body: '{"id":2}' } },
+    });
+    await idempotency.sweep(at(200));
+    expect(idempotency.count()).toBe(0);
+  });
+
   it('removes a completed record at its own expiry, before its lease would have ended', async () => {
-    // IDEMPOTENCY_TTL_SECONDS below the lease: the completion replaced the lease's entry.
+    // IDEMPOTENCY_TTL_SECONDS below the lease: the record's own expiry counts, not the lease.
     const { idempotency } = store;
     const scope = { userId: 'u', key: 'brief' };
     await idempotency.claim(scope, running('owner', 60), T0);
@@ -97,7 +120,7 @@ describe('LMDB idempotency records: the sweep', () => {
     const { idempotency } = store;
     const scope = { userId: 'u', key: 'k' };
     await idempotency.claim(scope, running('first', 10), T0);
-    // Expired and claimed again with a later lease: the old expiry entry must not remove it.
+    // Expired and claimed again with a later lease: a sweep must not remove the new claim.
     await idempotency.claim(scope, running('second', 100), at(10));
     await idempotency.sweep(at(50));
     await expect(idempotency.claim(scope, running('third', 200), at(50))).resolves.toMatchObject({
@@ -319,21 +342,41 @@ describe('LMDB: running claims live apart from the completed records', () => {
     expect(idempotency.count()).toBe(0);
   });
 
+  it('leaves a store of format 1 as it is when told not to migrate (admin commands, backups)', async () => {
+    const dir = join(await dirs.make(), 'data');
+    await (await createLmdbStore({ dataDir: dir })).close();
+    const legacy = rawDatabases(dir);
+    await legacy.dbs.meta.put(META_KEYS.formatVersion, 1);
+    await legacy.root.close();
+    const versionIn = async () => {
+      const raw = rawDatabases(dir);
+      try {
+        return raw.dbs.meta.get(META_KEYS.formatVersion);
+      } finally {
+        await raw.root.close();
+      }
+    };
+    await (await createLmdbStore({ dataDir: dir, migrate: false })).close();
+    expect(await versionIn()).toBe(1);
+    await (await createLmdbStore({ dataDir: dir })).close();
+    expect(await versionIn()).toBe(FORMAT_VERSION);
+  });
+
   it('opens a store of format 1: marks it 2, honours its claims until their lease, replays its records', async () => {
     const dir = join(await dirs.make(), 'data');
     await (await createLmdbStore({ dataDir: dir })).close();
-    // What format-1 code left: its claims and its completed records both in `idempotency`.
+    // What format-1 code left: its claims and its completed records both in `idempotency`, each
+    // with an expiry entry.
     const legacy = rawDatabases(dir);
     const future = Date.now() + 60_000;
     await legacy.dbs.meta.put(META_KEYS.formatVersion, 1);
-    await legacy.dbs.idempotency.put(
-      ['old-claim', 'u'],
-      ['running', 'f'.repeat(64), future, 'old'],
-    );
-    await legacy.dbs.idempotency.put(
-      ['old-done', 'u'],
-      ['completed', 'f'.repeat(64), future, 0, '{"id":7}'],
-    );
+    const legacyRecord = async (key: string, record: StoredIdempotencyRecord) => {
+      await legacy.dbs.idempotency.put([key, 'u'], record);
+      await legacy.dbs.idempotencyExpiry.put([record[2], key, 'u'], true);
+    };
+    await legacyRecord('old-claim', ['running', 'f'.repeat(64), future, 'old']);
+    await legacyRecord('old-done', ['completed', 'f'.repeat(64), future, 0, '{"id":7}']);
+    await legacyRecord('old-ended', ['running', 'f'.repeat(64), future - 30_000, 'gone']);
     await legacy.root.close();
 
     const upgraded = await createLmdbStore({ dataDir: dir });
@@ -351,14 +394,23 @@ describe('LMDB: running claims live apart from the completed records', () => {
         claimed: false,
         existing: { state: 'completed', outcome: { code: 0, body: '{"id":7}' } },
       });
-      // Past the old claim's lease, the key is free again.
+      // Past a format-1 claim's lease the key is free again, and its completion replaces it.
+      const ended = { userId: 'u', key: 'old-ended' };
       await expect(
-        upgraded.idempotency.claim(
-          { userId: 'u', key: 'old-claim' },
-          running('new', 99_999),
-          new Date(future),
-        ),
+        upgraded.idempotency.claim(ended, running('new', 99_999), new Date(future - 30_000)),
       ).resolves.toEqual({ claimed: true });
+      await upgraded.idempotency.complete(ended, 'new', {
+        ...completed(0, '{"id":8}'),
+        expiresAt: new Date(future + 100_000),
+      });
+      expect(dbs.idempotency.get(['old-ended', 'u'])?.[0]).toBe('completed');
+      // The sweep removes the other format-1 records once they expire, by their expiry entries;
+      // the new record stays.
+      expect(upgraded.idempotency.count()).toBe(3);
+      await upgraded.idempotency.sweep(new Date(future));
+      expect(dbs.idempotency.get(['old-claim', 'u'])).toBeUndefined();
+      expect(dbs.idempotency.get(['old-done', 'u'])).toBeUndefined();
+      expect(upgraded.idempotency.count()).toBe(1);
     } finally {
       await root.close();
       await upgraded.close();

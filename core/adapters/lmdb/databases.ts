@@ -72,16 +72,23 @@ export type StoredLink = [
   createdAtMs: number,
 ];
 
-/** An idempotency record as a tuple; the fingerprint and expiry sit at the same places in both. */
+/** A running claim as a tuple (in `idempotency_running`; format 1 kept them in `idempotency`). */
 export type StoredRunningRecord = [
   state: 'running',
   fingerprint: string,
   expiresAtMs: number,
   owner: string,
 ];
-export type StoredIdempotencyRecord =
-  | StoredRunningRecord
-  | [state: 'completed', fingerprint: string, expiresAtMs: number, code: number, body: string];
+/** A completed record as a tuple. */
+export type StoredCompletedRecord = [
+  state: 'completed',
+  fingerprint: string,
+  expiresAtMs: number,
+  code: number,
+  body: string,
+];
+/** What `idempotency` holds; the fingerprint and expiry sit at the same places in both. */
+export type StoredIdempotencyRecord = StoredRunningRecord | StoredCompletedRecord;
 
 export type IdempotencyKey = [key: string, userId: string];
 export type ExpiryKey = [expiresAtMs: number, key: string, userId: string];

@@ -15,23 +15,28 @@ import { DataDirError } from './data-dir';
 export const FORMAT_VERSION = 2;
 
 /**
- * Records the format version in a new store, migrates an older one, and refuses a store written
- * by newer code (it may hold data this code would misread or overwrite). Answers the version
- * found: below FORMAT_VERSION for a store this call migrated. The write is also the start-up probe: a
- * directory that is read-only or on a full disk fails here, before any gateway listens.
+ * Records the format version in a new store, refuses a store written by newer code (it may hold
+ * data this code would misread or overwrite) and, with `migrate`, marks a store of format 1 as
+ * this code's (format 1 needs no rewriting, see FORMAT_VERSION); without, an older store keeps
+ * its version. Answers the version found: below FORMAT_VERSION for an older store, migrated or
+ * not. The write is also the start-up probe: a directory that is read-only or on a full disk
+ * fails here, before any gateway listens.
  */
-export async function checkFormatVersion(dbs: LmdbDatabases, path: string): Promise<number> {
+export async function checkFormatVersion(
+  dbs: LmdbDatabases,
+  path: string,
+  migrate: boolean,
+): Promise<number> {
   const { meta } = dbs;
   const found = await meta.transaction(() => {
     const stored = meta.get(META_KEYS.formatVersion);
-    // A new store, or an older one: format 1 needs no rewriting (see FORMAT_VERSION).
-    if (stored === undefined || (typeof stored === 'number' && stored < FORMAT_VERSION)) {
+    if (stored === undefined || (migrate && stored === 1)) {
       void meta.put(META_KEYS.formatVersion, FORMAT_VERSION);
     }
     void meta.put(META_KEYS.openedAt, Date.now());
     return stored ?? FORMAT_VERSION;
   });
-  if (typeof found !== 'number' || !Number.isInteger(found)) {
+  if (typeof found !== 'number' || !Number.isInteger(found) || found < 1) {
     throw new DataDirError(
       `DATA_DIR ${path} holds an unreadable format version (${JSON.stringify(found)})`,
     );

@@ -3,6 +3,7 @@ import type {
   ExpiryKey,
   IdempotencyKey,
   LmdbDatabases,
+  StoredCompletedRecord,
   StoredIdempotencyRecord,
   StoredRunningRecord,
 } from './databases';
@@ -24,7 +25,7 @@ function toStoredRunning(record: ports.RunningRecord): StoredRunningRecord {
   return ['running', record.fingerprint, record.expiresAt.getTime(), record.owner];
 }
 
-function toStoredCompleted(record: ports.CompletedRecord): StoredIdempotencyRecord {
+function toStoredCompleted(record: ports.CompletedRecord): StoredCompletedRecord {
   const { fingerprint, expiresAt, outcome } = record;
   return ['completed', fingerprint, expiresAt.getTime(), outcome.code, outcome.body];
 }
@@ -200,9 +201,11 @@ export function replaceOwnedRecord(
   const { idempotency, idempotencyExpiry, idempotencyRunning } = dbs;
   const claimed = idempotencyRunning.get(key);
   if (!claimed || claimed[3] !== owner) return;
+  // Made before the first write: lmdb-js's transaction() keeps what a callback wrote before it
+  // threw (no rollback).
+  const stored = next && toStoredCompleted(next);
   void idempotencyRunning.remove(key);
-  if (next === null) return;
-  const stored = toStoredCompleted(next);
+  if (stored === null) return;
   void idempotency.put(key, stored);
   void idempotencyExpiry.put(expiryOf(key, stored[2]), true);
 }

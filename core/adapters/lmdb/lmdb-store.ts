@@ -37,6 +37,12 @@ export interface LmdbStoreOptions {
   /** The data directory; created (mode 0700) when missing. */
   dataDir: string;
   logger?: Logger;
+  /**
+   * Marks a store of an older format as this code's (default). `false` leaves its version as it
+   * is, for tools that write no idempotency records (the admin commands, backups): an older
+   * server may still run on the directory, and a backup keeps the format of its source.
+   */
+  migrate?: boolean;
 }
 
 export function isLmdbStore(store: Store): store is LmdbStore {
@@ -88,13 +94,15 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
   }
   const dbs = openDatabases(root);
   try {
-    const found = await checkFormatVersion(dbs, path);
-    if (found < FORMAT_VERSION) {
+    const migrate = options.migrate ?? true;
+    const found = await checkFormatVersion(dbs, path, migrate);
+    if (found < FORMAT_VERSION && migrate) {
       logger.info({ dataDir: path, from: found, to: FORMAT_VERSION }, 'LMDB store format migrated');
     }
     const indexed = await indexLinkDomains(dbs);
     if (indexed > 0) logger.info({ dataDir: path, indexed }, 'link domains indexed');
-    logger.info({ dataDir: path, formatVersion: FORMAT_VERSION }, 'LMDB store ready');
+    const formatVersion = migrate ? FORMAT_VERSION : found;
+    logger.info({ dataDir: path, formatVersion }, 'LMDB store ready');
   } catch (error) {
     await root.close().catch(() => undefined);
     if (error instanceof DataDirError) throw error;
