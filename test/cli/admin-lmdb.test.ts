@@ -2,14 +2,13 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { silentLogger } from '../../core';
-import { open } from 'lmdb';
-import { createLmdbStore, DATABASES, META_KEYS } from '../../core/adapters/lmdb';
-import { MAX_DATABASES } from '../../core/adapters/lmdb/databases';
+import { createLmdbStore } from '../../core/adapters/lmdb';
 import { createRuntime, loadConfig } from '../../core/runtime';
 import { startChildService, type ChildService } from '../reliability/support/child-service';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { sendRaw } from '../reliability/support/raw-http';
 import { UNLIMITED } from '../reliability/support/test-service';
+import { formatVersionIn } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
 
 jest.setTimeout(120_000);
@@ -133,23 +132,13 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
   it('leaves an older store’s format as it is: an older server may still run on it', async () => {
     const dataDir = join(await dirs.make(), 'data');
     await (await createLmdbStore({ dataDir })).close();
-    const formatVersion = async (path: string, set?: number) => {
-      const raw = open({ path, maxDbs: MAX_DATABASES });
-      try {
-        const meta = raw.openDB<unknown, string>({ name: DATABASES.meta });
-        if (set !== undefined) await meta.put(META_KEYS.formatVersion, set);
-        return meta.get(META_KEYS.formatVersion);
-      } finally {
-        await raw.close();
-      }
-    };
-    await formatVersion(dataDir, 1);
+    await formatVersionIn(dataDir, 1);
     await admin({ DATA_DIR: dataDir }, 'org', 'create', '--id', 'older', '--domain', 'older.link');
     const copy = join(await dirs.make(), 'copy');
     await admin({ DATA_DIR: dataDir }, 'backup', copy);
-    expect(await formatVersion(dataDir)).toBe(1);
+    expect(await formatVersionIn(dataDir)).toBe(1);
     // A backup taken before an upgrade can go back with the older release.
-    expect(await formatVersion(copy)).toBe(1);
+    expect(await formatVersionIn(copy)).toBe(1);
   });
 
   it('writes a seed file that the server applies to LMDB at every start, without a demo', async () => {

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { open } from 'lmdb';
-import { createLmdbStore, DATABASES, FORMAT_VERSION, META_KEYS } from '../../core/adapters/lmdb';
+import { createLmdbStore, FORMAT_VERSION } from '../../core/adapters/lmdb';
 import { NO_DEMO_MESSAGE } from '../../core/runtime/create-runtime';
 import { freePort } from '../support/free-port';
 import {
@@ -11,6 +10,7 @@ import {
   mountTmpfs,
   type SmallFilesystem,
 } from '../support/small-filesystem';
+import { formatVersionIn } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
 import { compileToTemp, ROOT, type TempBuild } from '../support/compile-to-temp';
 import { runServiceUntilExit, startChildService, type ChildService } from './support/child-service';
@@ -268,9 +268,7 @@ describe('LMDB: a DATA_DIR it cannot use stops `npm start` with a message naming
   it('refuses a store written in a newer format', async () => {
     const dataDir = join(await dirs.make(), 'data');
     await (await createLmdbStore({ dataDir })).close();
-    const raw = open({ path: dataDir, maxDbs: 32 });
-    await raw.openDB({ name: DATABASES.meta }).put(META_KEYS.formatVersion, FORMAT_VERSION + 1);
-    await raw.close();
+    await formatVersionIn(dataDir, FORMAT_VERSION + 1);
     expectRefused(
       await runServiceUntilExit(build.dir, { DATA_DIR: dataDir }),
       `DATA_DIR ${dataDir} holds data in format version ${FORMAT_VERSION + 1}`,

@@ -1,18 +1,14 @@
 import { join } from 'node:path';
-import { open } from 'lmdb';
 import {
   createLmdbStore,
   FORMAT_VERSION,
   META_KEYS,
   type LmdbStore,
 } from '../../core/adapters/lmdb';
-import {
-  MAX_DATABASES,
-  openDatabases,
-  type StoredIdempotencyRecord,
-} from '../../core/adapters/lmdb/databases';
+import type { StoredIdempotencyRecord } from '../../core/adapters/lmdb/databases';
 import type { CompletedRecord, LinkRecord, RunningRecord } from '../../core';
 import { createTestCore } from '../support/core-fixture';
+import { formatVersionIn, openRawDatabases } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
 import { insertNew, newLink } from './fixtures';
 
@@ -301,16 +297,10 @@ describe('LMDB: a keyed answer belongs to its own call, not to a caller shared b
 });
 
 describe('LMDB: running claims live apart from the completed records', () => {
-  /** The environment of a store, opened raw (lmdb-js allows a second open in one process). */
-  function rawDatabases(dir: string) {
-    const root = open({ path: dir, maxDbs: MAX_DATABASES, overlappingSync: true });
-    return { root, dbs: openDatabases(root) };
-  }
-
   it('keeps a claim in idempotency_running and moves it to idempotency when completed', async () => {
     const dir = join(await dirs.make(), 'data');
     const own = await createLmdbStore({ dataDir: dir });
-    const { root, dbs } = rawDatabases(dir);
+    const { root, dbs } = openRawDatabases(dir);
     try {
       const scope = { userId: 'u', key: 'moved' };
       await own.idempotency.claim(scope, running('owner', 60), T0);
@@ -345,21 +335,11 @@ describe('LMDB: running claims live apart from the completed records', () => {
   it('leaves a store of format 1 as it is when told not to migrate (admin commands, backups)', async () => {
     const dir = join(await dirs.make(), 'data');
     await (await createLmdbStore({ dataDir: dir })).close();
-    const legacy = rawDatabases(dir);
-    await legacy.dbs.meta.put(META_KEYS.formatVersion, 1);
-    await legacy.root.close();
-    const versionIn = async () => {
-      const raw = rawDatabases(dir);
-      try {
-        return raw.dbs.meta.get(META_KEYS.formatVersion);
-      } finally {
-        await raw.root.close();
-      }
-    };
+    await formatVersionIn(dir, 1);
     await (await createLmdbStore({ dataDir: dir, migrate: false })).close();
-    expect(await versionIn()).toBe(1);
+    expect(await formatVersionIn(dir)).toBe(1);
     await (await createLmdbStore({ dataDir: dir })).close();
-    expect(await versionIn()).toBe(FORMAT_VERSION);
+    expect(await formatVersionIn(dir)).toBe(FORMAT_VERSION);
   });
 
   it('opens a store of format 1: marks it 2, honours its claims until their lease, replays its records', async () => {
@@ -367,7 +347,7 @@ describe('LMDB: running claims live apart from the completed records', () => {
     await (await createLmdbStore({ dataDir: dir })).close();
     // What format-1 code left: its claims and its completed records both in `idempotency`, each
     // with an expiry entry.
-    const legacy = rawDatabases(dir);
+    const legacy = openRawDatabases(dir);
     const future = Date.now() + 60_000;
     await legacy.dbs.meta.put(META_KEYS.formatVersion, 1);
     const legacyRecord = async (key: string, record: StoredIdempotencyRecord) => {
@@ -380,7 +360,7 @@ describe('LMDB: running claims live apart from the completed records', () => {
     await legacy.root.close();
 
     const upgraded = await createLmdbStore({ dataDir: dir });
-    const { root, dbs } = rawDatabases(dir);
+    const { root, dbs } = openRawDatabases(dir);
     try {
       expect(dbs.meta.get(META_KEYS.formatVersion)).toBe(FORMAT_VERSION);
       expect(FORMAT_VERSION).toBe(2);

@@ -7,7 +7,6 @@ import {
   DATABASES,
   DataDirError,
   FORMAT_VERSION,
-  META_KEYS,
   type LmdbStore,
 } from '../../core/adapters/lmdb';
 import {
@@ -16,6 +15,7 @@ import {
   mountTmpfs,
   type SmallFilesystem,
 } from '../support/small-filesystem';
+import { formatVersionIn } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
 import { createTestCore } from '../support/core-fixture';
 import { FLUSH_TIMEOUT_MS } from '../../core/adapters/lmdb/flush-guard';
@@ -86,9 +86,7 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
   it('refuses a format version newer than the code', async () => {
     const dir = await dataDir();
     await (await createLmdbStore({ dataDir: dir })).close();
-    const raw = open({ path: dir, maxDbs: 32 });
-    await raw.openDB({ name: DATABASES.meta }).put(META_KEYS.formatVersion, FORMAT_VERSION + 1);
-    await raw.close();
+    await formatVersionIn(dir, FORMAT_VERSION + 1);
 
     const opening = createLmdbStore({ dataDir: dir });
     await expect(opening).rejects.toBeInstanceOf(DataDirError);
