@@ -34,7 +34,7 @@ export const DATABASES = {
    * running claims here too; they are honoured until their lease ends, then swept.)
    */
   idempotency: 'idempotency',
-  /** [expiresAt ms, idempotency key, userId] → true: the completed records in the order they expire. */
+  /** [expiresAt ms, idempotency key, userId] → true: completed records in the order they expire. */
   idempotencyExpiry: 'idempotency_expiry',
   /**
    * [idempotency key, userId] → StoredRunningRecord: the claims of requests still running. It

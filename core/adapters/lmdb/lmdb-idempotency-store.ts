@@ -30,6 +30,14 @@ function toStoredCompleted(record: ports.CompletedRecord): StoredCompletedRecord
   return ['completed', fingerprint, expiresAt.getTime(), outcome.code, outcome.body];
 }
 
+/** Whether a record holds its key at `nowMs` (is live); an expired one counts as absent. */
+function isLive<T extends StoredIdempotencyRecord>(
+  stored: T | undefined,
+  nowMs: number,
+): stored is T {
+  return stored !== undefined && stored[2] > nowMs;
+}
+
 function fromStored(stored: StoredIdempotencyRecord): ports.IdempotencyRecord {
   if (stored[0] === 'running') {
     const [, fingerprint, expiresAtMs, owner] = stored;
@@ -83,10 +91,9 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
         // A completed record, or a claim of format 1 (kept in `idempotency`, honoured until its
         // lease ends), then a running claim.
         const existing = idempotency.get(key);
-        if (existing && existing[2] > nowMs)
-          return { claimed: false, existing: fromStored(existing) };
+        if (isLive(existing, nowMs)) return { claimed: false, existing: fromStored(existing) };
         const claimed = idempotencyRunning.get(key);
-        if (claimed && claimed[2] > nowMs) return { claimed: false, existing: fromStored(claimed) };
+        if (isLive(claimed, nowMs)) return { claimed: false, existing: fromStored(claimed) };
         // An expired claim is replaced; an expired completed record stays until the sweep or
         // this claim's completion replaces it.
         void idempotencyRunning.put(key, stored);
@@ -136,7 +143,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
           for (const { key: expiry } of idempotencyExpiry.getRange({ end, limit: SWEEP_BATCH })) {
             const [, key, userId] = expiry;
             const record = idempotency.get([key, userId]);
-            if (record && record[2] <= nowMs) void idempotency.remove([key, userId]);
+            if (record && !isLive(record, nowMs)) void idempotency.remove([key, userId]);
             void idempotencyExpiry.remove(expiry);
             count += 1;
           }
@@ -155,7 +162,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
           let examined = 0;
           let last: IdempotencyKey | undefined;
           for (const { key, value } of idempotencyRunning.getRange({ start, limit: SWEEP_BATCH })) {
-            if (value[2] <= nowMs) void idempotencyRunning.remove(key);
+            if (!isLive(value, nowMs)) void idempotencyRunning.remove(key);
             last = key;
             examined += 1;
           }
