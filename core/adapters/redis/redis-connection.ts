@@ -139,8 +139,11 @@ export async function closeRedisClient(client: RedisClient, timeoutMs = 5000): P
       const quit = client.quit().then(() => ended);
       if ((await Promise.race([quit, timedOut])) !== 'timeout') {
         // QUIT ends the connection to the master only; under Sentinel the failover detector's
-        // connections to the sentinels stay open (and keep the process alive) until this.
-        if (client instanceof Redis) client.disconnect();
+        // connections to the sentinels stay open (and keep the process alive) until this. Only
+        // then: on a closed connection ioredis's disconnect() also starts a timer (its
+        // disconnectTimeout, 2 s) for a stream that has already closed, which holds the process
+        // that long. Under Sentinel that is the price of closing the sentinels' connections.
+        if (usesSentinels(client)) client.disconnect();
         return;
       }
     }
@@ -154,4 +157,8 @@ export async function closeRedisClient(client: RedisClient, timeoutMs = 5000): P
   } finally {
     clearTimeout(timer);
   }
+}
+
+function usesSentinels(client: RedisClient): client is Redis {
+  return client instanceof Redis && (client.options.sentinels?.length ?? 0) > 0;
 }
