@@ -137,15 +137,13 @@ export async function closeRedisClient(client: RedisClient, timeoutMs = 5000): P
     if (client.status === 'ready') {
       // A server that went away meanwhile rejects the QUIT: then nothing is left to close politely.
       const quit = client.quit().then(() => ended);
-      if ((await Promise.race([quit, timedOut])) !== 'timeout') {
-        // QUIT ends the connection to the master only; under Sentinel the failover detector's
-        // connections to the sentinels stay open (and keep the process alive) until this. Only
-        // then: on a closed connection ioredis's disconnect() also starts a timer (its
-        // disconnectTimeout, 2 s) for a stream that has already closed, which holds the process
-        // that long. Under Sentinel that is the price of closing the sentinels' connections.
-        if (usesSentinels(client)) client.disconnect();
-        return;
-      }
+      // QUIT ends the connection to the master only; under Sentinel the failover detector's
+      // connections to the sentinels stay open (and keep the process alive) until disconnect().
+      // It is called now, behind the QUIT, while the master's connection is still open: called
+      // once that has closed, ioredis would start a timer (its disconnectTimeout, 2 s) for a
+      // stream already gone, which would hold the process that long.
+      if (usesSentinels(client)) client.disconnect();
+      if ((await Promise.race([quit, timedOut])) !== 'timeout') return;
     }
     client.disconnect();
     // Between two reconnection attempts there is no socket to close: disconnect() only cancels
