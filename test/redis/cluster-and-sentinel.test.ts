@@ -1,6 +1,6 @@
 import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import { Redis } from 'ioredis';
-import { createCore, hashSecret } from '../../core';
+import { createCore, hashSecret, silentLogger } from '../../core';
 import { createRedisLimiters } from '../../core/adapters/redis/redis-limiters';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp, type HttpAnswer, type HttpFixture } from '../support/http-fixture';
@@ -13,6 +13,7 @@ import {
   redisCli,
 } from './support/redis-topologies';
 import { createTwoCores, type TwoCores } from './support/shared-limit-fixture';
+import { timersLeftBy } from './support/timers-left';
 
 jest.setTimeout(180_000);
 
@@ -25,6 +26,12 @@ async function hundredCreates(two: TwoCores, servers: HttpFixture[]): Promise<Ht
       servers[i % 2]!.create(two.fixture.body(), two.fixture.token),
     ),
   );
+}
+
+/** The `connected_clients` a redis-server (or sentinel) reports, less redis-cli's own. */
+async function connectedClients(port: number): Promise<number> {
+  const info = await redisCli(port, 'INFO', 'clients');
+  return Number(/connected_clients:(\d+)/.exec(info)?.[1]) - 1;
 }
 
 describe('a Redis Cluster of three masters (real redis-server processes)', () => {
@@ -120,6 +127,25 @@ describe('a master, a replica and a sentinel (real redis-server processes)', () 
 
   afterAll(async () => {
     await sentinel?.stop();
+  });
+
+  it("closes the sentinels' connections with the limiters, and leaves no timer", async () => {
+    const limiters = await createRedisLimiters({
+      url: sentinel.url,
+      sentinelName: SENTINEL_MASTER_NAME,
+      keyPrefix: uniqueKeyPrefix('closing-sentinel'),
+      perTokenLimit: 60,
+      authFailureLimit: 30,
+      logger: silentLogger,
+    });
+    await limiters.perToken.consume('closing-token');
+    const sentinelClientsBefore = await connectedClients(sentinel.sentinelPort);
+    expect(await timersLeftBy(() => limiters.close())).toEqual([]);
+    // The failover detector's subscriptions to the sentinel are gone too.
+    await eventually(
+      async () => (await connectedClients(sentinel.sentinelPort)) < sentinelClientsBefore,
+      "the sentinel's clients to drop",
+    );
   });
 
   it('keeps the shared limit across a failover', async () => {
