@@ -16,10 +16,10 @@ const USAGE = `usage: npm run admin -- <command> [options]
   token create  --user USER_ID
   backup        DIR      (LMDB only: a consistent copy of DATA_DIR into DIR, missing or empty)
 
-Works on the seed file named by SHORTLINK_SEED_FILE (or --seed-file) when one is named: it is
-created or rewritten (atomically, mode 0600) with secrets as SHA-256 hashes only. Otherwise on the server's store:
-MongoDB when MONGODB_URI is set, else LMDB in DATA_DIR (default ./data). Every command may run
-while the server runs. Each new secret is printed once; it cannot be shown again.`;
+Works on MongoDB when MONGODB_URI is set; else on the seed file named by SHORTLINK_SEED_FILE (or
+--seed-file), created or rewritten (atomically, mode 0600) with secrets as SHA-256 hashes only;
+else on the LMDB store in DATA_DIR (default ./data). Every command may run while the server runs.
+Each new secret is printed once; it cannot be shown again.`;
 
 type Options = Record<string, string | string[] | boolean | undefined>;
 
