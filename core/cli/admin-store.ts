@@ -20,10 +20,9 @@ export interface AdminTarget {
 }
 
 /**
- * A seed file when one is named (it is applied at every start of the server); otherwise the
- * store the server uses: MongoDB with MONGODB_URI, else LMDB in DATA_DIR. Both are safe to write
- * while the server runs. With DATA_DIR=:memory: and no seed file there is nothing lasting to
- * write to, which is an error.
+ * MongoDB with MONGODB_URI; else a seed file when one is named (it is applied at every start of
+ * the server); else LMDB in DATA_DIR. Each is safe to write while the server runs. With
+ * DATA_DIR=:memory: and no seed file there is nothing lasting to write to, which is an error.
  */
 export async function openAdminTarget(
   config: Config,

@@ -8,6 +8,7 @@ import { tempDirs } from '../support/temp-dirs';
 jest.setTimeout(60_000);
 
 const ROOT = join(__dirname, '..', '..');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const run = promisify(execFile);
 const dirs = tempDirs('admin-script');
 const scripts = (
@@ -50,7 +51,11 @@ fs.writeFileSync(${JSON.stringify(cli)}, ${JSON.stringify(fakeCli('fresh build')
 }
 
 async function admin(dir: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('npm', ['run', 'admin', '--silent', '--', ...args], { cwd: dir });
+  const { stdout } = await run(NPM, ['run', 'admin', '--silent', '--', ...args], {
+    cwd: dir,
+    timeout: 30_000,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
   return stdout.trim();
 }
 
