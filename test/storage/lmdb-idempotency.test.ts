@@ -304,9 +304,11 @@ describe('LMDB: running claims live apart from the completed records', () => {
     try {
       const scope = { userId: 'u', key: 'moved' };
       await own.idempotency.claim(scope, running('owner', 60), T0);
+      root.resetReadTxn();
       expect(dbs.idempotencyRunning.get(['moved', 'u'])?.[3]).toBe('owner');
       expect(dbs.idempotency.get(['moved', 'u'])).toBeUndefined();
       await own.idempotency.complete(scope, 'owner', completed(100));
+      root.resetReadTxn();
       expect(dbs.idempotencyRunning.get(['moved', 'u'])).toBeUndefined();
       expect(dbs.idempotency.get(['moved', 'u'])?.[0]).toBe('completed');
     } finally {
@@ -383,11 +385,13 @@ describe('LMDB: running claims live apart from the completed records', () => {
         ...completed(0, '{"id":8}'),
         expiresAt: new Date(future + 100_000),
       });
+      root.resetReadTxn();
       expect(dbs.idempotency.get(['old-ended', 'u'])?.[0]).toBe('completed');
       // The sweep removes the other format-1 records once they expire, by their expiry entries;
       // the new record stays.
       expect(upgraded.idempotency.count()).toBe(3);
       await upgraded.idempotency.sweep(new Date(future));
+      root.resetReadTxn();
       expect(dbs.idempotency.get(['old-claim', 'u'])).toBeUndefined();
       expect(dbs.idempotency.get(['old-done', 'u'])).toBeUndefined();
       expect(upgraded.idempotency.count()).toBe(1);
