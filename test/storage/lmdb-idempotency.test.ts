@@ -9,6 +9,7 @@ import type { StoredIdempotencyRecord } from '../../core/adapters/lmdb/databases
 import type { CompletedRecord, LinkRecord, RunningRecord } from '../../core';
 import { createTestCore } from '../support/core-fixture';
 import { formatVersionIn, openRawDatabases } from '../support/raw-lmdb';
+import { captureLogs } from '../support/log-capture';
 import { tempDirs } from '../support/temp-dirs';
 import { insertNew, newLink } from './fixtures';
 
@@ -148,10 +149,85 @@ describe('LMDB idempotency records: the sweep', () => {
   it('sweeps from claims at most once a minute of the caller’s clock', async () => {
     const { idempotency } = store;
     await idempotency.claim({ userId: 'u', key: 'a' }, running('a', 5), T0);
+    await idempotency.idle(); // the first claim's sweep (a claim starts none while one runs)
     await idempotency.claim({ userId: 'u', key: 'b' }, running('b', 5), at(30));
     expect(idempotency.count()).toBe(2); // 'a' expired at 5 s, but no sweep was due
     await idempotency.claim({ userId: 'u', key: 'c' }, running('c', 500), at(61));
+    await idempotency.idle(); // the sweep runs beside the claim
     expect(idempotency.count()).toBe(1);
+  });
+
+  it('answers a claim without waiting for the sweep it starts', async () => {
+    const { idempotency } = store;
+    let finish = () => {};
+    const sweep = jest
+      .spyOn(idempotency, 'sweep')
+      .mockReturnValue(new Promise<void>((resolve) => (finish = resolve)));
+    try {
+      await expect(
+        idempotency.claim({ userId: 'u', key: 'k' }, running('k', 100), T0),
+      ).resolves.toEqual({ claimed: true });
+      expect(sweep).toHaveBeenCalledTimes(1);
+      // While that sweep runs, a due claim starts no second one.
+      await idempotency.claim({ userId: 'u', key: 'l' }, running('l', 100), at(120));
+      expect(sweep).toHaveBeenCalledTimes(1);
+    } finally {
+      finish();
+      await idempotency.idle();
+      sweep.mockRestore();
+    }
+  });
+
+  it('logs a failed sweep, answers the claim, and sweeps again at the next due claim', async () => {
+    const logs = captureLogs();
+    const own = await createLmdbStore({
+      dataDir: join(await dirs.make(), 'data'),
+      logger: logs.logger,
+    });
+    const sweep = jest
+      .spyOn(own.idempotency, 'sweep')
+      .mockRejectedValueOnce(new Error('MDB_PANIC: a stand-in failure'));
+    try {
+      await expect(
+        own.idempotency.claim({ userId: 'u', key: 'k' }, running('k', 5), T0),
+      ).resolves.toEqual({ claimed: true });
+      await own.idempotency.idle();
+      const failed = logs.records().filter((line) => line.msg?.toString().includes('sweep failed'));
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatchObject({ level: 40, error: 'MDB_PANIC: a stand-in failure' });
+      await own.idempotency.claim({ userId: 'u', key: 'l' }, running('l', 500), at(61));
+      await own.idempotency.idle();
+      expect(sweep).toHaveBeenCalledTimes(2);
+      expect(own.idempotency.count()).toBe(1); // the second sweep, a real one, removed 'k'
+    } finally {
+      sweep.mockRestore();
+      await own.close();
+    }
+  });
+
+  it('closing ends a sweep in progress after its current transaction', async () => {
+    const dir = join(await dirs.make(), 'data');
+    const own = await createLmdbStore({ dataDir: dir });
+    const claims = 2_500;
+    for (let i = 0; i < claims; i += 1) {
+      await own.idempotency.claim({ userId: 'u', key: `k${i}` }, running(`o${i}`, 10), T0);
+    }
+    await own.idempotency.idle();
+    // Every lease has ended at 100 s: a whole sweep would remove them all, in three transactions.
+    const claimed = own.idempotency.claim(
+      { userId: 'u', key: 'late' },
+      running('late', 500),
+      at(100),
+    );
+    const closed = own.close();
+    await expect(claimed).resolves.toEqual({ claimed: true });
+    await closed;
+    const reopened = await createLmdbStore({ dataDir: dir });
+    try {
+      expect(reopened.idempotency.count()).toBe(claims + 1);
+    } finally {
+      await reopened.close();
+    }
   });
 
   it('survives a reopen: records live in the data directory', async () => {

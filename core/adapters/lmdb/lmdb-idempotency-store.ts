@@ -7,9 +7,11 @@ import type {
   StoredIdempotencyRecord,
   StoredRunningRecord,
 } from './databases';
+import { silentLogger, type Logger } from '../../ports/logger';
+import { messageOf } from '../../errors/message-of';
 import { onLmdb } from './lmdb-errors';
 
-/** How often, at most, a claim first removes expired records (by the caller's clock). */
+/** How often, at most, a claim starts removing expired records (by the caller's clock). */
 export const LMDB_SWEEP_INTERVAL_MS = 60_000;
 /** Records examined per write transaction, so a sweep never holds the writer lock long. */
 const SWEEP_BATCH = 1000;
@@ -63,13 +65,19 @@ function fromStored(stored: StoredIdempotencyRecord): ports.IdempotencyRecord {
  * batch share a few pages. Every operation answers at commit; a keyed create waits for the fsync
  * once, after recording its answer (Store.flush), so the recorded answer is on disk, as its link
  * is, before the client sees it: a retry after a power loss replays rather than creating again.
+ *
+ * Expired records are read as absent, so removing them only reclaims space: at most once a minute
+ * a claim starts the sweep beside it, and neither it nor any request waits for the sweep.
  */
 export class LmdbIdempotencyStore implements ports.IdempotencyStore {
   private lastSweep = Number.NEGATIVE_INFINITY;
+  private sweeping: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(
     private readonly dbs: LmdbDatabases,
     private readonly path: string,
+    private readonly logger: Logger = silentLogger,
   ) {}
 
   async claim(
@@ -77,7 +85,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     running: ports.RunningRecord,
     now: Date,
   ): Promise<ports.ClaimResult> {
-    await this.sweepIfDue(now);
+    this.startSweepIfDue(now);
     const key = keyOf(scope);
     const { idempotency, idempotencyRunning } = this.dbs;
     const stored = toStoredRunning(running);
@@ -136,7 +144,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     const { idempotency, idempotencyExpiry } = this.dbs;
     const end: ExpiryKey = [nowMs + 1, '', ''];
     let examined = SWEEP_BATCH;
-    while (examined === SWEEP_BATCH) {
+    while (examined === SWEEP_BATCH && !this.stopped) {
       examined = await onLmdb(this.path, 'idempotency sweep', () =>
         idempotency.transaction(() => {
           let count = 0;
@@ -156,7 +164,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
   private async sweepLeases(nowMs: number): Promise<void> {
     const { idempotencyRunning } = this.dbs;
     let start: IdempotencyKey | undefined;
-    for (;;) {
+    while (!this.stopped) {
       const page = await onLmdb(this.path, 'idempotency lease sweep', () =>
         idempotencyRunning.transaction(() => {
           let examined = 0;
@@ -175,10 +183,37 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     }
   }
 
-  private sweepIfDue(now: Date): Promise<void> {
-    return now.getTime() - this.lastSweep >= LMDB_SWEEP_INTERVAL_MS
-      ? this.sweep(now)
-      : Promise.resolve();
+  /** Resolves once the sweep in progress, if any, has ended. */
+  idle(): Promise<void> {
+    return this.sweeping ?? Promise.resolve();
+  }
+
+  /**
+   * Starts no more sweeps and ends the one in progress after its current transaction (closing the
+   * store waits for this: a sweep's next transaction would find the environment closed).
+   */
+  stopSweeping(): Promise<void> {
+    this.stopped = true;
+    return this.idle();
+  }
+
+  /**
+   * Starts a sweep when one is due and none is running. A sweep that fails (a full disk) is
+   * logged and tried again at the next due claim; the claim itself goes on.
+   */
+  private startSweepIfDue(now: Date): void {
+    if (this.sweeping || this.stopped || now.getTime() - this.lastSweep < LMDB_SWEEP_INTERVAL_MS)
+      return;
+    this.sweeping = this.sweep(now)
+      .catch((error: unknown) => {
+        this.logger.warn(
+          { dataDir: this.path, error: messageOf(error) },
+          'idempotency sweep failed; expired records stay until the next sweep',
+        );
+      })
+      .finally(() => {
+        this.sweeping = undefined;
+      });
   }
 
   /** Completes (or, with null, releases) the claim when it is still `owner`'s. */

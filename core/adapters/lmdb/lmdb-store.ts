@@ -110,11 +110,12 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
       cause: error,
     });
   }
-  return lmdbStoreOn(dbs, path);
+  return lmdbStoreOn(dbs, path, logger);
 }
 
-function lmdbStoreOn(dbs: LmdbDatabases, path: string): LmdbStore {
+function lmdbStoreOn(dbs: LmdbDatabases, path: string, logger: Logger): LmdbStore {
   const { root } = dbs;
+  const idempotency = new LmdbIdempotencyStore(dbs, path, logger);
   const flushed = untilFlushed(root, path);
   let closing: Promise<void> | undefined;
   return {
@@ -122,7 +123,7 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string): LmdbStore {
     path,
     identities: new LmdbIdentityStore(dbs, path),
     links: new LmdbLinkStore(dbs, path),
-    idempotency: new LmdbIdempotencyStore(dbs, path),
+    idempotency,
     // Writes answer at commit (visible to every process, safe from a crash of this one); this
     // waits for the fsync that follows, so what it covers also survives a power loss.
     flush: () => flushed('the writes'),
@@ -134,7 +135,8 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string): LmdbStore {
         }
       }),
     backup: (targetDir) => backupTo(root, path, targetDir),
-    close: () => (closing ??= closeWithin(root, path)),
+    // A sweep in progress ends first (its next transaction would find the environment closed).
+    close: () => (closing ??= idempotency.stopSweeping().then(() => closeWithin(root, path))),
   };
 }
 
