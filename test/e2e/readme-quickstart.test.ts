@@ -61,9 +61,10 @@ describe('the root README quick start', () => {
     expect(followed.stdout).toContain(`${cacheControl}\r\n`);
   });
 
-  // grpcurl is not installed here: the printed command runs in bash with `grpcurl` standing for a
-  // function that reports its arguments, and a grpc-js client sends exactly those (header, JSON
-  // body in the proto's field names, address, method) to the service.
+  // grpcurl has no Debian package, so CI cannot count on it (it was run by hand, see the gRPC
+  // guide): the printed command runs in bash with `grpcurl` standing for a function that reports
+  // its arguments, and a grpc-js client sends exactly those (header, JSON body in the proto's field
+  // names, address, method) to the service.
   it('creates a link with the arguments of the printed grpcurl command', async () => {
     const [grpcurl] = readmeCodeBlocks(README, 'The same over gRPC', 'sh');
     const script = `grpcurl() { node -e 'console.log(JSON.stringify(process.argv.slice(1)))' -- "$@"; }
