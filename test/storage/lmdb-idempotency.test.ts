@@ -8,6 +8,7 @@ import {
 import type { StoredIdempotencyRecord } from '../../core/adapters/lmdb/databases';
 import type { CompletedRecord, LinkRecord, RunningRecord } from '../../core';
 import { createTestCore } from '../support/core-fixture';
+import { LmdbIdempotencyStore } from '../../core/adapters/lmdb/lmdb-idempotency-store';
 import { formatVersionIn, openRawDatabases } from '../support/raw-lmdb';
 import { captureLogs } from '../support/log-capture';
 import { tempDirs } from '../support/temp-dirs';
@@ -205,29 +206,46 @@ describe('LMDB idempotency records: the sweep', () => {
     }
   });
 
-  it('closing ends a sweep in progress after its current transaction', async () => {
+  it('stops a sweep in progress after its current transaction, as closing the store does', async () => {
     const dir = join(await dirs.make(), 'data');
-    const own = await createLmdbStore({ dataDir: dir });
-    const claims = 2_500;
-    for (let i = 0; i < claims; i += 1) {
-      await own.idempotency.claim({ userId: 'u', key: `k${i}` }, running(`o${i}`, 10), T0);
-    }
-    await own.idempotency.idle();
-    // Every lease has ended at 100 s: a whole sweep would remove them all, in three transactions.
-    const claimed = own.idempotency.claim(
-      { userId: 'u', key: 'late' },
-      running('late', 500),
-      at(100),
-    );
-    const closed = own.close();
-    await expect(claimed).resolves.toEqual({ claimed: true });
-    await closed;
-    const reopened = await createLmdbStore({ dataDir: dir });
+    const { root, dbs } = openRawDatabases(dir);
+    const records = new LmdbIdempotencyStore(dbs, dir);
     try {
-      expect(reopened.idempotency.count()).toBe(claims + 1);
+      const claims = 2_500; // three of the sweep's lease transactions
+      for (let i = 0; i < claims; i += 1) {
+        await records.claim({ userId: 'u', key: `k${i}` }, running(`o${i}`, 10), T0);
+      }
+      await records.idle();
+      // Every lease has ended at 100 s. The next due claim starts a sweep; when that sweep begins
+      // its first lease transaction, the store is told to stop.
+      const calls: string[] = [];
+      const transaction = dbs.idempotencyRunning.transaction.bind(dbs.idempotencyRunning);
+      const spy = jest
+        .spyOn(dbs.idempotencyRunning, 'transaction')
+        .mockImplementation((callback) => {
+          calls.push(calls.length === 0 ? 'claim' : 'sweep');
+          if (calls.length === 2) records.stopSweeping();
+          return transaction(callback);
+        });
+      await records.claim({ userId: 'u', key: 'late' }, running('late', 500), at(100));
+      await records.idle();
+      spy.mockRestore();
+      expect(calls).toEqual(['claim', 'sweep']);
+      expect(records.count()).toBe(claims + 1 - 1_000); // one page of ended leases removed
+      // Stopped: a due claim starts no sweep.
+      await records.claim({ userId: 'u', key: 'later' }, running('later', 500), at(200));
+      await records.idle();
+      expect(records.count()).toBe(claims + 2 - 1_000);
     } finally {
-      await reopened.close();
+      await root.close();
     }
+  });
+
+  it('is told to stop sweeping when the store closes', async () => {
+    const own = await createLmdbStore({ dataDir: join(await dirs.make(), 'data') });
+    const stop = jest.spyOn(own.idempotency, 'stopSweeping');
+    await own.close();
+    expect(stop).toHaveBeenCalledTimes(1);
   });
 
   it('survives a reopen: records live in the data directory', async () => {

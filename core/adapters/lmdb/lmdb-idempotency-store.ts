@@ -67,7 +67,7 @@ function fromStored(stored: StoredIdempotencyRecord): ports.IdempotencyRecord {
  * is, before the client sees it: a retry after a power loss replays rather than creating again.
  *
  * Expired records are read as absent, so removing them only reclaims space: at most once a minute
- * a claim starts the sweep beside it, and neither it nor any request waits for the sweep.
+ * a claim, once committed, starts the sweep beside it; no request waits for the whole sweep.
  */
 export class LmdbIdempotencyStore implements ports.IdempotencyStore {
   private lastSweep = Number.NEGATIVE_INFINITY;
@@ -85,7 +85,6 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     running: ports.RunningRecord,
     now: Date,
   ): Promise<ports.ClaimResult> {
-    this.startSweepIfDue(now);
     const key = keyOf(scope);
     const { idempotency, idempotencyRunning } = this.dbs;
     const stored = toStoredRunning(running);
@@ -94,7 +93,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     // lmdb-js runs every transaction callback queued for a batch in one call into this thread, so
     // claims share that call with the links being inserted; a conditional write (ifNoExists)
     // takes a commit promise of its own, and measured about 0.1 ms more CPU per keyed create.
-    return onLmdb(this.path, 'idempotency claim', () =>
+    const result = await onLmdb(this.path, 'idempotency claim', () =>
       idempotencyRunning.transaction((): ports.ClaimResult => {
         // A completed record, or a claim of format 1 (kept in `idempotency`, honoured until its
         // lease ends), then a running claim.
@@ -108,6 +107,10 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
         return { claimed: true };
       }),
     );
+    // After the claim's commit, so that the claim does not share its batch with the sweep's first
+    // transaction (other writes may share a batch with one of them: at most SWEEP_BATCH records).
+    this.startSweepIfDue(now);
+    return result;
   }
 
   complete(
@@ -189,12 +192,12 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
   }
 
   /**
-   * Starts no more sweeps and ends the one in progress after its current transaction (closing the
-   * store waits for this: a sweep's next transaction would find the environment closed).
+   * Starts no more sweeps, and ends the one in progress after its current transaction, which
+   * closing the environment waits for (with its bound): a sweep never begins a transaction on a
+   * closed environment.
    */
-  stopSweeping(): Promise<void> {
+  stopSweeping(): void {
     this.stopped = true;
-    return this.idle();
   }
 
   /**
@@ -206,10 +209,14 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
       return;
     this.sweeping = this.sweep(now)
       .catch((error: unknown) => {
-        this.logger.warn(
-          { dataDir: this.path, error: messageOf(error) },
-          'idempotency sweep failed; expired records stay until the next sweep',
-        );
+        try {
+          this.logger.warn(
+            { dataDir: this.path, error: messageOf(error) },
+            'idempotency sweep failed; expired records stay until the next sweep',
+          );
+        } catch {
+          // A logger that throws must not turn into an unhandled rejection (nothing awaits this).
+        }
       })
       .finally(() => {
         this.sweeping = undefined;

@@ -135,8 +135,11 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string, logger: Logger): LmdbStor
         }
       }),
     backup: (targetDir) => backupTo(root, path, targetDir),
-    // A sweep in progress ends first (its next transaction would find the environment closed).
-    close: () => (closing ??= idempotency.stopSweeping().then(() => closeWithin(root, path))),
+    // A sweep in progress begins no further transaction; closing waits for its current one.
+    close: () => {
+      idempotency.stopSweeping();
+      return (closing ??= closeWithin(root, path));
+    },
   };
 }
 
