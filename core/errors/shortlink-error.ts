@@ -10,11 +10,16 @@ export class ShortlinkError extends Error {
   readonly messages: readonly string[];
   /** Seconds after which a retry can succeed (rate limits). */
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * The answer depends on the moment, not on the request (a check that could not run): a retry
+   * of the same request may get another one, so an idempotency key is released, not recorded.
+   */
+  readonly transient: boolean;
 
   constructor(
     reason: ErrorReason,
     messages: string | readonly string[],
-    options: { retryAfterSeconds?: number; cause?: unknown } = {},
+    options: { retryAfterSeconds?: number; transient?: boolean; cause?: unknown } = {},
   ) {
     const list = typeof messages === 'string' ? [messages] : messages;
     super(list.join('; '), options.cause === undefined ? undefined : { cause: options.cause });
@@ -23,6 +28,7 @@ export class ShortlinkError extends Error {
     this.reason = reason;
     this.messages = list;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.transient = options.transient ?? false;
   }
 
   /** The service's fault rather than the caller's (codes 1 and 23): worth an operator's log line. */

@@ -6,7 +6,9 @@ import type { RecordedOutcome } from '../ports/idempotency-store';
 /**
  * Failures recorded with the key: those of the stages after the idempotency stage, which a
  * retry of the same request would meet again (4-9, 12-18). The service's own failures (1, 23)
- * are not: a retry may succeed, so the key is released instead.
+ * are not: a retry may succeed, so the key is released instead. Neither is a transient refusal
+ * (an 18 because the reputation service gave no verdict, with SAFE_BROWSING_FAIL=closed), whose
+ * message itself asks for a retry later.
  */
 const RECORDED_FAILURES: ReadonlySet<number> = new Set([
   4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 16, 17, 18,
@@ -15,7 +17,7 @@ const RECORDED_FAILURES: ReadonlySet<number> = new Set([
 export const SUCCESS_CODE = 0;
 
 export function isRecordedFailure(error: ShortlinkError): boolean {
-  return RECORDED_FAILURES.has(error.code);
+  return RECORDED_FAILURES.has(error.code) && !error.transient;
 }
 
 export function successOutcome(link: ShortLink): RecordedOutcome {

@@ -28,7 +28,9 @@ async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
     throw error;
   }
   if (verdict.blocked) {
-    throw new ShortlinkError('URL_BLOCKED', `The URL was refused: ${verdict.reason}`);
+    throw new ShortlinkError('URL_BLOCKED', `The URL was refused: ${verdict.reason}`, {
+      transient: verdict.undecided === true,
+    });
   }
 }
 

@@ -1,6 +1,11 @@
 import type { Organization } from './identity-store';
 
-export type UrlVerdict = { blocked: false } | { blocked: true; reason: string };
+/**
+ * A rule's answer. `undecided` marks a refusal made because a check could not run now (the
+ * reputation service gave no verdict and the fail mode is `closed`): a retry may pass, so it is
+ * not an answer to keep for an idempotency key.
+ */
+export type UrlVerdict = { blocked: false } | { blocked: true; reason: string; undecided?: true };
 
 export interface UrlGuardContext {
   organization: Organization;

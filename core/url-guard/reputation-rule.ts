@@ -1,12 +1,13 @@
 import { ShortlinkError } from '../errors/shortlink-error';
-import { block, pass, type UrlRule } from './rule';
+import { block, blockUndecided, pass, type UrlRule } from './rule';
 import type { Reputation } from './safe-browsing/safe-browsing-client';
 
 export type FailMode = 'open' | 'closed';
 
 /**
  * Asks the reputation service; when it gives no verdict (unreachable, timeout, error status)
- * the fail mode decides: `open` lets the URL through, `closed` refuses it. A used-up quota is
+ * the fail mode decides: `open` lets the URL through, `closed` refuses it (code 18, marked
+ * undecided: an idempotency key is released rather than bound to it). A used-up quota is
  * neither: the request is answered "unavailable, retry after" (code 23), since letting it
  * through would let anyone switch the check off by spending the quota on unique URLs, and
  * refusing it would call a URL nobody judged a threat.
@@ -37,7 +38,7 @@ export function createReputationRule(
         case 'unavailable':
           return failMode === 'open'
             ? pass
-            : block('the reputation service could not check it; please try again later');
+            : blockUndecided('the reputation service could not check it; please try again later');
       }
     },
   };

@@ -9,4 +9,11 @@ export const pass: UrlVerdict = { blocked: false };
 
 export const block = (reason: string): UrlVerdict => ({ blocked: true, reason });
 
+/** A refusal because a check could not decide now (fail-closed); see UrlVerdict. */
+export const blockUndecided = (reason: string): UrlVerdict => ({
+  blocked: true,
+  reason,
+  undecided: true,
+});
+
 export type { UrlGuardContext, UrlVerdict };

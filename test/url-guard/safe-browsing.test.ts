@@ -14,6 +14,7 @@ const KEY = 'sb-test-key-5f1c';
 const UNAVAILABLE_CLOSED = {
   blocked: true,
   reason: 'the reputation service could not check it; please try again later',
+  undecided: true,
 };
 
 describe('reputation lookup (Safe Browsing v4 Lookup API)', () => {
