@@ -1,3 +1,4 @@
+import { parse as parseContentType } from 'content-type';
 import express, { type Request, type Response } from 'express';
 import { UndecodableBody } from '../core';
 
@@ -7,16 +8,45 @@ interface BodyParserError {
   type?: string;
 }
 
+/**
+ * The encodings JSON may come in (RFC 8259 section 8.1 and its predecessor's UTF-16 and UTF-32).
+ * body-parser itself accepts any charset that starts with `utf-` and that iconv-lite decodes,
+ * UTF-7 included, which would let a body read one way by a proxy's JSON inspection and another
+ * way here.
+ */
+const JSON_CHARSETS: ReadonlySet<string> = new Set([
+  'utf-8',
+  'utf-16',
+  'utf-16le',
+  'utf-16be',
+  'utf-32',
+  'utf-32le',
+  'utf-32be',
+]);
+
+const charsetUnsupported = () =>
+  new UndecodableBody('CONTENT_TYPE_UNSUPPORTED', 'The request body must be JSON in UTF-8.');
+
+/**
+ * The charset the header declares, read by the parser body-parser uses (so both read the same
+ * one); undefined when there is none or the header does not parse (body-parser then reads
+ * UTF-8).
+ */
+function declaredCharset(contentType: string): string | undefined {
+  try {
+    return parseContentType(contentType).parameters['charset']?.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
 function undecodable(error: BodyParserError): UndecodableBody {
   switch (error.type) {
     case 'entity.too.large':
       return new UndecodableBody('BODY_TOO_LARGE', 'The request body is larger than 16 KiB.');
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new UndecodableBody(
-        'CONTENT_TYPE_UNSUPPORTED',
-        'The request body must be JSON in UTF-8.',
-      );
+      return charsetUnsupported();
     default:
       return new UndecodableBody('BODY_INVALID', 'The request body is not valid JSON.');
   }
@@ -49,6 +79,12 @@ export function decodeJsonBody(req: Request, res: Response, next: () => void): v
       'CONTENT_TYPE_UNSUPPORTED',
       'Content-Type must be application/json.',
     );
+    next();
+    return;
+  }
+  const charset = contentType === undefined ? undefined : declaredCharset(contentType);
+  if (charset !== undefined && !JSON_CHARSETS.has(charset)) {
+    req.body = charsetUnsupported();
     next();
     return;
   }

@@ -21,7 +21,7 @@ let http: HttpFixture;
 beforeEach(async () => ({ f, http } = await startHttpOnTestCore()));
 afterEach(() => http.close());
 
-const post = (headers: Record<string, string>, body?: string) =>
+const post = (headers: Record<string, string>, body?: string | Buffer) =>
   http.request({
     method: 'POST',
     path: '/api/create',
@@ -271,6 +271,34 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
       '{}',
     );
     expectError(answer, 415, 21, ['The request body must be JSON in UTF-8.']);
+  });
+
+  it.each(['utf-7', 'UTF-7', 'utf-7-imap', '"utf-7"'])(
+    'code 21 for charset=%s, which body-parser alone would decode',
+    async (charset) => {
+      // "https://x" in UTF-7 is "+AGg-ttps://x": the bytes read differently as UTF-8.
+      const body = JSON.stringify(f.body({ url: '+AGg-ttps://example.com/utf7' }));
+      const before = f.linkCount();
+      const answer = await post(
+        { ...auth(), 'content-type': `application/json; charset=${charset}` },
+        body,
+      );
+      expectError(answer, 415, 21, ['The request body must be JSON in UTF-8.']);
+      expect(f.linkCount()).toBe(before);
+    },
+  );
+
+  it.each([
+    ['utf-16le', 'utf16le', []],
+    ['UTF-16', 'utf16le', [0xff, 0xfe]],
+  ] as const)('accepts a body in charset=%s', async (charset, encoding, bom) => {
+    const text = JSON.stringify(f.body({ url: 'https://example.com/utf16' }));
+    const answer = await post(
+      { ...auth(), 'content-type': `application/json; charset=${charset}` },
+      Buffer.concat([Buffer.from(bom), Buffer.from(text, encoding)]),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toMatchObject({ data: { url: 'https://example.com/utf16' } });
   });
 
   it('code 22 for a body over 16 KiB, and accepts one just under it', async () => {
