@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createMemoryStore, type MemoryStore } from '../adapters/memory/memory-store';
 import { systemClock } from '../adapters/system-clock';
 import { silentLogger } from '../ports/logger';
@@ -45,6 +46,11 @@ export async function openAdminTarget(
 }
 
 async function seedFileTarget(seedFile: string): Promise<AdminTarget> {
+  // Checked before the command runs: the atomic write would fail after it, naming its temporary file.
+  const folder = dirname(resolve(seedFile));
+  if (!existsSync(folder)) {
+    throw new ProvisioningError(`the seed file's folder ${folder} does not exist`);
+  }
   const store: MemoryStore = createMemoryStore();
   const provisioner = new Provisioner(store.identities, systemClock);
   if (existsSync(seedFile)) await loadSeedFile(provisioner, seedFile);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { messageOf } from '../errors/message-of';
 import type { Provisioner } from '../provisioning/provisioner';
 import { ProvisioningError } from '../provisioning/provisioner';
 import { loadConfig } from '../runtime/config';
@@ -23,6 +24,24 @@ Each new secret is printed once; it cannot be shown again.`;
 
 type Options = Record<string, string | string[] | boolean | undefined>;
 
+/** The commands that write identities (backup, the one other, copies the store). */
+const ADMIN_COMMANDS = [
+  'org create',
+  'org activate',
+  'org deactivate',
+  'group create',
+  'user create',
+  'member add',
+  'token create',
+] as const;
+type AdminCommand = (typeof ADMIN_COMMANDS)[number];
+
+const isAdminCommand = (command: string): command is AdminCommand =>
+  (ADMIN_COMMANDS as readonly string[]).includes(command);
+
+/** A mistake on the command line: exit status 2, with the usage. */
+const usageError = (problem: string) => new ProvisioningError(`${problem}\n\n${USAGE}`);
+
 function required(options: Options, name: string): string {
   const value = options[name];
   if (typeof value !== 'string' || value.trim() === '') {
@@ -42,6 +61,7 @@ export async function runAdminCommand(
   command: string,
   options: Options,
 ): Promise<string[]> {
+  if (!isAdminCommand(command)) throw usageError(`unknown command "${command}"`);
   switch (command) {
     case 'org create': {
       const scheme = optional(options, 'scheme') ?? 'https';
@@ -49,7 +69,7 @@ export async function runAdminCommand(
         throw new ProvisioningError('--scheme must be https or http');
       }
       const name = optional(options, 'name');
-      const { organization, secretKey } = await provisioner.saveOrganization({
+      const { organization, secretKey } = await provisioner.createOrganization({
         id: required(options, 'id'),
         domain: required(options, 'domain'),
         scheme,
@@ -68,7 +88,7 @@ export async function runAdminCommand(
     }
     case 'group create': {
       const name = optional(options, 'name');
-      const group = await provisioner.saveGroup({
+      const group = await provisioner.createGroup({
         organizationId: required(options, 'org'),
         apiId: required(options, 'api-id'),
         ...(name !== undefined && { name }),
@@ -78,7 +98,7 @@ export async function runAdminCommand(
     case 'user create': {
       const name = optional(options, 'name');
       const orgs = options.org;
-      const user = await provisioner.saveUser({
+      const user = await provisioner.createUser({
         id: required(options, 'id'),
         ...(name !== undefined && { name }),
         organizations: Array.isArray(orgs) ? orgs : [],
@@ -96,48 +116,62 @@ export async function runAdminCommand(
       const { token } = await provisioner.issueToken(userId);
       return [`personal access token for ${userId} (shown once): ${token ?? ''}`];
     }
-    default:
-      throw new ProvisioningError(`unknown command "${command}"\n\n${USAGE}`);
+    default: {
+      const unhandled: never = command;
+      throw usageError(`unknown command "${String(unhandled)}"`);
+    }
+  }
+}
+
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        id: { type: 'string' },
+        name: { type: 'string' },
+        domain: { type: 'string' },
+        scheme: { type: 'string' },
+        org: { type: 'string', multiple: true },
+        'api-id': { type: 'string' },
+        user: { type: 'string' },
+        'seed-file': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    // An unknown option or a missing value: node's message names it.
+    throw usageError(messageOf(error));
   }
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      id: { type: 'string' },
-      name: { type: 'string' },
-      domain: { type: 'string' },
-      scheme: { type: 'string' },
-      org: { type: 'string', multiple: true },
-      'api-id': { type: 'string' },
-      user: { type: 'string' },
-      'seed-file': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help || positionals.length < 2) {
+  const { values, positionals } = parseCommandLine(argv);
+  if (values.help) {
     process.stdout.write(USAGE + '\n');
     return;
   }
+  const [first, second, ...extra] = positionals;
+  if (first === undefined) throw usageError('no command given');
+  const command = first === 'backup' ? first : `${first} ${second ?? ''}`.trim();
+  if (command !== 'backup' && !isAdminCommand(command)) {
+    throw usageError(`unknown command "${command}"`);
+  }
+  if (extra.length > 0) throw usageError(`unexpected argument "${extra.join(' ')}"`);
   const config = loadConfig();
-  if (positionals[0] === 'backup') {
-    process.stdout.write((await runBackup(config, positionals[1] ?? '')) + '\n');
+  if (command === 'backup') {
+    process.stdout.write((await runBackup(config, second ?? '')) + '\n');
     return;
   }
   // --org is repeatable for "user create" and single elsewhere.
   const options: Options = { ...values };
   const orgs = values.org ?? [];
-  if (positionals.join(' ') !== 'user create') options.org = orgs[orgs.length - 1];
+  if (command !== 'user create') options.org = orgs[orgs.length - 1];
 
   const target = await openAdminTarget(config, values['seed-file'] ?? config.SHORTLINK_SEED_FILE);
   try {
-    const lines = await runAdminCommand(
-      target.provisioner,
-      positionals.slice(0, 2).join(' '),
-      options,
-    );
+    const lines = await runAdminCommand(target.provisioner, command, options);
     const saved = await target.save();
     if (saved) lines.push(saved);
     process.stdout.write(lines.join('\n') + '\n');

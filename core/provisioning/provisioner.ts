@@ -28,9 +28,11 @@ export interface NewOrganization {
 }
 
 /**
- * Creates organizations, groups, users and tokens through the identity port. Every write is an
- * upsert, so applying the same definitions twice changes nothing. Secrets are hashed here and
- * returned to the caller exactly once.
+ * Creates organizations, groups, users and tokens through the identity port. The `save...`
+ * methods are upserts, so applying the same definitions twice (a seed file at every start)
+ * changes nothing; the `create...` methods, the admin CLI's, refuse an id that exists, so a
+ * repeated command cannot replace an organization's key or link domain. Secrets are hashed here
+ * and returned to the caller exactly once. A method that refuses writes nothing.
  */
 export class Provisioner {
   constructor(
@@ -76,6 +78,19 @@ export class Provisioner {
     return generated === undefined ? { organization } : { organization, secretKey: generated };
   }
 
+  /** A new organization; refuses an id that exists (the existing one is left as it is). */
+  async createOrganization(
+    input: NewOrganization,
+  ): Promise<{ organization: Organization; secretKey?: string }> {
+    const id = requireId(input.id, 'organization');
+    if (await this.identities.findOrganizationById(id)) {
+      throw new ProvisioningError(
+        `organization "${id}" already exists; it is left as it is (its key and link domain unchanged)`,
+      );
+    }
+    return this.saveOrganization({ ...input, id });
+  }
+
   async setOrganizationActive(id: string, active: boolean): Promise<Organization> {
     const organization = await this.identities.findOrganizationById(id);
     if (!organization) throw new ProvisioningError(`no organization "${id}"`);
@@ -101,8 +116,38 @@ export class Provisioner {
     return group;
   }
 
+  /** A new group; refuses one that exists in the organization. */
+  async createGroup(input: {
+    organizationId: string;
+    apiId: string;
+    name?: string;
+  }): Promise<UrlGroup> {
+    const apiId = requireId(input.apiId, 'group api id');
+    if (await this.identities.findGroup(input.organizationId, apiId)) {
+      throw new ProvisioningError(
+        `group "${apiId}" already exists in organization "${input.organizationId}"`,
+      );
+    }
+    return this.saveGroup({ ...input, apiId });
+  }
+
+  /** A new user; refuses an id that exists. */
+  async createUser(input: { id: string; name?: string; organizations?: string[] }): Promise<User> {
+    const id = requireId(input.id, 'user');
+    if (await this.identities.findUserById(id)) {
+      throw new ProvisioningError(`user "${id}" already exists`);
+    }
+    return this.saveUser({ ...input, id });
+  }
+
   async saveUser(input: { id: string; name?: string; organizations?: string[] }): Promise<User> {
     const user: User = { id: requireId(input.id, 'user'), name: input.name ?? input.id };
+    // Every organization is checked before anything is written: a refused user leaves no trace.
+    for (const organizationId of input.organizations ?? []) {
+      if (!(await this.identities.findOrganizationById(organizationId))) {
+        throw new ProvisioningError(`no organization "${organizationId}"`);
+      }
+    }
     await this.identities.saveUser(user);
     for (const organizationId of input.organizations ?? []) {
       await this.addMember(user.id, organizationId);

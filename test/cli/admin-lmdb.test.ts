@@ -129,6 +129,36 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
     );
   });
 
+  it('exits with status 2 and the usage for a command line it cannot run, 0 for --help', async () => {
+    const env = { DATA_DIR: join(await dirs.make(), 'data') };
+    expect(await adminFails(env)).toContain('no command given');
+    expect(await adminFails(env, 'frobnicate')).toContain('unknown command "frobnicate"');
+    expect(await adminFails(env, 'org', 'explode')).toContain('unknown command "org explode"');
+    expect(
+      await adminFails(env, 'org', 'create', 'extra', '--id', 'x', '--domain', 'x.link'),
+    ).toContain('unexpected argument "extra"');
+    expect(await adminFails(env, 'token', 'create', '--nope')).toContain("'--nope'");
+    expect(await adminFails(env, 'backup')).toContain('backup needs a target directory');
+    for (const output of [await adminFails(env, 'frobnicate'), await admin(env, '--help')]) {
+      expect(output).toContain('usage: npm run admin');
+    }
+  });
+
+  it('says which folder is missing when the seed file cannot be written there', async () => {
+    const missing = join(await dirs.make(), 'no-such-folder');
+    const stderr = await adminFails(
+      { SHORTLINK_SEED_FILE: join(missing, 'seed.json') },
+      'org',
+      'create',
+      '--id',
+      'x',
+      '--domain',
+      'x.link',
+    );
+    expect(stderr).toContain(`the seed file's folder ${missing} does not exist`);
+    expect(stderr).not.toMatch(/ENOENT|seed\.json\.\d/);
+  });
+
   it('leaves an older store’s format as it is: an older server may still run on it', async () => {
     const dataDir = join(await dirs.make(), 'data');
     await (await createLmdbStore({ dataDir })).close();

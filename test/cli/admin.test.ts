@@ -92,6 +92,66 @@ describe('admin CLI commands', () => {
   });
 });
 
+describe('create commands refuse what exists, and a refused command writes nothing', () => {
+  it('keeps an organization whose id "org create" is given again: same key, same link domain', async () => {
+    const { store, orgKey, token } = await provisionThroughCli();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    await expect(
+      runAdminCommand(provisioner, 'org create', { id: 'acme', domain: 'other.link' }),
+    ).rejects.toThrow(/organization "acme" already exists/);
+    await expect(store.identities.findOrganizationById('acme')).resolves.toMatchObject({
+      domain: 'acme.link',
+      keyHash: hashSecret(orgKey),
+    });
+    // The domain is still acme's: nobody else can take it.
+    await expect(
+      runAdminCommand(provisioner, 'org create', { id: 'beta', domain: 'acme.link' }),
+    ).rejects.toThrow(/already belongs to another organization/);
+    const link = await createCore({ store })
+      .createCaller({ authorization: `Bearer ${token}` })
+      .links.create({ organization_key: orgKey, url_group_id: '7', url: 'https://example.com/k' });
+    expect(link.domain).toBe('acme.link');
+  });
+
+  it('refuses a group or a user that exists', async () => {
+    const { store } = await provisionThroughCli();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    await expect(
+      runAdminCommand(provisioner, 'group create', { org: 'acme', 'api-id': '7', name: 'New' }),
+    ).rejects.toThrow(/group "7" already exists in organization "acme"/);
+    await expect(store.identities.findGroup('acme', '7')).resolves.toMatchObject({ name: '7' });
+    await expect(
+      runAdminCommand(provisioner, 'user create', { id: 'alice', name: 'Other' }),
+    ).rejects.toThrow(/user "alice" already exists/);
+    await expect(store.identities.findUserById('alice')).resolves.toMatchObject({
+      name: 'alice',
+    });
+  });
+
+  it('creates no user when one of its organizations does not exist', async () => {
+    const { store } = await provisionThroughCli();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    await expect(
+      runAdminCommand(provisioner, 'user create', { id: 'eve', org: ['acme', 'nope'] }),
+    ).rejects.toThrow(/no organization "nope"/);
+    await expect(store.identities.findUserById('eve')).resolves.toBeNull();
+    await expect(store.identities.isMember('eve', 'acme')).resolves.toBe(false);
+    await expect(runAdminCommand(provisioner, 'token create', { user: 'eve' })).rejects.toThrow(
+      /no user "eve"/,
+    );
+  });
+
+  it('leaves seed files as they were: applying one twice still changes nothing', async () => {
+    const { store } = await provisionThroughCli();
+    const seed = seedFromSnapshot(store.identities.snapshot());
+    const again = createMemoryStore();
+    const provisioner = new Provisioner(again.identities, systemClock);
+    await applySeed(provisioner, seed);
+    await applySeed(provisioner, seed);
+    expect(seedFromSnapshot(again.identities.snapshot())).toEqual(seed);
+  });
+});
+
 describe('provisioning guards', () => {
   it('refuses a token that could never be sent as "Bearer <token>"', async () => {
     const store = createMemoryStore();
