@@ -40,8 +40,11 @@ export interface RequestContext {
    * a logger bound to this request (its id, its RPC) when the transport has one; else the core's.
    */
   logger?: Logger | undefined;
-  /** The raw idempotency key (REST `Idempotency-Key`, gRPC `idempotency-key`); absent: none. */
-  idempotencyKey?: string | null | undefined;
+  /**
+   * The raw idempotency key (REST `Idempotency-Key`, gRPC `idempotency-key`); absent: none. A
+   * transport that received the key more than once passes every value (malformed, code 27).
+   */
+  idempotencyKey?: string | readonly string[] | null | undefined;
   /** Filled in by the core for the transport to render (rate-limit headers or metadata). */
   response?: ResponseInfo | undefined;
 }

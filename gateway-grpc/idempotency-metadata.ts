@@ -5,15 +5,14 @@ import { idempotencyFields, type ResponseInfo } from '../core';
 export const IDEMPOTENCY_KEY_METADATA = 'idempotency-key';
 
 /**
- * The idempotency key as the core expects it: undefined when absent. A repeated key is joined
- * with ", " as HTTP joins repeated headers, so it is malformed (code 27) rather than guessed at.
+ * The idempotency key as the core expects it: undefined when absent, every value when it came
+ * more than once (the core refuses that, code 27).
  */
-export function idempotencyKeyOf(metadata: Metadata): string | undefined {
-  const values = metadata.get(IDEMPOTENCY_KEY_METADATA);
-  if (values.length === 0) return undefined;
-  return values
-    .map((value) => (typeof value === 'string' ? value : value.toString('latin1')))
-    .join(', ');
+export function idempotencyKeyOf(metadata: Metadata): string | readonly string[] | undefined {
+  const values = metadata
+    .get(IDEMPOTENCY_KEY_METADATA)
+    .map((value) => (typeof value === 'string' ? value : value.toString('latin1')));
+  return values.length <= 1 ? values[0] : values;
 }
 
 /** `idempotent-replayed: true` in the trailers of a replayed answer. */

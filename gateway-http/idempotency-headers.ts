@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Response } from 'express';
 import { idempotencyFields, type ResponseInfo } from '../core';
 
@@ -6,12 +6,15 @@ import { idempotencyFields, type ResponseInfo } from '../core';
 const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 /**
- * The `Idempotency-Key` header as the core expects it: undefined when absent. Node joins a
- * repeated header with ", ", which makes it malformed (code 27) rather than guessed at.
+ * The `Idempotency-Key` header as the core expects it: undefined when absent, every value when it
+ * came more than once (the core refuses that, code 27). Read from node's `headersDistinct`, since
+ * `headers` joins repeated lines with ", ".
  */
-export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | undefined {
-  const value = headers[IDEMPOTENCY_KEY_HEADER];
-  return Array.isArray(value) ? value.join(', ') : value;
+export function idempotencyKeyOf(
+  headers: Pick<IncomingMessage, 'headersDistinct'>['headersDistinct'],
+): string | readonly string[] | undefined {
+  const values = headers[IDEMPOTENCY_KEY_HEADER];
+  return values?.length === 1 ? values[0] : values;
 }
 
 /** `Idempotent-Replayed: true` on an answer replayed for a repeated `Idempotency-Key`. */

@@ -16,6 +16,9 @@ const invalidKey = (message: string) => new ShortlinkError('IDEMPOTENCY_KEY_INVA
 
 /** The key's format problem, or null when `key` is a valid key. */
 export function idempotencyKeyProblem(key: unknown): string | null {
+  if (Array.isArray(key) && key.length > 1) {
+    return 'The idempotency key was sent more than once: send it once.';
+  }
   if (typeof key !== 'string') return 'The idempotency key must be a string.';
   if (key.length === 0) return 'The idempotency key must not be empty.';
   if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
@@ -27,11 +30,16 @@ export function idempotencyKeyProblem(key: unknown): string | null {
   return null;
 }
 
-/** The idempotency key the request came with; undefined when absent (undefined or null). */
+/**
+ * The idempotency key the request came with: undefined when absent (undefined, null or no value),
+ * the key itself when sent once, every value when sent more than once.
+ */
 export function sentIdempotencyKey(
   request: Pick<RequestContext, 'idempotencyKey'>,
-): string | undefined {
-  return request.idempotencyKey ?? undefined;
+): string | readonly string[] | undefined {
+  const sent = request.idempotencyKey ?? undefined;
+  if (typeof sent === 'string' || sent === undefined) return sent;
+  return sent.length === 0 ? undefined : sent.length === 1 ? sent[0] : sent;
 }
 
 /**
@@ -46,6 +54,8 @@ export const checkIdempotencyKey: Middleware<AuthenticatedContext, IdempotencyKe
   const key = sentIdempotencyKey(ctx.request);
   if (key === undefined) return next({ ...ctx, idempotencyKey: undefined });
   const problem = idempotencyKeyProblem(key);
-  if (problem !== null) return Promise.reject(invalidKey(problem));
+  if (problem !== null || typeof key !== 'string') {
+    return Promise.reject(invalidKey(problem ?? 'The idempotency key must be a string.'));
+  }
   return next({ ...ctx, idempotencyKey: key });
 };

@@ -344,6 +344,27 @@ describe('idempotency through the core: the key format (27) and precedence', () 
     expect(error.code).toBe(27);
   });
 
+  it('takes a key a transport received once or not at all from a list, and refuses a repeated one', async () => {
+    const f = await createTestCore();
+    const once = await f.caller({ idempotencyKey: ['once'] }).links.create(f.body() as never);
+    const response: ResponseInfo = {};
+    await expect(
+      f.caller({ idempotencyKey: 'once', response }).links.create(f.body() as never),
+    ).resolves.toEqual(once);
+    expect(response.idempotentReplayed).toBe(true);
+    await f.caller({ idempotencyKey: [] }).links.create(f.body() as never);
+    expect(f.linkCount()).toBe(2);
+
+    const repeated = await failureOf(
+      f.caller({ idempotencyKey: ['once', 'once'] }).links.create(f.body() as never),
+    );
+    expect([repeated.code, repeated.messages]).toEqual([
+      27,
+      ['The idempotency key was sent more than once: send it once.'],
+    ]);
+    expect(f.linkCount()).toBe(2);
+  });
+
   it('accepts 255 visible ASCII characters; null means no key', async () => {
     const f = await createTestCore();
     const longest = await create(f, LONGEST_KEY);

@@ -101,7 +101,7 @@ describe('POST /api/create with Idempotency-Key: refusals', () => {
     },
   );
 
-  it('answers 27 for a repeated header (node joins it with ", ") and accepts 255 characters', async () => {
+  it('answers 27 for a repeated header, saying so, and accepts 255 characters', async () => {
     await start();
     const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       // node's client sends an array value as repeated header lines.
@@ -128,7 +128,12 @@ describe('POST /api/create with Idempotency-Key: refusals', () => {
       req.end(JSON.stringify(f.body()));
     });
     expect(answer.status).toBe(400);
-    expect((JSON.parse(answer.text) as { code: number }).code).toBe(27);
+    expect(JSON.parse(answer.text)).toEqual({
+      data: null,
+      code: 27,
+      errors: ['The idempotency key was sent more than once: send it once.'],
+    });
+    expect(f.linkCount()).toBe(0);
     expect((await withKey(LONGEST_KEY)).status).toBe(200);
   });
 
