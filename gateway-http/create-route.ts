@@ -25,7 +25,7 @@ export function createLinkHandler(core: Core, metrics?: ShortlinkMetrics): Reque
     const caller = core.createUntypedCaller({
       authorization: req.headers.authorization,
       clientAddress: req.ip,
-      idempotencyKey: idempotencyKeyOf(req.headersDistinct),
+      idempotencyKey: idempotencyKeyOf(req),
       // A getter: the request's logger is made only when the core has a failure to log.
       get logger() {
         return req.log;

@@ -7,13 +7,16 @@ const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 /**
  * The `Idempotency-Key` header as the core expects it: undefined when absent, every value when it
- * came more than once (the core refuses that, code 27). Read from node's `headersDistinct`, since
- * `headers` joins repeated lines with ", ".
+ * came more than once (the core refuses that, code 27). Node joins repeated lines with ", " in
+ * `headers`; a valid key holds no space, so only a value with one costs a look at the separate
+ * lines (`headersDistinct`, built on first use).
  */
 export function idempotencyKeyOf(
-  headers: Pick<IncomingMessage, 'headersDistinct'>['headersDistinct'],
+  req: Pick<IncomingMessage, 'headers' | 'headersDistinct'>,
 ): string | readonly string[] | undefined {
-  const values = headers[IDEMPOTENCY_KEY_HEADER];
+  const value = req.headers[IDEMPOTENCY_KEY_HEADER];
+  if (value === undefined || !value.includes(', ')) return value;
+  const values = req.headersDistinct[IDEMPOTENCY_KEY_HEADER];
   return values?.length === 1 ? values[0] : values;
 }
 
