@@ -28,8 +28,10 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
   app.set('etag', false);
   // Paths are exact, as URLs and the OpenAPI document have them: /API/CREATE is no endpoint
   // (404, code 24), not /api/create (express matches without regard to case by default), and
-  // /DOCS is the alias "DOCS" (reserved, so never a link: 404).
+  // /DOCS is the alias "DOCS" (reserved, so never a link: 404). Likewise a trailing slash makes
+  // another path (express ignores it by default): /api/create/ and /abc/ are 404, code 24.
   app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   // The same compiled rule the gRPC gateway applies to its x-forwarded-for metadata.
   if (options.trustProxy !== undefined)
     app.set('trust proxy', compileTrustProxy(options.trustProxy));

@@ -357,6 +357,7 @@ describe('404, code 24: unknown paths under /api', () => {
     ['GET', '/api/'],
     ['POST', '/api/links'],
     ['GET', '/api/create/extra'],
+    ['POST', '/api/create/'],
     ['POST', '/API/CREATE'],
     ['GET', '/Api/Create'],
     ['DELETE', '/api/v2/create'],

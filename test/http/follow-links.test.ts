@@ -71,9 +71,10 @@ describe('following a short link: GET and HEAD /<alias> on a link domain', () =>
     expect(head.text).toBe('');
   });
 
-  it('answers 404 for paths that are no alias', async () => {
+  it('answers 404 for paths that are no alias, a trailing slash included', async () => {
     await create({ alias: 'here' });
     expectError(await follow('/here/more'), 404, 24, ['Not found.']);
+    expectError(await follow('/here/'), 404, 24, ['Not found.']);
     expectError(await follow('/'), 404, 24, ['Not found.']);
   });
 

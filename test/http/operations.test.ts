@@ -17,6 +17,15 @@ describe('operations endpoints', () => {
     expect(answer.json()).toEqual({ status: 'ok' });
   });
 
+  it.each(['/healthz/', '/readyz/', '/openapi.json/', '/docs/'])(
+    'GET %s, with a trailing slash, is no endpoint: 404, code 24',
+    async (path) => {
+      const answer = await http.request({ path });
+      expect(answer.status).toBe(404);
+      expect(answer.json()).toMatchObject({ data: null, code: 24 });
+    },
+  );
+
   it('GET /readyz answers 200 while the store answers', async () => {
     const answer = await http.request({ path: '/readyz' });
     expect(answer.status).toBe(200);

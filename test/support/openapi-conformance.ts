@@ -27,6 +27,8 @@ function openApiValidator(): Promise<OpenAPIBackend> {
     validate: true,
     quick: true,
     strict: true,
+    // As the service routes: /api/create/ is not /api/create.
+    ignoreTrailingSlashes: false,
   }).init();
   return validator;
 }
