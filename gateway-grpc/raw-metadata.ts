@@ -9,8 +9,25 @@ const OUTSIDE_GRPC_TEXT = /[^ -~]/g;
 interface StreamEvents {
   prependListener(
     event: 'stream',
-    listener: (stream: unknown, headers: IncomingHttpHeaders) => void,
+    listener: (
+      stream: unknown,
+      headers: IncomingHttpHeaders,
+      flags: number,
+      rawHeaders: readonly string[],
+    ) => void,
   ): unknown;
+}
+
+const sayable = (value: string) =>
+  GRPC_TEXT_VALUE.test(value) ? value : value.replace(OUTSIDE_GRPC_TEXT, ' ');
+
+/** Every value of `name` in node's raw header list (name, value, name, value, ...). */
+function rawValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let at = 0; at + 1 < rawHeaders.length; at += 2) {
+    if (rawHeaders[at]?.toLowerCase() === name) values.push(rawHeaders[at + 1] as string);
+  }
+  return values;
 }
 
 /**
@@ -18,7 +35,9 @@ interface StreamEvents {
  * so an `idempotency-key` holding one would reach the core as no key at all and the create would
  * run without its protection. HTTP/2 lets any client send such a value, so before grpc-js reads
  * the headers this listener replaces each such character of that one key with a space: still
- * malformed for the core (code 27), and sayable in gRPC metadata.
+ * malformed for the core (code 27), and sayable in gRPC metadata. It also hands grpc-js a key
+ * sent more than once as its separate values (node joins them with ", "), so the core can say
+ * so (code 27) instead of finding a space in one joined key.
  *
  * grpc-js offers no public hook on the raw headers; its HTTP/2 servers are reached through the
  * private `http2Servers` map (grpc-js 1.14). Answers false when that map is not there, so the
@@ -28,11 +47,14 @@ export function keepMalformedIdempotencyKeys(server: Server): boolean {
   const servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
   if (!(servers instanceof Map)) return false;
   for (const http2Server of servers.keys() as IterableIterator<StreamEvents>) {
-    http2Server.prependListener('stream', (_stream, headers) => {
+    http2Server.prependListener('stream', (_stream, headers, _flags, rawHeaders) => {
       const value = headers[IDEMPOTENCY_KEY_METADATA];
-      if (typeof value === 'string' && !GRPC_TEXT_VALUE.test(value)) {
-        headers[IDEMPOTENCY_KEY_METADATA] = value.replace(OUTSIDE_GRPC_TEXT, ' ');
-      }
+      if (typeof value !== 'string') return;
+      // Joined values hold ", "; a valid key has no space, so only then are the lines read.
+      const values = value.includes(', ')
+        ? rawValues(rawHeaders, IDEMPOTENCY_KEY_METADATA)
+        : [value];
+      headers[IDEMPOTENCY_KEY_METADATA] = values.length > 1 ? values.map(sayable) : sayable(value);
     });
   }
   return true;

@@ -22,7 +22,7 @@ interface RawOutcome {
   message: string;
 }
 
-function rawCreate(key: string): Promise<RawOutcome> {
+function rawCreate(key: string | string[]): Promise<RawOutcome> {
   const message = CreateShortLinkRequest.encode(
     CreateShortLinkRequest.fromPartial(validRequest(f)),
   ).finish();
@@ -76,6 +76,17 @@ describe('idempotency-key values grpc-js clients cannot send', () => {
       expect(f.linkCount()).toBe(before);
     },
   );
+
+  it('answers INVALID_ARGUMENT, code 27 for a key sent twice, saying so', async () => {
+    const before = f.linkCount();
+    const outcome = await rawCreate(['one', 'two']);
+    expect(outcome).toEqual({
+      grpcStatus: status.INVALID_ARGUMENT,
+      shortlinkCode: '27',
+      message: 'The idempotency key was sent more than once: send it once.',
+    });
+    expect(f.linkCount()).toBe(before);
+  });
 
   it('still runs a valid key sent the same way (the raw client is a working client)', async () => {
     const before = f.linkCount();
