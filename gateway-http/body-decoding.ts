@@ -29,12 +29,13 @@ const charsetUnsupported = () =>
 
 /**
  * The charset the header declares, read by the parser body-parser uses (so both read the same
- * one); undefined when there is none or the header does not parse (body-parser then reads
- * UTF-8).
+ * one); undefined when there is none, or an empty one, which body-parser reads as UTF-8. A header
+ * without ";" has no parameters, so it is not parsed twice.
  */
 function declaredCharset(contentType: string): string | undefined {
+  if (!contentType.includes(';')) return undefined;
   try {
-    return parseContentType(contentType).parameters['charset']?.toLowerCase();
+    return parseContentType(contentType).parameters['charset']?.toLowerCase() || undefined;
   } catch {
     return undefined;
   }

@@ -14,8 +14,9 @@ const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export function idempotencyKeyOf(
   req: Pick<IncomingMessage, 'headers' | 'headersDistinct'>,
 ): string | readonly string[] | undefined {
+  // Typed as possibly a list, which node makes only of set-cookie.
   const value = req.headers[IDEMPOTENCY_KEY_HEADER];
-  if (value === undefined || !value.includes(', ')) return value;
+  if (typeof value !== 'string' || !value.includes(', ')) return value;
   const values = req.headersDistinct[IDEMPOTENCY_KEY_HEADER];
   return values?.length === 1 ? values[0] : values;
 }

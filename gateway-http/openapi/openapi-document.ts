@@ -117,7 +117,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'No such endpoint, or no short link with this alias (code 24).',
   405: 'Method not allowed (code 2).',
   413: 'The body is larger than 16 KiB (code 22).',
-  415: 'Content-Type is not JSON (code 21).',
+  415: 'Content-Type is not application/json, or its charset is not UTF-8, UTF-16 or UTF-32 (code 21).',
   422: 'A field is missing or invalid (4-9, 14-16), the URL is refused by the anti-phishing check (18), or the Idempotency-Key was already used for a different request (25).',
   429: 'Rate limit exceeded (code 19): per token, or per client address for failed token checks.',
   500: 'Unexpected error (code 1).',
@@ -349,7 +349,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           operationId: 'createShortLink',
           summary: 'Create a short link',
           description:
-            'Checks, in order: token (3, 10, 11), rate limit (19), Idempotency-Key format (27), body (21, 22, 20), idempotency (replay, 25, 26), organization (4, 12, 13, 17), group (5, 14), fields (6-9, 16; every failing field reported), anti-phishing (18), alias availability (15). A failed request stores nothing. Every answer after the token check carries the rate-limit headers.',
+            'Checks, in order: token (3, 10, 11), rate limit (19), Idempotency-Key format (27), body (21, 22, 20), idempotency (replay, 25, 26), organization (4, 12, 13, 17), group (5, 14), fields (6-9, 16; every failing field reported), anti-phishing (18), alias availability (15). A failed request stores nothing, except that a 23 after the link was written (the store did not confirm the write in time) may leave the link stored. Every answer after the token check carries the rate-limit headers.',
           security: [{ bearerAuth: [] }],
           parameters: [
             {

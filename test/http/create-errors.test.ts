@@ -336,18 +336,19 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
     expectError(answer, 401, 3, ['The Authorization header is missing.']);
   });
 
-  it('accepts Content-Type with a charset, in any case, and no Content-Type at all', async () => {
+  it('accepts Content-Type with a charset, in any case, an empty one, and no Content-Type at all', async () => {
     const body = JSON.stringify(f.body());
     const variants: Array<Record<string, string>> = [
       { 'content-type': 'application/json; charset=utf-8' },
       { 'content-type': 'Application/JSON;charset=UTF-8' },
+      { 'content-type': 'application/json; charset=' },
       {},
     ];
     for (const headers of variants) {
       const answer = await post({ ...auth(), ...headers }, body);
       expect(answer.status).toBe(200);
     }
-    expect(f.linkCount()).toBe(3);
+    expect(f.linkCount()).toBe(4);
   });
 });
 
