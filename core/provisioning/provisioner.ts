@@ -92,8 +92,7 @@ export class Provisioner {
   }
 
   async setOrganizationActive(id: string, active: boolean): Promise<Organization> {
-    const organization = await this.identities.findOrganizationById(id);
-    if (!organization) throw new ProvisioningError(`no organization "${id}"`);
+    const organization = await this.requireOrganization(id);
     const updated = { ...organization, active };
     await this.identities.saveOrganization(updated);
     return updated;
@@ -104,9 +103,7 @@ export class Provisioner {
     apiId: string;
     name?: string;
   }): Promise<UrlGroup> {
-    if (!(await this.identities.findOrganizationById(input.organizationId))) {
-      throw new ProvisioningError(`no organization "${input.organizationId}"`);
-    }
+    await this.requireOrganization(input.organizationId);
     const group: UrlGroup = {
       organizationId: input.organizationId,
       apiId: requireId(input.apiId, 'group api id'),
@@ -142,26 +139,19 @@ export class Provisioner {
 
   async saveUser(input: { id: string; name?: string; organizations?: string[] }): Promise<User> {
     const user: User = { id: requireId(input.id, 'user'), name: input.name ?? input.id };
+    const organizations = input.organizations ?? [];
     // Every organization is checked before anything is written: a refused user leaves no trace.
-    for (const organizationId of input.organizations ?? []) {
-      if (!(await this.identities.findOrganizationById(organizationId))) {
-        throw new ProvisioningError(`no organization "${organizationId}"`);
-      }
-    }
+    for (const organizationId of organizations) await this.requireOrganization(organizationId);
     await this.identities.saveUser(user);
-    for (const organizationId of input.organizations ?? []) {
-      await this.addMember(user.id, organizationId);
+    for (const organizationId of organizations) {
+      await this.identities.saveMembership(user.id, organizationId);
     }
     return user;
   }
 
   async addMember(userId: string, organizationId: string): Promise<void> {
-    if (!(await this.identities.findUserById(userId))) {
-      throw new ProvisioningError(`no user "${userId}"`);
-    }
-    if (!(await this.identities.findOrganizationById(organizationId))) {
-      throw new ProvisioningError(`no organization "${organizationId}"`);
-    }
+    await this.requireUser(userId);
+    await this.requireOrganization(organizationId);
     await this.identities.saveMembership(userId, organizationId);
   }
 
@@ -170,9 +160,7 @@ export class Provisioner {
     userId: string,
     given: { token?: string; tokenHash?: string } = {},
   ): Promise<{ token?: string; tokenHash: string }> {
-    if (!(await this.identities.findUserById(userId))) {
-      throw new ProvisioningError(`no user "${userId}"`);
-    }
+    await this.requireUser(userId);
     if (given.token !== undefined && !isSendableToken(given.token)) {
       throw new ProvisioningError(
         `a token of user "${userId}" has characters that cannot be sent as "Bearer <token>"`,
@@ -181,6 +169,16 @@ export class Provisioner {
     const { hash: tokenHash, generated } = secretHash(given.token, given.tokenHash, generateToken);
     await this.identities.saveToken({ tokenHash, userId, createdAt: this.clock.now() });
     return generated === undefined ? { tokenHash } : { token: generated, tokenHash };
+  }
+
+  private async requireOrganization(id: string): Promise<Organization> {
+    const organization = await this.identities.findOrganizationById(id);
+    if (!organization) throw new ProvisioningError(`no organization "${id}"`);
+    return organization;
+  }
+
+  private async requireUser(id: string): Promise<void> {
+    if (!(await this.identities.findUserById(id))) throw new ProvisioningError(`no user "${id}"`);
   }
 }
 
