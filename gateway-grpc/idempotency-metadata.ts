@@ -5,14 +5,13 @@ import { idempotencyFields, type ResponseInfo } from '../core';
 export const IDEMPOTENCY_KEY_METADATA = 'idempotency-key';
 
 /**
- * The idempotency key as the core expects it: undefined when absent, every value when it came
- * more than once (the core refuses that, code 27).
+ * Every value of the idempotency key, as the core takes it: none means no key, one is the key,
+ * more are refused (code 27).
  */
-export function idempotencyKeyOf(metadata: Metadata): string | readonly string[] | undefined {
-  const values = metadata
+export function idempotencyKeyOf(metadata: Metadata): readonly string[] {
+  return metadata
     .get(IDEMPOTENCY_KEY_METADATA)
     .map((value) => (typeof value === 'string' ? value : value.toString('latin1')));
-  return values.length <= 1 ? values[0] : values;
 }
 
 /** `idempotent-replayed: true` in the trailers of a replayed answer. */

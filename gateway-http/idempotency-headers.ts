@@ -7,7 +7,7 @@ const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 /**
  * The `Idempotency-Key` header as the core expects it: undefined when absent, every value when it
- * came more than once (the core refuses that, code 27). Node joins repeated lines with ", " in
+ * came more than once (the core takes a list of one as that key, and refuses more, code 27). Node joins repeated lines with ", " in
  * `headers`; a valid key holds no space, so only a value with one costs a look at the separate
  * lines (`headersDistinct`, built on first use).
  */
@@ -17,8 +17,7 @@ export function idempotencyKeyOf(
   // Typed as possibly a list, which node makes only of set-cookie.
   const value = req.headers[IDEMPOTENCY_KEY_HEADER];
   if (typeof value !== 'string' || !value.includes(', ')) return value;
-  const values = req.headersDistinct[IDEMPOTENCY_KEY_HEADER];
-  return values?.length === 1 ? values[0] : values;
+  return req.headersDistinct[IDEMPOTENCY_KEY_HEADER];
 }
 
 /** `Idempotent-Replayed: true` on an answer replayed for a repeated `Idempotency-Key`. */
