@@ -9,12 +9,14 @@ import {
   systemClock,
   type Core,
   type MemoryStore,
+  type ResponseInfo,
 } from '../../core';
 import { loadConfig } from '../../core/runtime';
 import {
   createUrlGuardFromConfig,
   type ConfiguredUrlGuard,
 } from '../../core/runtime/url-guard-from-config';
+import { expectFailure, failureOf } from '../support/failures';
 import { expectError } from '../support/http-assertions';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from './fake-safe-browsing';
@@ -167,15 +169,10 @@ describe('anti-phishing check through the core and the REST gateway', () => {
   });
 
   describe('with an Idempotency-Key', () => {
-    const keyed = (key: string, url: string, response: { idempotentReplayed?: boolean } = {}) =>
+    const keyed = (key: string, url: string, response: ResponseInfo = {}) =>
       core
         .createCaller({ authorization: `Bearer ${TOKEN}`, idempotencyKey: key, response })
         .links.create({ organization_key: ORG_KEY, url_group_id: '1', url });
-    const codeOf = (call: Promise<unknown>) =>
-      call.then(
-        () => 0,
-        (error: unknown) => (error instanceof ShortlinkError ? error.code : -1),
-      );
 
     afterEach(() => {
       fake.mode = { kind: 'answer' };
@@ -183,25 +180,19 @@ describe('anti-phishing check through the core and the REST gateway', () => {
 
     it('keeps a refusal because the reputation service gave no verdict off the key: a retry runs again', async () => {
       fake.mode = { kind: 'status', status: 500 };
-      const refused = await keyed('no-verdict', 'https://www.example.com/while-down').catch(
-        (error: unknown) => error as ShortlinkError,
-      );
-      expect(refused).toMatchObject({
-        code: 18,
-        messages: [
-          'The URL was refused: the reputation service could not check it; please try again later',
-        ],
-      });
+      await expectFailure(keyed('no-verdict', 'https://www.example.com/while-down'), 18, [
+        'The URL was refused: the reputation service could not check it; please try again later',
+      ]);
       const before = store.links.size;
 
       fake.mode = { kind: 'answer' };
-      const response: { idempotentReplayed?: boolean } = {};
+      const response: ResponseInfo = {};
       const link = await keyed('no-verdict', 'https://www.example.com/while-down', response);
       expect(link.url).toBe('https://www.example.com/while-down');
       expect(response.idempotentReplayed).toBeUndefined();
       expect(store.links.size).toBe(before + 1);
       // Now the key holds the success.
-      const again: { idempotentReplayed?: boolean } = {};
+      const again: ResponseInfo = {};
       await expect(
         keyed('no-verdict', 'https://www.example.com/while-down', again),
       ).resolves.toEqual(link);
@@ -209,9 +200,10 @@ describe('anti-phishing check through the core and the REST gateway', () => {
     });
 
     it('records a refusal the reputation service decided, like every other 18', async () => {
-      expect(await codeOf(keyed('reported', 'https://reported.example/login'))).toBe(18);
-      const again: { idempotentReplayed?: boolean } = {};
-      expect(await codeOf(keyed('reported', 'https://reported.example/login', again))).toBe(18);
+      expect((await failureOf(keyed('reported', 'https://reported.example/login'))).code).toBe(18);
+      const again: ResponseInfo = {};
+      const replayed = await failureOf(keyed('reported', 'https://reported.example/login', again));
+      expect(replayed.code).toBe(18);
       expect(again.idempotentReplayed).toBe(true);
     });
   });
