@@ -7,6 +7,8 @@ export function grpcGateway(config: GrpcConfig): GatewayFactory<RunningGrpcServe
   return (context) => ({
     name: 'gRPC',
     host: config.HOST,
+    port: config.GRPC_PORT,
+    portSetting: 'GRPC_PORT',
     listen: () =>
       listenGrpc(context.runtime.core, {
         port: config.GRPC_PORT,

@@ -3,6 +3,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { Core, Logger, ShortlinkMetrics } from '../core';
 import { compileTrustProxy } from '../core/runtime';
 import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
+import { sendGrpcJsLogsTo } from './grpc-js-logs';
 import { followStoreHealth } from './health-status';
 import { keepMalformedIdempotencyKeys } from './raw-metadata';
 import { createReflectionService } from './reflection';
@@ -61,6 +62,7 @@ export async function listenGrpc(
   options: GrpcServerOptions,
 ): Promise<RunningGrpcServer> {
   const { logger } = options;
+  sendGrpcJsLogsTo(logger);
   const server = new Server({
     'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 64 * 1024,
   });

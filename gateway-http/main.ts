@@ -3,6 +3,7 @@ import closeWithGrace from 'close-with-grace';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
 import {
+  cannotListen,
   loadConfig,
   refuseUnsharedStore,
   startService as startComposedService,
@@ -116,6 +117,16 @@ async function main(): Promise<void> {
             port: config.METRICS_PORT,
             host: config.HOST,
             logger,
+          }).catch((error: unknown) => {
+            throw cannotListen(
+              {
+                name: 'metrics',
+                host: config.HOST,
+                port: config.METRICS_PORT,
+                portSetting: 'METRICS_PORT',
+              },
+              error,
+            );
           });
     if (metrics) logger.info({ port: metrics.port, host: config.HOST }, 'metrics listening');
     const supervisor = await superviseWorkers({

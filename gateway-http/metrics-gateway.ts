@@ -15,6 +15,8 @@ export function metricsGateway(
   return (context) => ({
     name: 'metrics',
     host: settings.host,
+    port: settings.port,
+    portSetting: 'METRICS_PORT',
     listen: () => {
       const registry = source ?? context.runtime.metrics?.registry;
       if (!registry) throw new Error('metrics are off (METRICS_PORT=0): nothing to serve');

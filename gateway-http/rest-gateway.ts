@@ -14,6 +14,8 @@ export function restGateway(config: HttpConfig, logger: Logger): GatewayFactory<
   return (context) => ({
     name: 'REST',
     host: config.HOST,
+    port: config.PORT,
+    portSetting: 'PORT',
     listen: () => {
       const app = createHttpApp(context.runtime.core, {
         logger,

@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of';
 import type { Logger } from '../ports/logger';
 import type { Runtime } from './create-runtime';
 
@@ -34,8 +35,25 @@ export interface Gateway<L extends Listening = Listening> {
   readonly name: string;
   /** The address it binds. */
   readonly host: string;
+  /** The port it binds (0: any free one), and the setting that chose it, named when binding fails. */
+  readonly port: number;
+  readonly portSetting: string;
   /** Binds and starts serving. */
   listen(): Promise<L>;
+}
+
+/**
+ * A gateway's bind failure (a port in use, an address not on this host) as the operator needs
+ * it: which gateway, which address, which setting to change, and the system's own words.
+ */
+export function cannotListen(
+  gateway: Pick<Gateway, 'name' | 'host' | 'port' | 'portSetting'>,
+  error: unknown,
+): Error {
+  return new Error(
+    `the ${gateway.name} gateway cannot listen on ${gateway.host}:${gateway.port} (set by ${gateway.portSetting}): ${messageOf(error)}`,
+    { cause: error },
+  );
 }
 
 export type GatewayFactory<L extends Listening = Listening> = (

@@ -25,6 +25,7 @@ export {
   positiveSetting,
   trustProxySetting,
 } from './settings';
+export { cannotListen } from './gateway';
 export type { Gateway, GatewayContext, GatewayFactory, Listening, Readiness } from './gateway';
 export {
   startService,

@@ -54,30 +54,62 @@ describe('the composition root when start-up fails after the gateways listen', (
     expect(runtimeClosed).toBe(true);
   });
 
-  it('closes the first gateway when the second cannot bind', async () => {
+  it('closes the first gateway when the second cannot bind, and names the setting', async () => {
+    const logs = captureLogs();
+    const first = await startService(
+      { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: ':memory:' },
+      logs.logger,
+    );
+    const stderr = jest.spyOn(console, 'error');
+    try {
+      const second = captureLogs();
+      // The gRPC port is taken by the first service.
+      const port = first.grpc.port;
+      await expect(
+        startService(
+          { PORT: '0', GRPC_PORT: String(port), METRICS_PORT: '0', DATA_DIR: ':memory:' },
+          second.logger,
+        ),
+      ).rejects.toThrow(
+        new RegExp(
+          `^the gRPC gateway cannot listen on 127\\.0\\.0\\.1:${port} \\(set by GRPC_PORT\\): .*EADDRINUSE`,
+        ),
+      );
+      const restPort = second.records().find((record) => record.msg === 'REST gateway listening')
+        ?.port as number;
+      expect(restPort).toBeGreaterThan(0);
+      expect(await connectOutcome(restPort)).toBe('ECONNREFUSED');
+      // grpc-js's own line about it is a JSON log line of the service, not plain text on stderr.
+      expect(stderr).not.toHaveBeenCalled();
+      expect(second.records()).toContainEqual(
+        expect.objectContaining({
+          level: 50,
+          component: 'grpc-js',
+          msg: expect.stringMatching(/^No address added/),
+        }),
+      );
+    } finally {
+      stderr.mockRestore();
+      await first.shutdown();
+    }
+  });
+
+  it('names PORT when the REST gateway cannot bind', async () => {
     const logs = captureLogs();
     const first = await startService(
       { PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: ':memory:' },
       logs.logger,
     );
     try {
-      const second = captureLogs();
-      // The gRPC port is taken by the first service.
+      const port = first.http.port;
       await expect(
         startService(
-          {
-            PORT: '0',
-            GRPC_PORT: String(first.grpc.port),
-            METRICS_PORT: '0',
-            DATA_DIR: ':memory:',
-          },
-          second.logger,
+          { PORT: String(port), GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: ':memory:' },
+          captureLogs().logger,
         ),
-      ).rejects.toThrow(/No address added|EADDRINUSE/);
-      const restPort = second.records().find((record) => record.msg === 'REST gateway listening')
-        ?.port as number;
-      expect(restPort).toBeGreaterThan(0);
-      expect(await connectOutcome(restPort)).toBe('ECONNREFUSED');
+      ).rejects.toThrow(
+        `the REST gateway cannot listen on 127.0.0.1:${port} (set by PORT): listen EADDRINUSE`,
+      );
     } finally {
       await first.shutdown();
     }
@@ -90,6 +122,8 @@ describe('the drain time of the gateways', () => {
     const fake = (name: string) => (context: GatewayContext) => ({
       name,
       host: '127.0.0.1',
+      port: 0,
+      portSetting: 'TEST_PORT',
       listen: () => {
         given[name] = context.drainTimeoutMs;
         return Promise.resolve({ port: 1, close: () => Promise.resolve() });

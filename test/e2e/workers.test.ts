@@ -1,5 +1,6 @@
 import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
@@ -260,6 +261,30 @@ describe('WORKERS=2 when a worker cannot start', () => {
     expect(output).toContain(file); // the worker's start-up error names the path
     expect(output).toMatch(/shortlink failed to start: worker \d+ exited during start-up/);
     expect(output).not.toMatch(/restarting it|gateway listening/);
+  });
+});
+
+describe('WORKERS=2 when the primary cannot bind the metrics port', () => {
+  it('names METRICS_PORT and exits with code 1 before any worker starts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
+    dataDirs.push(dir);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const { code, output } = await runServiceUntilExit(build.dir, {
+        WORKERS: '2',
+        DATA_DIR: dir,
+        METRICS_PORT: String(port),
+      });
+      expect(code).toBe(1);
+      expect(output).toContain(
+        `shortlink failed to start: the metrics gateway cannot listen on 127.0.0.1:${port} (set by METRICS_PORT): listen EADDRINUSE`,
+      );
+      expect(output).not.toMatch(/gateway listening/);
+    } finally {
+      taken.close();
+    }
   });
 });
 
