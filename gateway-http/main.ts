@@ -3,7 +3,7 @@ import closeWithGrace from 'close-with-grace';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
 import {
-  cannotListen,
+  listenFailure,
   loadConfig,
   refuseUnsharedStore,
   startService as startComposedService,
@@ -20,7 +20,7 @@ import { demoBanner } from './demo-banner';
 import { loadHttpConfig } from './http-config';
 import type { RunningHttpServer } from './http-server';
 import { createLogger } from './logger';
-import { metricsGateway } from './metrics-gateway';
+import { metricsAddress, metricsGateway } from './metrics-gateway';
 import { listenMetrics, type MetricsSource, type RunningMetricsServer } from './metrics-server';
 import { restGateway } from './rest-gateway';
 
@@ -118,13 +118,8 @@ async function main(): Promise<void> {
             host: config.HOST,
             logger,
           }).catch((error: unknown) => {
-            throw cannotListen(
-              {
-                name: 'metrics',
-                host: config.HOST,
-                port: config.METRICS_PORT,
-                portSetting: 'METRICS_PORT',
-              },
+            throw listenFailure(
+              metricsAddress({ port: config.METRICS_PORT, host: config.HOST }),
               error,
             );
           });

@@ -42,16 +42,31 @@ export interface Gateway<L extends Listening = Listening> {
   listen(): Promise<L>;
 }
 
+/** A port taken or not allowed: the port's setting is the one to change. */
+const PORT_REFUSED = /\b(EADDRINUSE|EACCES)\b/;
+/** An address this host does not have, or a name that does not resolve: HOST is to change. */
+const ADDRESS_REFUSED = /\b(EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN|EAI_NONAME)\b|Name resolution failed/;
+
 /**
- * A gateway's bind failure (a port in use, an address not on this host) as the operator needs
- * it: which gateway, which address, which setting to change, and the system's own words.
+ * A gateway's bind failure as the operator needs it: which gateway, which address, which setting
+ * to change (its port's, or HOST), and the system's own words; the original error is the cause.
+ * Any other failure is returned as it is, so no setting is blamed for what it did not cause.
  */
-export function cannotListen(
+export function listenFailure(
   gateway: Pick<Gateway, 'name' | 'host' | 'port' | 'portSetting'>,
   error: unknown,
-): Error {
+): unknown {
+  const reason = messageOf(error);
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : '';
+  const told = `${String(code)} ${reason}`;
+  const setting = PORT_REFUSED.test(told)
+    ? gateway.portSetting
+    : ADDRESS_REFUSED.test(told)
+      ? 'HOST'
+      : undefined;
+  if (!setting) return error;
   return new Error(
-    `the ${gateway.name} gateway cannot listen on ${gateway.host}:${gateway.port} (set by ${gateway.portSetting}): ${messageOf(error)}`,
+    `the ${gateway.name} gateway cannot listen on ${gateway.host}:${gateway.port} (set by ${setting}): ${reason}`,
     { cause: error },
   );
 }

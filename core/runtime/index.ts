@@ -25,7 +25,7 @@ export {
   positiveSetting,
   trustProxySetting,
 } from './settings';
-export { cannotListen } from './gateway';
+export { listenFailure } from './gateway';
 export type { Gateway, GatewayContext, GatewayFactory, Listening, Readiness } from './gateway';
 export {
   startService,

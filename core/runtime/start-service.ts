@@ -2,7 +2,7 @@ import type { Logger } from '../ports/logger';
 import type { DemoCredentials } from '../provisioning/demo';
 import type { Config } from './config';
 import { createRuntime, type Runtime, type RuntimeOptions } from './create-runtime';
-import { cannotListen, type GatewayFactory, type Listening, type Readiness } from './gateway';
+import { listenFailure, type GatewayFactory, type Listening, type Readiness } from './gateway';
 
 /**
  * The share of SHUTDOWN_TIMEOUT_MS every gateway may spend draining in-flight requests. The
@@ -77,7 +77,7 @@ export async function startService<G extends Listenings>(
       if (!factory) continue;
       const gateway = factory(context);
       const running = await gateway.listen().catch((error: unknown) => {
-        throw cannotListen(gateway, error);
+        throw listenFailure(gateway, error);
       });
       listening.push(running);
       gateways[name] = running as G[typeof name];

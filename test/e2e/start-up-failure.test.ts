@@ -116,6 +116,43 @@ describe('the composition root when start-up fails after the gateways listen', (
   });
 });
 
+describe('a gateway that cannot start', () => {
+  it('names HOST when the address does not resolve', async () => {
+    await expect(
+      startService(
+        {
+          HOST: 'nohost.invalid',
+          PORT: '0',
+          GRPC_PORT: '0',
+          METRICS_PORT: '0',
+          DATA_DIR: ':memory:',
+        },
+        captureLogs().logger,
+      ),
+    ).rejects.toThrow(
+      /^the REST gateway cannot listen on nohost\.invalid:0 \(set by HOST\): .*ENOTFOUND/,
+    );
+  });
+
+  it('fails with its own error, naming no setting, when that is not a bind failure', async () => {
+    const failure = new Error('the reflection service could not be built');
+    const started = startComposedService(loadConfig({ LOG_LEVEL: 'silent' }), silentLogger, {
+      gateways: {
+        a: () => ({
+          name: 'A',
+          host: '127.0.0.1',
+          port: 0,
+          portSetting: 'A_PORT',
+          listen: () => Promise.reject(failure),
+        }),
+      },
+      linkGateway: 'a',
+      mayProvisionDemo: false,
+    });
+    await expect(started).rejects.toBe(failure);
+  });
+});
+
 describe('the drain time of the gateways', () => {
   it('is the same share of SHUTDOWN_TIMEOUT_MS for every gateway, below the whole', async () => {
     const given: Record<string, number> = {};

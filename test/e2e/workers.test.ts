@@ -283,7 +283,7 @@ describe('WORKERS=2 when the primary cannot bind the metrics port', () => {
       );
       expect(output).not.toMatch(/gateway listening/);
     } finally {
-      taken.close();
+      await new Promise((resolve) => taken.close(resolve));
     }
   });
 });
