@@ -69,8 +69,10 @@ describe('REST gateway under hostile input', () => {
       }),
       { numRuns: 400 },
     );
-    // The generator must reach deep stages, not only be refused at the door.
-    expect(codes.get(0) ?? 0).toBeGreaterThan(20);
+    // The generator must reach deep stages, not only be refused at the door. About 34 of the 400
+    // are successes (29 to 38 in six runs, a standard deviation of about 6); a clean-clone CI run
+    // drew exactly 20, so the bound sits four deviations below the mean, not two and a half.
+    expect(codes.get(0) ?? 0).toBeGreaterThan(10);
     expect(codes.size).toBeGreaterThan(8);
   });
 
