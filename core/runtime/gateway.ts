@@ -1,4 +1,5 @@
 import { messageOf } from '../errors/message-of';
+import { systemErrorCode } from '../errors/system-error-code';
 import type { Logger } from '../ports/logger';
 import type { Runtime } from './create-runtime';
 
@@ -57,8 +58,7 @@ export function listenFailure(
   error: unknown,
 ): unknown {
   const reason = messageOf(error);
-  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : '';
-  const told = `${String(code)} ${reason}`;
+  const told = `${systemErrorCode(error) ?? ''} ${reason}`;
   const setting = PORT_REFUSED.test(told)
     ? gateway.portSetting
     : ADDRESS_REFUSED.test(told)

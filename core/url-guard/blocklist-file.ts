@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { systemErrorCode } from '../errors/system-error-code';
 import type { Logger } from '../ports/logger';
 import { parseBlocklist } from './blocklist-format';
 import { DomainSet } from './domain-set';
@@ -126,6 +127,5 @@ async function signatureOf(path: string): Promise<string> {
 }
 
 function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'unknown error';
+  return systemErrorCode(error) ?? 'unknown error';
 }

@@ -1,4 +1,5 @@
 import { messageOf } from '../../errors/message-of';
+import { systemErrorCode } from '../../errors/system-error-code';
 import {
   MongoClientClosedError,
   MongoError,
@@ -45,9 +46,8 @@ const NETWORK_SYSTEM_CODES = new Set([
 
 export function isBackendUnavailable(error: unknown): boolean {
   if (UNAVAILABLE_CLASSES.some((kind) => error instanceof kind)) return true;
-  // Duck-typed: Node's system errors may come from another realm, where instanceof Error fails.
-  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : '';
-  if (typeof code === 'string' && NETWORK_SYSTEM_CODES.has(code)) return true;
+  const code = systemErrorCode(error);
+  if (code !== undefined && NETWORK_SYSTEM_CODES.has(code)) return true;
   if (error instanceof MongoServerError && TRANSIENT_SERVER_CODES.has(Number(error.code))) {
     return true;
   }
