@@ -4,6 +4,9 @@ import { hostSetting, parseSettings, portSetting, trustProxySetting } from '../c
 /** max-age (seconds) of Cache-Control on 301/308 redirects unless REDIRECT_CACHE_MAX_AGE says. */
 export const DEFAULT_REDIRECT_CACHE_MAX_AGE = 90;
 
+/** RFC 9111 (1.2.2): caches read any larger delta-seconds as 2^31, so a larger max-age means nothing more. */
+const MAX_CACHE_DELTA_SECONDS = 2 ** 31;
+
 /** The REST gateway's own settings, from the environment. */
 export const httpConfigSchema = z.object({
   PORT: portSetting.default(8080),
@@ -13,6 +16,10 @@ export const httpConfigSchema = z.object({
     .number()
     .int()
     .nonnegative()
+    .max(
+      MAX_CACHE_DELTA_SECONDS,
+      `must be at most ${MAX_CACHE_DELTA_SECONDS} (RFC 9111's largest delta-seconds)`,
+    )
     .default(DEFAULT_REDIRECT_CACHE_MAX_AGE),
   TRUST_PROXY: trustProxySetting,
   /** Open connections allowed per client address on the REST port; 0 = no cap. */

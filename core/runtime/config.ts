@@ -1,12 +1,17 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import {
+  entriesSetting,
   hostSetting,
   listSetting as list,
   optionalTextSetting as optionalText,
   parseSettings,
   portSetting,
+  positiveEntriesSetting,
   positiveSetting as positive,
+  positiveTimerMsSetting,
+  positiveTimerSecondsSetting,
+  timerMsSetting,
 } from './settings';
 import {
   DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
@@ -21,6 +26,11 @@ import {
 
 /** Where the embedded store keeps its data unless DATA_DIR says otherwise (relative to the cwd). */
 export const DEFAULT_DATA_DIR = './data';
+/**
+ * The longest IDEMPOTENCY_TTL_SECONDS: ten years. Far beyond any retry, and far from the largest
+ * date JavaScript and the stores can hold (a record's expiry is a date).
+ */
+export const MAX_IDEMPOTENCY_TTL_SECONDS = 10 * 365 * 86_400;
 /** The DATA_DIR value that selects the in-memory store (nothing survives the process). */
 export const IN_MEMORY_DATA_DIR = ':memory:';
 
@@ -43,19 +53,23 @@ export const configSchema = z.object({
   RATE_LIMIT_PER_MINUTE: positive.default(DEFAULT_RATE_LIMIT_PER_MINUTE),
   AUTH_FAILURES_PER_MINUTE: positive.default(DEFAULT_AUTH_FAILURES_PER_MINUTE),
   /** Client addresses (IPv6: /64 networks) the in-memory auth-failure limiter holds at most. */
-  AUTH_FAILURE_TRACKED_ADDRESSES: positive.default(DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES),
+  AUTH_FAILURE_TRACKED_ADDRESSES: positiveEntriesSetting.default(
+    DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
+  ),
   SHORTLINK_SEED_FILE: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RESERVED_ALIASES: list,
-  SHUTDOWN_TIMEOUT_MS: positive.default(10000),
+  SHUTDOWN_TIMEOUT_MS: positiveTimerMsSetting.default(10000),
   /** Worker processes serving the gateways (`auto`: one per available core); see ./cluster/. */
   WORKERS: z
     .union([z.literal('auto').transform(() => availableParallelism()), positive])
     .default(1),
   /** How long a completed request's answer is replayed for its idempotency key. */
-  IDEMPOTENCY_TTL_SECONDS: positive.default(DEFAULT_IDEMPOTENCY_TTL_SECONDS),
+  IDEMPOTENCY_TTL_SECONDS: positive
+    .max(MAX_IDEMPOTENCY_TTL_SECONDS, `must be at most ${MAX_IDEMPOTENCY_TTL_SECONDS} (ten years)`)
+    .default(DEFAULT_IDEMPOTENCY_TTL_SECONDS),
   /** Found links kept in each process for following; 0 = no link cache. */
-  LINK_CACHE_SIZE: z.coerce.number().int().nonnegative().default(DEFAULT_LINK_CACHE_SIZE),
+  LINK_CACHE_SIZE: entriesSetting.default(DEFAULT_LINK_CACHE_SIZE),
   /** How long identity lookups are trusted in each process; 0 = no identity cache. */
   IDENTITY_CACHE_TTL_SECONDS: z.coerce
     .number()
@@ -73,8 +87,8 @@ export const configSchema = z.object({
     .transform((value) => value === '1' || value === 'true'),
   BLOCKED_SHORTENER_DOMAINS: list,
   URL_BLOCKLIST_FILE: optionalText,
-  URL_BLOCKLIST_POLL_MS: positive.default(2000),
-  LINK_DOMAINS_REFRESH_SECONDS: positive.default(10),
+  URL_BLOCKLIST_POLL_MS: positiveTimerMsSetting.default(2000),
+  LINK_DOMAINS_REFRESH_SECONDS: positiveTimerSecondsSetting.default(10),
   SAFE_BROWSING_URL: optionalText.refine(
     (value) => value === undefined || (/^https?:\/\//i.test(value) && URL.canParse(value)),
     'must be an http(s) URL',
@@ -83,10 +97,10 @@ export const configSchema = z.object({
   SAFE_BROWSING_FAIL: z.enum(['open', 'closed']).default('open'),
   SAFE_BROWSING_PER_MINUTE: positive.default(600),
   SAFE_BROWSING_CONCURRENCY: positive.default(4),
-  SAFE_BROWSING_TIMEOUT_MS: positive.default(2000),
-  SAFE_BROWSING_MAX_WAIT_MS: z.coerce.number().int().nonnegative().default(1000),
+  SAFE_BROWSING_TIMEOUT_MS: positiveTimerMsSetting.default(2000),
+  SAFE_BROWSING_MAX_WAIT_MS: timerMsSetting.default(1000),
   SAFE_BROWSING_CLEAN_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
-  SAFE_BROWSING_CACHE_ENTRIES: positive.default(10000),
+  SAFE_BROWSING_CACHE_ENTRIES: positiveEntriesSetting.default(10000),
   SAFE_BROWSING_THREAT_TYPES: list.transform((types) =>
     types.length > 0
       ? types

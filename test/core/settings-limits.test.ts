@@ -1,0 +1,55 @@
+import { ConfigError, loadConfig } from '../../core/runtime';
+import { MAX_IN_PROCESS_ENTRIES, MAX_TIMER_MS } from '../../core/runtime/settings';
+import { loadHttpConfig } from '../../gateway-http/http-config';
+
+const SECONDS_TIMER_MAX = Math.floor(MAX_TIMER_MS / 1000);
+
+/**
+ * Settings whose value feeds a timer or sizes an in-process table have an upper bound: a larger
+ * value would start a service that then misbehaves (a timer that fires at once, an allocation that
+ * fails with a message naming nothing), so it stops start-up naming the variable instead.
+ */
+const BOUNDED: [name: string, most: number][] = [
+  ['SHUTDOWN_TIMEOUT_MS', MAX_TIMER_MS],
+  ['URL_BLOCKLIST_POLL_MS', MAX_TIMER_MS],
+  ['SAFE_BROWSING_TIMEOUT_MS', MAX_TIMER_MS],
+  ['SAFE_BROWSING_MAX_WAIT_MS', MAX_TIMER_MS],
+  ['LINK_DOMAINS_REFRESH_SECONDS', SECONDS_TIMER_MAX],
+  ['LINK_CACHE_SIZE', MAX_IN_PROCESS_ENTRIES],
+  ['AUTH_FAILURE_TRACKED_ADDRESSES', MAX_IN_PROCESS_ENTRIES],
+  ['SAFE_BROWSING_CACHE_ENTRIES', MAX_IN_PROCESS_ENTRIES],
+];
+
+describe('upper bounds of the settings', () => {
+  it.each(BOUNDED)('%s takes %d and refuses one more, naming itself', (name, most) => {
+    expect(loadConfig({ [name]: String(most) })[name as keyof ReturnType<typeof loadConfig>]).toBe(
+      most,
+    );
+    const refused = () => loadConfig({ [name]: String(most + 1) });
+    expect(refused).toThrow(ConfigError);
+    expect(refused).toThrow(new RegExp(`${name}: must be at most ${most} \\(`));
+  });
+
+  it('bounds timers by what a Node.js timer keeps (2^31 - 1 ms)', () => {
+    expect(MAX_TIMER_MS).toBe(2147483647);
+    expect(() => loadConfig({ SHUTDOWN_TIMEOUT_MS: '3000000000' })).toThrow(
+      /SHUTDOWN_TIMEOUT_MS: must be at most 2147483647 \(a Node\.js timer waits at most/,
+    );
+  });
+
+  it('names the variable for a cache size that could not be allocated', () => {
+    expect(() => loadConfig({ LINK_CACHE_SIZE: '5000000000' })).toThrow(
+      /LINK_CACHE_SIZE: must be at most 10000000 \(entries are allocated up front/,
+    );
+    expect(loadConfig({ LINK_CACHE_SIZE: '0' }).LINK_CACHE_SIZE).toBe(0);
+  });
+
+  it("bounds REDIRECT_CACHE_MAX_AGE by RFC 9111's largest delta-seconds", () => {
+    expect(loadHttpConfig({ REDIRECT_CACHE_MAX_AGE: String(2 ** 31) }).REDIRECT_CACHE_MAX_AGE).toBe(
+      2 ** 31,
+    );
+    expect(() => loadHttpConfig({ REDIRECT_CACHE_MAX_AGE: String(2 ** 31 + 1) })).toThrow(
+      /REDIRECT_CACHE_MAX_AGE: must be at most 2147483648/,
+    );
+  });
+});
