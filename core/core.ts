@@ -4,7 +4,7 @@ import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 import { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
 import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
 import { systemClock } from './adapters/system-clock';
-import type { CoreContext, CoreDeps, RequestContext } from './context';
+import type { CoreContext, CoreDeps, RequestContext, ResponseInfo } from './context';
 import {
   DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   DEFAULT_IDEMPOTENCY_TTL_SECONDS,
@@ -66,6 +66,12 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
   const bind = (request: RequestContext = {}) => {
     const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };
     return createCaller(appRouter, ctx, {
+      // A caller reused for several calls: `response` tells of the latest call alone.
+      onCall: () => {
+        for (const field of Object.keys(ctx.response) as (keyof ResponseInfo)[]) {
+          delete ctx.response[field];
+        }
+      },
       onError: (failure, path) => {
         // A failure that says when to retry (code 23) tells the transport, as a 429 does.
         ctx.response.retryAfterSeconds ??= failure.retryAfterSeconds;

@@ -32,6 +32,8 @@ function isProcedure<TBaseCtx>(
 }
 
 export interface CallerOptions {
+  /** Runs before each call, so that a context reused by several calls can be made ready for one. */
+  onCall?: () => void;
   /** Sees every failure once, as the caller will get it, with the procedure's path (`links.create`). */
   onError?: (failure: ShortlinkError, path: string) => void;
 }
@@ -50,12 +52,14 @@ export function createCaller<TBaseCtx, TRouter extends RouterRecord<TBaseCtx>>(
   for (const [name, entry] of Object.entries(router)) {
     const path = prefix + name;
     caller[name] = isProcedure(entry)
-      ? (input: unknown) =>
-          entry.call(ctx, input).catch((error: unknown) => {
+      ? (input: unknown) => {
+          options.onCall?.();
+          return entry.call(ctx, input).catch((error: unknown) => {
             const failure = toShortlinkError(error);
             options.onError?.(failure, path);
             throw failure;
-          })
+          });
+        }
       : createCaller(entry, ctx, options, `${path}.`);
   }
   // Every procedure accepts unknown input; a typed Caller is the same object, narrowed.

@@ -406,4 +406,48 @@ describe('IDEMPOTENCY_TTL_SECONDS', () => {
     expect(loadConfig({ IDEMPOTENCY_TTL_SECONDS: '120' }).IDEMPOTENCY_TTL_SECONDS).toBe(120);
     expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '0' })).toThrow(/IDEMPOTENCY_TTL_SECONDS/);
   });
+
+  it('refuses a life so long that a record could not hold its expiry date', () => {
+    expect(loadConfig({ IDEMPOTENCY_TTL_SECONDS: '315360000' }).IDEMPOTENCY_TTL_SECONDS).toBe(
+      315360000,
+    );
+    expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '315360001' })).toThrow(
+      /IDEMPOTENCY_TTL_SECONDS: must be at most 315360000 \(ten years\)/,
+    );
+    expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '9000000000000' })).toThrow(
+      /IDEMPOTENCY_TTL_SECONDS/,
+    );
+  });
+});
+
+describe('a caller reused for several calls', () => {
+  it("fills `response` for each call alone: a replay's or a refusal's marks do not stay", async () => {
+    const f = await createTestCore();
+    const { caller, response } = keyed(f, 'reused');
+    const link = await caller.links.create(f.body() as never);
+    expect(response.idempotentReplayed).toBeUndefined();
+    expect(await caller.links.create(f.body() as never)).toEqual(link);
+    expect(response.idempotentReplayed).toBe(true);
+    const other = await failureOf(
+      caller.links.create(f.body({ url: 'https://example.com/other' }) as never),
+    );
+    expect(other.code).toBe(25);
+    expect(response.idempotentReplayed).toBeUndefined();
+    expect(response.rateLimit?.remaining).toBeGreaterThanOrEqual(0);
+  });
+
+  it('clears a retry hint once a later call needs none', async () => {
+    const gate = gatedUrlGuard();
+    const f = await createTestCore({ urlGuard: gate.guard });
+    const first = create(f, 'busy');
+    await gate.entered;
+    const { caller, response } = keyed(f, 'busy');
+    expect((await failureOf(caller.links.create(f.body() as never))).code).toBe(26);
+    expect(response.retryAfterSeconds).toBe(1);
+    gate.release();
+    await first;
+    await caller.links.create(f.body() as never);
+    expect(response.idempotentReplayed).toBe(true);
+    expect(response.retryAfterSeconds).toBeUndefined();
+  });
 });
