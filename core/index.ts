@@ -12,6 +12,7 @@ export {
   ShortlinkError,
   BackendUnavailableError,
   LinkDomainTakenError,
+  OrganizationExistsError,
   BACKEND_RETRY_AFTER_SECONDS,
   toShortlinkError,
 } from './errors/shortlink-error';

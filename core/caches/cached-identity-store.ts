@@ -1,6 +1,7 @@
 import type {
   IdentityStore,
   Organization,
+  SaveOrganizationOptions,
   TokenRecord,
   UrlGroup,
   User,
@@ -91,8 +92,11 @@ export class CachedIdentityStore implements IdentityStore {
 
   // Writes invalidate after they land, so a lookup racing the write cannot keep the old value.
 
-  async saveOrganization(organization: Organization): Promise<void> {
-    await this.inner.saveOrganization(organization);
+  async saveOrganization(
+    organization: Organization,
+    options?: SaveOrganizationOptions,
+  ): Promise<void> {
+    await this.inner.saveOrganization(organization, options);
     // By key and by id alike (a new key leaves the old key's entry behind otherwise).
     this.invalidate('organizations');
   }

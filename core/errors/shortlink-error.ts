@@ -64,6 +64,21 @@ export class LinkDomainTakenError extends Error {
 }
 
 /**
+ * An organization created as new (`saveOrganization(..., { onlyNew: true })`) whose id exists:
+ * the store checks it in the same atomic write, so of two concurrent creates one wins and the
+ * other changes nothing.
+ */
+export class OrganizationExistsError extends Error {
+  constructor(
+    readonly id: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`organization "${id}" already exists`, options);
+    this.name = 'OrganizationExistsError';
+  }
+}
+
+/**
  * What a 503 (code 23) asks clients to wait before retrying: about the time a replica set needs
  * to finish electing a new primary once the server-selection timeout (5 s) has already passed.
  */

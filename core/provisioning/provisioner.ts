@@ -5,10 +5,11 @@ import type {
   IdentityStore,
   LinkScheme,
   Organization,
+  SaveOrganizationOptions,
   UrlGroup,
   User,
 } from '../ports/identity-store';
-import { LinkDomainTakenError } from '../errors/shortlink-error';
+import { LinkDomainTakenError, OrganizationExistsError } from '../errors/shortlink-error';
 import { normalizeLinkDomain } from './link-domain';
 
 export class ProvisioningError extends Error {
@@ -40,8 +41,34 @@ export class Provisioner {
     private readonly clock: Clock,
   ) {}
 
-  async saveOrganization(
+  saveOrganization(
     input: NewOrganization,
+  ): Promise<{ organization: Organization; secretKey?: string }> {
+    return this.storeOrganization(input, {});
+  }
+
+  /**
+   * A new organization; refuses an id that exists (the existing one is left as it is). The store
+   * checks the id in the same atomic write, so of two concurrent creates of one id one wins and
+   * the other writes nothing (its generated key is never printed).
+   */
+  async createOrganization(
+    input: NewOrganization,
+  ): Promise<{ organization: Organization; secretKey?: string }> {
+    try {
+      return await this.storeOrganization(input, { onlyNew: true });
+    } catch (error) {
+      if (!(error instanceof OrganizationExistsError)) throw error;
+      throw new ProvisioningError(
+        `organization "${error.id}" already exists; it is left as it is (its key and link domain unchanged)`,
+        { cause: error },
+      );
+    }
+  }
+
+  private async storeOrganization(
+    input: NewOrganization,
+    options: SaveOrganizationOptions,
   ): Promise<{ organization: Organization; secretKey?: string }> {
     const domain = normalizeLinkDomain(input.domain);
     if (!domain) throw new ProvisioningError(`invalid link domain "${input.domain}"`);
@@ -65,7 +92,7 @@ export class Provisioner {
       );
     }
     try {
-      await this.identities.saveOrganization(organization);
+      await this.identities.saveOrganization(organization, options);
     } catch (error) {
       if (error instanceof LinkDomainTakenError) {
         throw new ProvisioningError(
@@ -76,19 +103,6 @@ export class Provisioner {
       throw error;
     }
     return generated === undefined ? { organization } : { organization, secretKey: generated };
-  }
-
-  /** A new organization; refuses an id that exists (the existing one is left as it is). */
-  async createOrganization(
-    input: NewOrganization,
-  ): Promise<{ organization: Organization; secretKey?: string }> {
-    const id = requireId(input.id, 'organization');
-    if (await this.identities.findOrganizationById(id)) {
-      throw new ProvisioningError(
-        `organization "${id}" already exists; it is left as it is (its key and link domain unchanged)`,
-      );
-    }
-    return this.saveOrganization({ ...input, id });
   }
 
   async setOrganizationActive(id: string, active: boolean): Promise<Organization> {

@@ -1,5 +1,11 @@
 import { MongoServerError, type Db } from 'mongodb';
-import { LinkDomainTakenError, Provisioner, ProvisioningError, systemClock } from '../../core';
+import {
+  LinkDomainTakenError,
+  OrganizationExistsError,
+  Provisioner,
+  ProvisioningError,
+  systemClock,
+} from '../../core';
 import { ensureIndexes, INDEXES } from '../../core/adapters/mongodb/indexes';
 import { MongoIdentityStore } from '../../core/adapters/mongodb/mongo-identity-store';
 
@@ -8,7 +14,10 @@ import { MongoIdentityStore } from '../../core/adapters/mongodb/mongo-identity-s
  * driver calls and answers as a server does (a duplicate-key write error naming the index).
  * The real server run is test/storage's contract suite, where MONGODB_URI reaches one.
  */
-function fakeDb(replaceOne: () => Promise<unknown>) {
+function fakeDb(
+  replaceOne: () => Promise<unknown>,
+  insertOne: (document: unknown) => Promise<unknown> = () => Promise.resolve({}),
+) {
   const indexes: Array<{ collection: string; key: unknown; options: unknown }> = [];
   const collection = (name: string) => ({
     createIndex: (key: unknown, options: unknown) => {
@@ -16,6 +25,7 @@ function fakeDb(replaceOne: () => Promise<unknown>) {
       return Promise.resolve('ok');
     },
     replaceOne,
+    insertOne,
     findOne: () => Promise.resolve(null),
   });
   return { db: { collection } as unknown as Db, indexes };
@@ -29,6 +39,67 @@ const duplicateDomain = () =>
     keyPattern: { domain: 1 },
     keyValue: { domain: 'acme.link' },
   });
+
+const duplicateId = () =>
+  new MongoServerError({
+    code: 11000,
+    errmsg:
+      'E11000 duplicate key error collection: shortlink.organizations index: _id_ dup key: { _id: "acme" }',
+    keyPattern: { _id: 1 },
+    keyValue: { _id: 'acme' },
+  });
+
+describe('MongoDB: an organization created only when new', () => {
+  const acme = {
+    id: 'acme',
+    name: 'Acme',
+    domain: 'acme.link',
+    scheme: 'https' as const,
+    active: true,
+    keyHash: 'a'.repeat(64),
+  };
+
+  it('inserts (never upserts), so the unique _id decides between concurrent creates', async () => {
+    const inserted: unknown[] = [];
+    let replaced = 0;
+    const { db } = fakeDb(
+      () => {
+        replaced += 1;
+        return Promise.resolve({});
+      },
+      (document) => {
+        inserted.push(document);
+        return Promise.resolve({ insertedId: 'acme' });
+      },
+    );
+    await new MongoIdentityStore(db).saveOrganization(acme, { onlyNew: true });
+    const { id, ...fields } = acme;
+    expect(inserted).toEqual([{ _id: id, ...fields }]);
+    expect(replaced).toBe(0);
+  });
+
+  it('turns a duplicate _id into OrganizationExistsError, and `org create` into a clear refusal', async () => {
+    let inserts = 0;
+    const { db } = fakeDb(
+      () => Promise.reject(new Error('an upsert must not run')),
+      () => {
+        inserts += 1;
+        return Promise.reject(duplicateId());
+      },
+    );
+    const store = new MongoIdentityStore(db);
+    await expect(store.saveOrganization(acme, { onlyNew: true })).rejects.toBeInstanceOf(
+      OrganizationExistsError,
+    );
+    expect(inserts).toBe(1);
+    const refusal = new Provisioner(store, systemClock).createOrganization({
+      id: 'acme',
+      domain: 'other.link',
+    });
+    await expect(refusal).rejects.toBeInstanceOf(ProvisioningError);
+    await expect(refusal).rejects.toThrow('organization "acme" already exists');
+  });
+});
 
 describe('MongoDB: one organization per link domain', () => {
   it('creates a unique index on the organizations link domain', async () => {

@@ -1,5 +1,6 @@
 import {
   LinkDomainTakenError,
+  OrganizationExistsError,
   ShortlinkError,
   type CompletedRecord,
   type IdempotencyScope,
@@ -237,6 +238,44 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(await store.identities.listLinkDomains()).toEqual(['acme.link']);
+    });
+
+    it('creates an organization only when new (onlyNew): an existing one is left as it is', async () => {
+      await store.identities.saveOrganization(organization());
+      const again = organization({ domain: 'other.link', keyHash: 'f'.repeat(64) });
+      await expect(
+        store.identities.saveOrganization(again, { onlyNew: true }),
+      ).rejects.toBeInstanceOf(OrganizationExistsError);
+      await expect(store.identities.findOrganizationById('acme')).resolves.toEqual(organization());
+      await expect(store.identities.findOrganizationByKeyHash('f'.repeat(64))).resolves.toBeNull();
+      expect(await store.identities.listLinkDomains()).toEqual(['acme.link']);
+      const beta = organization({ id: 'beta', domain: 'beta.link', keyHash: 'e'.repeat(64) });
+      await store.identities.saveOrganization(beta, { onlyNew: true });
+      await expect(store.identities.findOrganizationById('beta')).resolves.toEqual(beta);
+    });
+
+    it(`lets exactly one of ${CONCURRENCY} concurrent creates of one organization id win`, async () => {
+      const candidates = Array.from({ length: CONCURRENCY }, (_, i) =>
+        organization({ domain: `acme-${i}.link`, keyHash: i.toString(16).padStart(64, '0') }),
+      );
+      const results = await settleAll(
+        candidates.map((candidate) =>
+          store.identities.saveOrganization(candidate, { onlyNew: true }),
+        ),
+      );
+      const winners = candidates.filter((_, i) => results[i]?.ok);
+      expect(winners).toHaveLength(1);
+      for (const result of results) {
+        if (!result.ok) expect(result.error).toBeInstanceOf(OrganizationExistsError);
+      }
+      const [winner] = winners;
+      await expect(store.identities.findOrganizationById('acme')).resolves.toEqual(winner);
+      expect(await store.identities.listLinkDomains()).toEqual([winner?.domain]);
+      for (const candidate of candidates.filter((c) => c !== winner)) {
+        await expect(
+          store.identities.findOrganizationByKeyHash(candidate.keyHash),
+        ).resolves.toBeNull();
+      }
     });
 
     it('upserts groups by (organization, api id), distinct per organization', async () => {

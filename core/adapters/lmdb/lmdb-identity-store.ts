@@ -1,5 +1,5 @@
 import type * as ports from '../../ports/identity-store';
-import { LinkDomainTakenError } from '../../errors/shortlink-error';
+import { LinkDomainTakenError, OrganizationExistsError } from '../../errors/shortlink-error';
 import type { LmdbDatabases } from './databases';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
@@ -52,11 +52,16 @@ export class LmdbIdentityStore implements ports.IdentityStore {
     return this.read('user lookup', () => this.dbs.users.get(id) ?? null);
   }
 
-  saveOrganization(organization: ports.Organization): Promise<void> {
+  saveOrganization(
+    organization: ports.Organization,
+    options: ports.SaveOrganizationOptions = {},
+  ): Promise<void> {
     const { organizations, organizationsByKeyHash, organizationsByDomain } = this.dbs;
     const stored = { ...organization };
     return this.write('organization save', async () => {
       const outcome = await organizations.transaction(() => {
+        const previous = organizations.get(stored.id);
+        if (options.onlyNew && previous !== undefined) return 'exists' as const;
         const holder = organizationsByKeyHash.get(stored.keyHash);
         // Checked inside the write transaction; nothing is written when the key is taken.
         if (holder !== undefined && holder !== stored.id) return 'key_in_use' as const;
@@ -64,7 +69,6 @@ export class LmdbIdentityStore implements ports.IdentityStore {
         if (domainHolder !== undefined && domainHolder !== stored.id) {
           return 'domain_in_use' as const;
         }
-        const previous = organizations.get(stored.id);
         if (previous && previous.keyHash !== stored.keyHash) {
           void organizationsByKeyHash.remove(previous.keyHash);
         }
@@ -76,6 +80,7 @@ export class LmdbIdentityStore implements ports.IdentityStore {
         void organizationsByDomain.put(stored.domain, stored.id);
         return 'saved' as const;
       });
+      if (outcome === 'exists') throw new OrganizationExistsError(stored.id);
       if (outcome === 'domain_in_use') throw new LinkDomainTakenError(stored.domain);
       if (outcome === 'key_in_use') {
         throw new Error(

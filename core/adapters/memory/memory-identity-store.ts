@@ -1,4 +1,4 @@
-import { LinkDomainTakenError } from '../../errors/shortlink-error';
+import { LinkDomainTakenError, OrganizationExistsError } from '../../errors/shortlink-error';
 import type * as ports from '../../ports/identity-store';
 
 const pairKey = (organizationId: string, apiId: string) => `${organizationId}\u0000${apiId}`;
@@ -42,7 +42,13 @@ export class MemoryIdentityStore implements ports.IdentityStore {
     return Promise.resolve(this.users.get(id) ?? null);
   }
 
-  saveOrganization(organization: ports.Organization): Promise<void> {
+  saveOrganization(
+    organization: ports.Organization,
+    options: ports.SaveOrganizationOptions = {},
+  ): Promise<void> {
+    if (options.onlyNew && this.organizations.has(organization.id)) {
+      return Promise.reject(new OrganizationExistsError(organization.id));
+    }
     const holder = this.organizationIdsByDomain.get(organization.domain);
     if (holder !== undefined && holder !== organization.id) {
       return Promise.reject(new LinkDomainTakenError(organization.domain));

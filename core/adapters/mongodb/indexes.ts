@@ -15,6 +15,9 @@ function unique<K extends Record<string, 1>>(collection: string, name: string, k
   return { collection, name, key, unique: true };
 }
 
+/** The `_id` index every collection has (so not in INDEXES): it decides a first insert by id. */
+export const ID_INDEX = { name: '_id_', key: { _id: 1 } } as const;
+
 /**
  * The indexes the store relies on. The unique ones are what decides uniqueness (a duplicate-key
  * error on insert), never a lookup before the write.

@@ -2,9 +2,7 @@ import type { Collection, WithId } from 'mongodb';
 import type * as ports from '../../ports/idempotency-store';
 import { asBackendError, isDuplicateKeyOn, onMongo } from './backend-errors';
 import type { IdempotencyDocument } from './documents';
-
-/** The `_id` index, which decides who claims a key. */
-const ID_INDEX = { name: '_id_', key: { _id: 1 } };
+import { ID_INDEX } from './indexes';
 
 /** A claim retried this often when the record it lost to expired or vanished in between. */
 const CLAIM_ATTEMPTS = 3;

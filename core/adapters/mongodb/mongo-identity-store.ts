@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { LinkDomainTakenError } from '../../errors/shortlink-error';
+import { LinkDomainTakenError, OrganizationExistsError } from '../../errors/shortlink-error';
 import type * as ports from '../../ports/identity-store';
 import { isDuplicateKeyOn, onMongo, upsertRacing } from './backend-errors';
 import {
@@ -10,7 +10,7 @@ import {
   type TokenDocument,
   type UserDocument,
 } from './documents';
-import { INDEXES } from './indexes';
+import { ID_INDEX, INDEXES } from './indexes';
 
 function toOrganization(document: OrganizationDocument): ports.Organization {
   return {
@@ -83,13 +83,22 @@ export class MongoIdentityStore implements ports.IdentityStore {
     return document ? { id: document._id, name: document.name } : null;
   }
 
-  async saveOrganization(organization: ports.Organization): Promise<void> {
+  async saveOrganization(
+    organization: ports.Organization,
+    options: ports.SaveOrganizationOptions = {},
+  ): Promise<void> {
     const { id, ...fields } = organization;
+    // Create only: an insert, which the unique `_id` refuses when the id exists.
+    const write = (): Promise<unknown> =>
+      options.onlyNew
+        ? this.organizations.insertOne({ _id: id, ...fields })
+        : upsertRacing(() => this.organizations.replaceOne({ _id: id }, fields, { upsert: true }));
     try {
-      await onMongo('organization save', () =>
-        upsertRacing(() => this.organizations.replaceOne({ _id: id }, fields, { upsert: true })),
-      );
+      await onMongo('organization save', write);
     } catch (error) {
+      if (options.onlyNew && isDuplicateKeyOn(error, ID_INDEX)) {
+        throw new OrganizationExistsError(id, { cause: error });
+      }
       if (isDuplicateKeyOn(error, INDEXES.organizationDomain)) {
         throw new LinkDomainTakenError(organization.domain, { cause: error });
       }
