@@ -4,6 +4,8 @@ import { ShortlinkError } from '../errors/shortlink-error';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { MAX_ALIAS_LENGTH } from './create-link-input';
 import { toShortLink, type ShortLink } from './short-link';
+import type { LinkScheme } from '../ports/identity-store';
+import { withoutTrailingDot } from '../url-guard/host';
 
 export const resolveLinkSchema = z.object({
   domain: z.string().min(1).max(255),
@@ -14,14 +16,33 @@ export type ResolveLinkRequest = z.input<typeof resolveLinkSchema>;
 
 const notFound = () => new ShortlinkError('NOT_FOUND', 'No short link with this alias.');
 
+/** A port a client may name or leave out for the link domain's own scheme. */
+const DEFAULT_PORT_SCHEMES: Readonly<Record<string, LinkScheme>> = { '443': 'https', '80': 'http' };
+
 /**
  * `links.resolve`: the link behind (domain, alias), for following it. Public: following a link
- * needs no credentials. The domain is compared case-insensitively, the alias exactly.
+ * needs no credentials. The domain is read as a Host: compared case-insensitively and without a
+ * trailing dot on the name (`ACME.link.` is `acme.link`), and a domain written without a port
+ * also answers on its scheme's default one (`acme.link:443` for an https domain). The alias is
+ * compared exactly.
  */
 export const resolveLink = ProcedureBuilder.create<CoreContext>()
   .input(resolveLinkSchema, () => notFound())
   .query(async ({ ctx, input }): Promise<ShortLink> => {
-    const link = await ctx.deps.store.links.findByAlias(input.domain.toLowerCase(), input.alias);
-    if (!link) throw notFound();
-    return toShortLink(link);
+    const { links } = ctx.deps.store;
+    const { name, port } = splitHost(input.domain.toLowerCase());
+    const link = await links.findByAlias(port === '' ? name : `${name}:${port}`, input.alias);
+    if (link) return toShortLink(link);
+    const defaultFor = DEFAULT_PORT_SCHEMES[port];
+    if (defaultFor) {
+      const portless = await links.findByAlias(name, input.alias);
+      if (portless?.scheme === defaultFor) return toShortLink(portless);
+    }
+    throw notFound();
   });
+
+/** A Host's name (without its trailing dot) and port (empty when none). */
+function splitHost(host: string): { name: string; port: string } {
+  const match = /^(.*?)(?::(\d+))?$/.exec(host);
+  return { name: withoutTrailingDot(match?.[1] ?? host), port: match?.[2] ?? '' };
+}

@@ -26,6 +26,31 @@ describe('links.resolve', () => {
     }
   });
 
+  it('reads the domain as a Host: a trailing dot and the default port of its scheme are the same domain', async () => {
+    const f = await createTestCore();
+    await f.caller().links.create(f.body({ alias: 'dot' }) as never);
+    await f
+      .caller()
+      .links.create(f.body({ alias: 'plain', organization_key: f.otherOrganizationKey }) as never);
+    const resolver = f.core.createCaller();
+    const resolves = async (domain: string, alias: string) =>
+      resolver.links.resolve({ domain, alias }).then(
+        (link) => link.alias,
+        (error: { code?: number }) => error.code,
+      );
+    // acme.link is an https domain, beta.link an http one.
+    expect(await resolves('acme.link.', 'dot')).toBe('dot');
+    expect(await resolves('ACME.LINK.:443', 'dot')).toBe('dot');
+    expect(await resolves('acme.link:443', 'dot')).toBe('dot');
+    expect(await resolves('beta.link:80', 'plain')).toBe('plain');
+    expect(await resolves('beta.link.', 'plain')).toBe('plain');
+    // Another port, or the other scheme's default port, is another host.
+    expect(await resolves('acme.link:80', 'dot')).toBe(24);
+    expect(await resolves('acme.link:8443', 'dot')).toBe(24);
+    expect(await resolves('beta.link:443', 'plain')).toBe(24);
+    expect(await resolves('acme.link..', 'dot')).toBe(24);
+  });
+
   it('answers an unknown alias, an unknown domain or a bad input with code 24', async () => {
     const f = await createTestCore();
     await f.caller().links.create(f.body({ alias: 'here' }) as never);
