@@ -62,7 +62,10 @@ export const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveTimerMsSetting.default(10000),
   /** Worker processes serving the gateways (`auto`: one per available core); see ./cluster/. */
   WORKERS: z
-    .union([z.literal('auto').transform(() => availableParallelism()), positive])
+    .string()
+    .trim()
+    .regex(/^(auto|[1-9]\d*)$/, 'must be a whole number of at least 1, or auto')
+    .transform((value) => (value === 'auto' ? availableParallelism() : Number(value)))
     .default(1),
   /** How long a completed request's answer is replayed for its idempotency key. */
   IDEMPOTENCY_TTL_SECONDS: positive

@@ -52,4 +52,13 @@ describe('upper bounds of the settings', () => {
       /REDIRECT_CACHE_MAX_AGE: must be at most 2147483648/,
     );
   });
+
+  it('says what WORKERS takes when it is neither a number nor auto', () => {
+    for (const value of ['abc', '0', '1.5', '-2']) {
+      expect(() => loadConfig({ WORKERS: value })).toThrow(
+        'invalid configuration: WORKERS: must be a whole number of at least 1, or auto',
+      );
+    }
+    expect(loadConfig({ WORKERS: '3' }).WORKERS).toBe(3);
+  });
 });
