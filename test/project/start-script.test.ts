@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { tempDirs } from '../support/temp-dirs';
+
+jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '..', '..');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const run = promisify(execFile);
+const dirs = tempDirs('start-script');
+const scripts = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  }
+).scripts;
+
+afterAll(() => dirs.removeAll());
+
+/**
+ * A project with the repository's own tsconfig files and `prestart`, `prebuild` and `build`
+ * scripts, a source file in each compiled folder, and the repository's node_modules (TypeScript):
+ * what `npm start` compiles before it starts, on a tree small enough to build in seconds.
+ */
+async function project(): Promise<string> {
+  const dir = await dirs.make();
+  const { prestart, prebuild, build } = scripts;
+  const manifest = {
+    name: 'start-script-probe',
+    private: true,
+    scripts: { prestart, prebuild, build, start: 'node -e 0' },
+  };
+  await writeFile(join(dir, 'package.json'), JSON.stringify(manifest));
+  for (const file of ['tsconfig.json', 'tsconfig.build.json']) {
+    await copyFile(join(ROOT, file), join(dir, file));
+  }
+  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  for (const folder of ['core', 'gateway-http', 'gateway-grpc']) {
+    await mkdir(join(dir, folder));
+    await writeFile(join(dir, folder, 'part.ts'), `export const part = '${folder}';\n`);
+  }
+  return dir;
+}
+
+/** Every file under dist/ with its modification time. */
+function builtFiles(dir: string): Map<string, number> {
+  const files = new Map<string, number>();
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.set(relative(dir, path), statSync(path).mtimeMs);
+    }
+  };
+  walk(join(dir, 'dist'));
+  return files;
+}
+
+const npmRun = (dir: string, script: string) =>
+  run(NPM, ['run', script, '--silent'], {
+    cwd: dir,
+    timeout: 90_000,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+
+describe('npm start', () => {
+  it('leaves an up-to-date build as it is, so a server running from dist/ keeps its code', async () => {
+    const dir = await project();
+    await npmRun(dir, 'build');
+    const built = builtFiles(dir);
+    expect([...built.keys()]).toContain(join('dist', 'core', 'part.js'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // `npm start` runs prestart first; the old one ran `npm run build`, whose prebuild deletes
+    // dist/ (and with it the code a running server's restarted workers load).
+    await npmRun(dir, 'prestart');
+    expect(builtFiles(dir)).toEqual(built);
+  });
+
+  it('compiles again only what changed', async () => {
+    const dir = await project();
+    await npmRun(dir, 'build');
+    const built = builtFiles(dir);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await writeFile(join(dir, 'core', 'part.ts'), `export const part = 'changed';\n`);
+    await npmRun(dir, 'prestart');
+    const rebuilt = builtFiles(dir);
+    expect(readFileSync(join(dir, 'dist', 'core', 'part.js'), 'utf8')).toContain("'changed'");
+    const rewritten = [...rebuilt].filter(([file, time]) => built.get(file) !== time);
+    expect(rewritten.map(([file]) => file).sort()).toEqual(
+      [
+        join('dist', '.tsbuildinfo'),
+        join('dist', 'core', 'part.d.ts'),
+        join('dist', 'core', 'part.js'),
+        join('dist', 'core', 'part.js.map'),
+      ].sort(),
+    );
+  });
+});
