@@ -2,9 +2,11 @@ export const MAX_URL_LENGTH = 2048;
 /** DNS limit of a name in text form (RFC 1035), measured on the parsed (punycode) host. */
 export const MAX_HOST_LENGTH = 253;
 
-// Whitespace (Unicode included) and C0/C1 control characters may not appear inside a URL.
+// Whitespace (Unicode included) and C0/C1 control characters may not appear inside a URL, nor
+// the bidirectional formatting characters (RLO, LRM, isolates...), which RFC 3987 (4.1) forbids in
+// an IRI: they make a URL read otherwise than it goes (`/\u202Efdp.exe` shows as `/exe.pdf`).
 // eslint-disable-next-line no-control-regex
-const FORBIDDEN_INSIDE = /[\s\u0000-\u001f\u007f-\u009f]/u;
+const FORBIDDEN_INSIDE = /[\s\u0000-\u001f\u007f-\u009f\p{Bidi_Control}]/u;
 // The host must follow the two slashes: WHATWG would read `http:///x` as host "x".
 const HTTP_SCHEME = /^https?:\/\/(?![/\\])/i;
 

@@ -72,6 +72,22 @@ describe('links.create: url (codes 6, 7)', () => {
     }
   });
 
+  it('refuses with 7 a URL holding a bidirectional formatting character (RFC 3987, 4.1)', async () => {
+    const f = await createTestCore();
+    for (const url of [
+      'https://example.com/\u202Efdp.exe', // shows as https://example.com/exe.pdf
+      'https://example.com/a\u200Fb',
+      'https://exa\u2066mple.com/',
+    ]) {
+      await expectFailure(f.caller().links.create(f.body({ url }) as never), 7, [URL_INVALID]);
+    }
+    expect(f.linkCount()).toBe(0);
+    // Right-to-left text itself, and joiners, are no formatting characters.
+    for (const url of ['https://example.com/مرحبا', 'https://example.com/می\u200Cخواهم']) {
+      expect((await f.caller().links.create(f.body({ url }) as never)).url).toBe(url);
+    }
+  });
+
   it('accepts hosts of every form the WHATWG parser takes', async () => {
     const f = await createTestCore();
     for (const url of [

@@ -18,6 +18,9 @@ const forbiddenInside = fc.oneof(
   fc.constantFrom('\u2028', '\u2029', '\u202f', '\u3000', '\ufeff', '\u0085', '\u007f'),
   fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)),
   fc.integer({ min: 0x80, max: 0x9f }).map((code) => String.fromCharCode(code)),
+  // Bidirectional formatting characters (RFC 3987, 4.1).
+  fc.constantFrom('\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d'),
+  fc.constantFrom('\u202e', '\u2066', '\u2067', '\u2068', '\u2069'),
 );
 
 describe('url validation (property-based)', () => {
