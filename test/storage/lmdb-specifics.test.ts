@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open } from 'lmdb';
@@ -137,6 +138,25 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
     const opening = createLmdbStore({ dataDir: dir });
     await expect(opening).rejects.toBeInstanceOf(DataDirError);
     await expect(opening).rejects.toThrow(`DATA_DIR ${dir} cannot be examined`);
+  });
+
+  it('refuses a directory under /proc at once (where the recursive mkdir of Node spins forever)', async () => {
+    if (!existsSync('/proc/self')) return; // not Linux: no procfs to try
+    const dir = '/proc/no-such-process/shortlink/data';
+    // Before, this never settled (the test's time limit caught it).
+    const opening = createLmdbStore({ dataDir: dir });
+    await expect(opening).rejects.toBeInstanceOf(DataDirError);
+    await expect(opening).rejects.toThrow(`DATA_DIR ${dir} cannot be created`);
+  });
+
+  it('creates every missing level of a new data directory, each with mode 0700', async () => {
+    const base = await dirs.make();
+    const dir = join(base, 'a', 'b', 'data');
+    const store = await createLmdbStore({ dataDir: dir });
+    await store.close();
+    for (const level of [join(base, 'a'), join(base, 'a', 'b'), dir]) {
+      expect(statSync(level).mode & 0o777).toBe(0o700);
+    }
   });
 
   const mounting = mountSupport();

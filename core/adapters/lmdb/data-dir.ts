@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, mkdir, readdir, stat, statfs } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { messageOf } from '../../errors/message-of';
 
 /** A data directory the store cannot use; the message names the path and what is wrong. */
@@ -33,7 +33,7 @@ export async function prepareDataDir(dataDir: string): Promise<string> {
   }
   if (!found) {
     try {
-      await mkdir(path, { recursive: true, mode: DATA_DIR_MODE });
+      await makeDirectories(path, DATA_DIR_MODE);
     } catch (error) {
       throw new DataDirError(`DATA_DIR ${path} cannot be created: ${messageOf(error)}`);
     }
@@ -51,6 +51,33 @@ export async function prepareDataDir(dataDir: string): Promise<string> {
     );
   }
   return path;
+}
+
+/**
+ * `mkdir -p`, one level at a time: every missing directory of `path`, from the top, with `mode`.
+ * Node's own recursive mkdir spins at full CPU forever where a file system answers ENOENT for a
+ * child of a directory that exists (procfs, sysfs: a DATA_DIR under /proc hung the start); here
+ * each level is made once, and a failure is that level's own error.
+ */
+export async function makeDirectories(path: string, mode: number): Promise<void> {
+  const missing: string[] = [];
+  for (let level = resolve(path); !(await exists(level)); level = dirname(level)) {
+    missing.unshift(level);
+    if (dirname(level) === level) break;
+  }
+  for (const level of missing) {
+    await mkdir(level, { mode }).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    });
+  }
+}
+
+/** False only when nothing is at `path` (other failures to look are left to mkdir to report). */
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    (error: unknown) => (error as NodeJS.ErrnoException).code !== 'ENOENT',
+  );
 }
 
 /** True when `path` does not exist or is an empty directory (a backup target). */

@@ -1,10 +1,15 @@
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { silentLogger, type Logger } from '../../ports/logger';
 import type { Store } from '../../ports/store';
 import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
-import { DATA_DIR_MODE, DataDirError, isEmptyOrMissing, prepareDataDir } from './data-dir';
+import {
+  DATA_DIR_MODE,
+  DataDirError,
+  isEmptyOrMissing,
+  makeDirectories,
+  prepareDataDir,
+} from './data-dir';
 import { checkFormatVersion, FORMAT_VERSION } from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
@@ -149,7 +154,7 @@ async function backupTo(root: RootDatabase, path: string, targetDir: string): Pr
   if (!(await isEmptyOrMissing(target))) {
     throw new Error(`the backup target ${target} exists and is not empty`);
   }
-  await mkdir(target, { recursive: true, mode: DATA_DIR_MODE });
+  await makeDirectories(target, DATA_DIR_MODE);
   await onLmdb(path, 'backup', () => root.backup(target, true));
   return target;
 }
