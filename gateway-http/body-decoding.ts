@@ -1,6 +1,7 @@
 import { parse as parseContentType } from 'content-type';
 import express, { type Request, type Response } from 'express';
 import { UndecodableBody } from '../core';
+import { DEFAULT_JSON_CHARSET, decodeJsonText, isJsonCharset } from './json-charsets';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
@@ -8,29 +9,15 @@ interface BodyParserError {
   type?: string;
 }
 
-/**
- * The encodings JSON may come in (RFC 8259 section 8.1 and its predecessor's UTF-16 and UTF-32).
- * body-parser itself accepts any charset that starts with `utf-` and that iconv-lite decodes,
- * UTF-7 included, which would let a body read one way by a proxy's JSON inspection and another
- * way here.
- */
-const JSON_CHARSETS: ReadonlySet<string> = new Set([
-  'utf-8',
-  'utf-16',
-  'utf-16le',
-  'utf-16be',
-  'utf-32',
-  'utf-32le',
-  'utf-32be',
-]);
-
 const charsetUnsupported = () =>
   new UndecodableBody('CONTENT_TYPE_UNSUPPORTED', 'The request body must be JSON in UTF-8.');
 
+const notJson = () => new UndecodableBody('BODY_INVALID', 'The request body is not valid JSON.');
+
 /**
  * The charset the header declares, read by the parser body-parser uses (so both read the same
- * one); undefined when there is none, or an empty one, which body-parser reads as UTF-8. A header
- * without ";" has no parameters, so it is not parsed twice.
+ * one); undefined when there is none, or an empty one, which is read as UTF-8. A header without
+ * ";" has no parameters, so it is not parsed twice.
  */
 function declaredCharset(contentType: string): string | undefined {
   if (!contentType.includes(';')) return undefined;
@@ -46,10 +33,9 @@ function undecodable(error: BodyParserError): UndecodableBody {
     case 'entity.too.large':
       return new UndecodableBody('BODY_TOO_LARGE', 'The request body is larger than 16 KiB.');
     case 'encoding.unsupported':
-    case 'charset.unsupported':
       return charsetUnsupported();
     default:
-      return new UndecodableBody('BODY_INVALID', 'The request body is not valid JSON.');
+      return notJson();
   }
 }
 
@@ -58,15 +44,26 @@ function isJsonMediaType(contentType: string): boolean {
   return mediaType.trim().toLowerCase() === 'application/json';
 }
 
-const parseJson = express.json({
-  limit: MAX_BODY_BYTES,
-  strict: false,
-  type: () => true,
-  // body-parser reads an empty body as {}; an empty body is not JSON (code 20, not 4).
-  verify: (_req, _res, raw) => {
-    if (raw.length === 0) throw Object.assign(new Error('empty body'), { type: 'entity.empty' });
-  },
-});
+/** The body's bytes (decompressed, at most 16 KiB); the text is decoded here, strictly. */
+const readBody = express.raw({ limit: MAX_BODY_BYTES, type: () => true });
+
+/** The JSON value of the body's bytes, or the UndecodableBody that says why there is none. */
+function parseJson(bytes: Buffer, charset: string): unknown {
+  // An empty body is not JSON (code 20, not 4).
+  if (bytes.length === 0) return notJson();
+  const text = decodeJsonText(bytes, charset);
+  if (text === undefined) {
+    return new UndecodableBody(
+      'BODY_INVALID',
+      `The request body is not valid ${charset.toUpperCase()} text.`,
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return notJson();
+  }
+}
 
 /**
  * Decodes the body into `req.body`, or, when it cannot, puts an UndecodableBody there: the core
@@ -83,14 +80,17 @@ export function decodeJsonBody(req: Request, res: Response, next: () => void): v
     next();
     return;
   }
-  const charset = contentType === undefined ? undefined : declaredCharset(contentType);
-  if (charset !== undefined && !JSON_CHARSETS.has(charset)) {
+  const charset =
+    (contentType === undefined ? undefined : declaredCharset(contentType)) ?? DEFAULT_JSON_CHARSET;
+  if (!isJsonCharset(charset)) {
     req.body = charsetUnsupported();
     next();
     return;
   }
-  parseJson(req, res, (error?: unknown) => {
+  readBody(req, res, (error?: unknown) => {
     if (error) req.body = undecodable(error);
+    // A request with no body at all (no Content-Length, not chunked) leaves it undefined.
+    else if (Buffer.isBuffer(req.body)) req.body = parseJson(req.body, charset);
     next();
   });
 }

@@ -301,6 +301,86 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
     expect(answer.json()).toMatchObject({ data: { url: 'https://example.com/utf16' } });
   });
 
+  it.each([
+    ['utf-32le', (text: string) => encodeWide(text, 'utf-32le', 'LE')],
+    ['utf-32be', (text: string) => encodeWide(text, 'utf-32be', 'BE')],
+    ['utf-32', (text: string) => encodeWide('\uFEFF' + text, 'utf-32', 'BE')],
+    ['utf-32', (text: string) => encodeWide(text, 'utf-32', 'LE')],
+    ['utf-16', (text: string) => encodeWide(text, 'utf-16', 'BE')],
+    ['utf-16', (text: string) => encodeWide('\uFEFF' + text, 'utf-16', 'BE')],
+    ['utf-8', (text: string) => Buffer.from('\uFEFF' + text)],
+  ] as const)('accepts a body in charset=%s (%#)', async (charset, encode) => {
+    const url = 'https://example.com/wide/\u{1F600}';
+    const answer = await post(
+      { ...auth(), 'content-type': `application/json; charset=${charset}` },
+      encode(JSON.stringify(f.body({ url }))),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toMatchObject({ data: { url } });
+  });
+
+  describe('code 20 for bytes that are not well-formed in the charset (never U+FFFD)', () => {
+    const utf8 = (text: string) => Buffer.from(text);
+    const utf16le = (text: string) => Buffer.from(text, 'utf16le');
+    it.each([
+      [
+        'invalid UTF-8',
+        'utf-8',
+        (prefix: string) => Buffer.concat([utf8(prefix), Buffer.from([0xff, 0xfe]), utf8('"}')]),
+        'UTF-8',
+      ],
+      [
+        'a UTF-8 surrogate (CESU-8)',
+        'utf-8',
+        (prefix: string) =>
+          Buffer.concat([utf8(prefix), Buffer.from([0xed, 0xa0, 0x80]), utf8('"}')]),
+        'UTF-8',
+      ],
+      [
+        'UTF-16LE with one stray byte',
+        'utf-16le',
+        (prefix: string) => Buffer.concat([utf16le(prefix + '"}'), Buffer.from([0x41])]),
+        'UTF-16LE',
+      ],
+      [
+        'UTF-16LE with a lone surrogate',
+        'utf-16le',
+        (prefix: string) =>
+          Buffer.concat([utf16le(prefix), Buffer.from([0x00, 0xd8]), utf16le('"}')]),
+        'UTF-16LE',
+      ],
+      [
+        'UTF-32LE with a code point past U+10FFFF',
+        'utf-32le',
+        (prefix: string) =>
+          Buffer.concat([
+            encodeWide(prefix, 'utf-32le', 'LE'),
+            Buffer.from([0, 0, 0x11, 0]),
+            encodeWide('"}', 'utf-32le', 'LE'),
+          ]),
+        'UTF-32LE',
+      ],
+    ] as const)('%s', async (_label, charset, encode, name) => {
+      const prefix = JSON.stringify(f.body({ url: 'https://example.com/' })).slice(0, -2);
+      const answer = await post(
+        { ...auth(), 'content-type': `application/json; charset=${charset}` },
+        encode(prefix),
+      );
+      expectError(answer, 400, 20, [`The request body is not valid ${name} text.`]);
+      expect(f.linkCount()).toBe(0);
+    });
+
+    it('also when no charset is declared (UTF-8)', async () => {
+      const prefix = JSON.stringify(f.body({ url: 'https://example.com/' })).slice(0, -2);
+      const body = Buffer.concat([utf8(prefix), Buffer.from([0xc3]), utf8('"}')]);
+      expectError(await post({ ...auth(), ...json }, body), 400, 20, [
+        'The request body is not valid UTF-8 text.',
+      ]);
+      expectError(await post(auth(), body), 400, 20, ['The request body is not valid UTF-8 text.']);
+      expect(f.linkCount()).toBe(0);
+    });
+  });
+
   it('code 22 for a body over 16 KiB, and accepts one just under it', async () => {
     const big = JSON.stringify(f.body({ padding: 'x'.repeat(16 * 1024) }));
     expect(Buffer.byteLength(big)).toBeGreaterThan(16 * 1024);
@@ -397,3 +477,20 @@ describe('500 and 503: store failures (1, 23)', () => {
     }
   });
 });
+
+/** `text` in UTF-16 or UTF-32 (by the charset's name) in the byte order given. */
+function encodeWide(text: string, charset: string, order: 'LE' | 'BE'): Buffer {
+  const units = charset.startsWith('utf-32')
+    ? Array.from(text, (char) => char.codePointAt(0) ?? 0)
+    : Array.from({ length: text.length }, (_, index) => text.charCodeAt(index));
+  const size = charset.startsWith('utf-32') ? 4 : 2;
+  const bytes = Buffer.alloc(units.length * size);
+  units.forEach((unit, index) => {
+    if (size === 4) {
+      if (order === 'LE') bytes.writeUInt32LE(unit, index * 4);
+      else bytes.writeUInt32BE(unit, index * 4);
+    } else if (order === 'LE') bytes.writeUInt16LE(unit, index * 2);
+    else bytes.writeUInt16BE(unit, index * 2);
+  });
+  return bytes;
+}
