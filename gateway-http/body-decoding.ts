@@ -1,3 +1,4 @@
+import * as zlib from 'node:zlib';
 import { parse as parseContentType } from 'content-type';
 import express, { type Request, type Response } from 'express';
 import { UndecodableBody } from '../core';
@@ -7,6 +8,32 @@ export const MAX_BODY_BYTES = 16 * 1024;
 
 interface BodyParserError {
   type?: string;
+  /** The Content-Encoding body-parser refused, lower-cased. */
+  encoding?: string;
+  /** zlib's code, for a body that does not decompress. */
+  code?: string;
+}
+
+/**
+ * The codings body-parser decompresses (its read.js: zstd only where node's zlib has it), besides
+ * `identity`. One coding only: a list such as "gzip, br" is refused.
+ */
+export const CONTENT_CODINGS: readonly string[] = [
+  'gzip',
+  'deflate',
+  'br',
+  ...('createZstdDecompress' in zlib ? ['zstd'] : []),
+];
+
+/** A coding short and plain enough to quote back; anything else is not repeated. */
+const QUOTABLE_CODING = /^[a-z0-9._+-]{1,32}$/;
+
+function contentEncodingUnsupported(given: string | undefined): UndecodableBody {
+  const named = given !== undefined && QUOTABLE_CODING.test(given) ? ` "${given}"` : '';
+  return new UndecodableBody(
+    'CONTENT_TYPE_UNSUPPORTED',
+    `Content-Encoding${named} is not supported; send the body unencoded, or in one of ${CONTENT_CODINGS.join(', ')}.`,
+  );
 }
 
 const charsetUnsupported = () =>
@@ -33,9 +60,15 @@ function undecodable(error: BodyParserError): UndecodableBody {
     case 'entity.too.large':
       return new UndecodableBody('BODY_TOO_LARGE', 'The request body is larger than 16 KiB.');
     case 'encoding.unsupported':
-      return charsetUnsupported();
+      return contentEncodingUnsupported(error.encoding);
     default:
-      return notJson();
+      // zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR, ...) have no type.
+      return error.code?.startsWith('Z_')
+        ? new UndecodableBody(
+            'BODY_INVALID',
+            'The request body does not decompress as its Content-Encoding says.',
+          )
+        : notJson();
   }
 }
 

@@ -1,4 +1,6 @@
+import * as zlib from 'node:zlib';
 import { BackendUnavailableError, createCore, type UrlGuard } from '../../core';
+import { CONTENT_CODINGS } from '../../gateway-http/body-decoding';
 import type { CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
 import {
@@ -403,6 +405,77 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
     const chunked = await post({ ...auth(), ...json, 'transfer-encoding': 'chunked' }, huge);
     expectError(chunked, 413, 22, message);
     expect((await http.create(f.body(), f.token)).status).toBe(200);
+  });
+
+  describe('Content-Encoding', () => {
+    const compress: Record<string, (bytes: Buffer) => Buffer> = {
+      gzip: (bytes) => zlib.gzipSync(bytes),
+      deflate: (bytes) => zlib.deflateSync(bytes),
+      br: (bytes) => zlib.brotliCompressSync(bytes),
+      zstd: (bytes) =>
+        (zlib as unknown as Record<string, (b: Buffer) => Buffer>).zstdCompressSync!(bytes),
+    };
+    const supported = `send the body unencoded, or in one of ${CONTENT_CODINGS.join(', ')}.`;
+
+    it('decodes every coding it names, and identity', async () => {
+      expect(CONTENT_CODINGS).toEqual(expect.arrayContaining(['gzip', 'deflate', 'br']));
+      for (const coding of CONTENT_CODINGS) {
+        const body = Buffer.from(JSON.stringify(f.body()));
+        const answer = await post(
+          { ...auth(), ...json, 'content-encoding': coding.toUpperCase() },
+          compress[coding]!(body),
+        );
+        expect(answer.status).toBe(200);
+      }
+      const plain = JSON.stringify(f.body());
+      expect(
+        (await post({ ...auth(), ...json, 'content-encoding': 'identity' }, plain)).status,
+      ).toBe(200);
+    });
+
+    it('code 21 for another coding, with a message that names it and what is supported', async () => {
+      const body = JSON.stringify(f.body());
+      const foo = await post({ ...auth(), ...json, 'content-encoding': 'Foo' }, body);
+      expectError(foo, 415, 21, [`Content-Encoding "foo" is not supported; ${supported}`]);
+      // A list of codings, or a value not worth repeating, is not quoted back.
+      for (const coding of ['gzip, br', 'x'.repeat(40), 'a"b']) {
+        const answer = await post({ ...auth(), ...json, 'content-encoding': coding }, body);
+        expectError(answer, 415, 21, [`Content-Encoding is not supported; ${supported}`]);
+      }
+      expect(f.linkCount()).toBe(0);
+    });
+
+    it('applies the 16 KiB limit to the decoded body', async () => {
+      const big = Buffer.from(JSON.stringify(f.body({ padding: ' '.repeat(16 * 1024) })));
+      const small = zlib.gzipSync(big);
+      expect(small.length).toBeLessThan(1024);
+      const answer = await post({ ...auth(), ...json, 'content-encoding': 'gzip' }, small);
+      expectError(answer, 413, 22, ['The request body is larger than 16 KiB.']);
+
+      const base = Buffer.byteLength(JSON.stringify(f.body({ padding: '' })));
+      const fits = Buffer.from(JSON.stringify(f.body({ padding: ' '.repeat(16 * 1024 - base) })));
+      expect(fits.length).toBe(16 * 1024);
+      const accepted = await post(
+        { ...auth(), ...json, 'content-encoding': 'gzip' },
+        zlib.gzipSync(fits),
+      );
+      expect(accepted.status).toBe(200);
+    });
+
+    it('code 20 for a body that does not decompress as its Content-Encoding says', async () => {
+      const body = JSON.stringify(f.body());
+      const message = ['The request body does not decompress as its Content-Encoding says.'];
+      const notGzip = await post({ ...auth(), ...json, 'content-encoding': 'gzip' }, body);
+      expectError(notGzip, 400, 20, message);
+      const cut = zlib.gzipSync(Buffer.from(body)).subarray(0, 20);
+      expectError(
+        await post({ ...auth(), ...json, 'content-encoding': 'gzip' }, cut),
+        400,
+        20,
+        message,
+      );
+      expect(f.linkCount()).toBe(0);
+    });
   });
 
   it('orders the body checks 21, 22, 20', async () => {
