@@ -101,7 +101,9 @@ function parseJson(bytes: Buffer, charset: string): unknown {
 /**
  * Decodes the body into `req.body`, or, when it cannot, puts an UndecodableBody there: the core
  * reports it at its place in the precedence (after the token and the rate limit). Calls `next`
- * once either way.
+ * once either way, except for a request cut off before its body ended (the client went away, or
+ * the server answered 408 because the body did not arrive in time): no one is left to answer, so
+ * the request goes no further.
  */
 export function decodeJsonBody(req: Request, res: Response, next: () => void): void {
   const contentType = req.headers['content-type'];
@@ -121,6 +123,7 @@ export function decodeJsonBody(req: Request, res: Response, next: () => void): v
     return;
   }
   readBody(req, res, (error?: unknown) => {
+    if ((error as BodyParserError | undefined)?.type === 'request.aborted') return;
     if (error) req.body = undecodable(error);
     // A request with no body at all (no Content-Length, not chunked) leaves it undefined.
     else if (Buffer.isBuffer(req.body)) req.body = parseJson(req.body, charset);

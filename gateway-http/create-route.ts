@@ -34,6 +34,11 @@ export function createLinkHandler(core: Core, metrics?: ShortlinkMetrics): Reque
     });
     try {
       const link = await caller.links.create(req.body);
+      if (res.destroyed) {
+        // The client went away while the link was made: it exists, but no one got the answer.
+        if (!response.idempotentReplayed) created?.();
+        return;
+      }
       setRateLimitHeaders(res, response);
       setIdempotencyHeaders(res, response);
       sendSuccess(res, link);
@@ -44,6 +49,8 @@ export function createLinkHandler(core: Core, metrics?: ShortlinkMetrics): Reque
     } catch (error) {
       // The caller rejects with ShortlinkErrors only; anything else is for the last resort.
       if (!(error instanceof ShortlinkError)) throw error;
+      // A code the client never got is neither sent nor counted.
+      if (res.destroyed) return;
       setRateLimitHeaders(res, response);
       setIdempotencyHeaders(res, response);
       sendError(res, error);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 
@@ -21,10 +21,35 @@ function requestId(req: IncomingMessage): string {
 
 const requestLoggers = new WeakMap<IncomingMessage, Logger>();
 
+/** The code node gives the error it closes a connection with when a request is too slow. */
+const REQUEST_TIMEOUT = 'ERR_HTTP_REQUEST_TIMEOUT';
+
+interface Outcome {
+  event: string;
+  /** The status the client was sent, if it was sent one. */
+  statusCode: number | undefined;
+}
+
 /**
- * One JSON log line per finished request (`request completed`, or `request aborted` when the
- * client went away first) with a request id, echoed as X-Request-Id. The line holds only method,
- * path, status, address and time: headers and bodies, where secrets travel, are never logged.
+ * How a request whose answer never finished ended: its answer had begun (the status it had), or
+ * node answered 408 because the request did not arrive in time (node writes that on the socket,
+ * past the response object, and closes the connection with the timeout error), or the client went
+ * away and was told nothing.
+ */
+function unfinishedOutcome(req: IncomingMessage, res: ServerResponse): Outcome {
+  if (res.headersSent) return { event: 'request aborted', statusCode: res.statusCode };
+  const cause = req.socket.errored as { code?: unknown } | null;
+  return cause?.code === REQUEST_TIMEOUT
+    ? { event: 'request timed out', statusCode: 408 }
+    : { event: 'request aborted', statusCode: undefined };
+}
+
+/**
+ * One JSON log line per finished request with a request id, echoed as X-Request-Id:
+ * `request completed`; `request timed out` when node answered 408 because the request did not
+ * arrive in time; `request aborted` when the client went away first, with no status unless an
+ * answer had begun. The line holds only method, path, status, address and time: headers and
+ * bodies, where secrets travel, are never logged.
  *
  * Hand-written rather than pino-http: measured on the follow-link path, pino-http's per-request
  * child logger and listeners halved throughput even with request logs turned off; here the
@@ -48,27 +73,23 @@ export function requestLogging(app: Express, logger: Logger): RequestHandler {
     res.setHeader('X-Request-Id', id);
     if (logger.isLevelEnabled('info')) {
       const started = performance.now();
-      const done = (event: 'completed' | 'aborted') => () => {
+      // Read now: once the socket is gone it has no address.
+      const remoteAddress = req.socket.remoteAddress;
+      const log = ({ event, statusCode }: Outcome) => {
         const record = {
-          req: {
-            id,
-            method: req.method,
-            path: req.originalUrl.split('?', 1)[0],
-            remoteAddress: req.socket.remoteAddress,
-          },
-          res: { statusCode: res.statusCode },
+          req: { id, method: req.method, path: req.originalUrl.split('?', 1)[0], remoteAddress },
+          ...(statusCode !== undefined && { res: { statusCode } }),
           responseTime: Math.round(performance.now() - started),
         };
-        if (res.statusCode >= 500) logger.error(record, `request ${event}`);
-        else logger.info(record, `request ${event}`);
+        if (statusCode !== undefined && statusCode >= 500) logger.error(record, event);
+        else logger.info(record, event);
       };
-      const completed = done('completed');
-      const aborted = done('aborted');
+      const unfinished = () => log(unfinishedOutcome(req, res));
       res.once('finish', () => {
-        res.off('close', aborted);
-        completed();
+        res.off('close', unfinished);
+        log({ event: 'request completed', statusCode: res.statusCode });
       });
-      res.once('close', aborted);
+      res.once('close', unfinished);
     }
     next();
   };
