@@ -1,0 +1,76 @@
+import { connect } from 'node:net';
+import { startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
+
+/**
+ * The answers node's HTTP server gives itself, before the service sees a request: a bare status
+ * line with `Connection: close` and no body, then the connection is closed. The REST reference
+ * (gateway-http/README.md, "Answers node gives itself") lists them; these tests hold it to that.
+ */
+
+let http: HttpFixture;
+
+beforeEach(async () => ({ http } = await startHttpOnTestCore()));
+afterEach(() => http.close());
+
+/** Sends `head` as is and reads until the server closes the connection (or 2 s pass). */
+function rawExchange(head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(http.port, '127.0.0.1', () => socket.write(head));
+    const timer = setTimeout(() => socket.destroy(), 2_000);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    });
+  });
+}
+
+const BARE_400 = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
+
+it('an HTTP/1.1 request without Host: 400 with an empty body, no X-Request-Id', async () => {
+  const answer = await rawExchange('GET /hello HTTP/1.1\r\n\r\n');
+  const [head, body] = answer.split('\r\n\r\n');
+  expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  expect(head).toMatch(/\r\nConnection: close\r\n/i);
+  expect(head).not.toMatch(/x-request-id/i);
+  expect(body).toBe('0'); // the end of an empty chunked body
+});
+
+it('an HTTP/1.0 request without Host reaches the service (HTTP/1.0 has no Host)', async () => {
+  const answer = await rawExchange('GET /hello HTTP/1.0\r\n\r\n');
+  expect(answer).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
+  expect(answer).toMatch(/\r\n\r\n\{"data":null,"code":24,"errors":\[.+\]\}$/);
+});
+
+it.each([
+  ['a method node does not know, on /api/create', 'FOO /api/create HTTP/1.1\r\nHost: x\r\n\r\n'],
+  ['a method node does not know, elsewhere', 'FOO /hello HTTP/1.1\r\nHost: x\r\n\r\n'],
+  [
+    'a control character in a header value',
+    'GET /hello HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n',
+  ],
+  ['a space in a header name', 'GET /hello HTTP/1.1\r\nHost: x\r\nX A: b\r\n\r\n'],
+  [
+    'both Content-Length and Transfer-Encoding',
+    'POST /api/create HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+  ],
+])('%s: a bare 400', async (_label, head) => {
+  expect(await rawExchange(head)).toBe(BARE_400);
+});
+
+it('a method node knows but the service does not serve reaches the service', async () => {
+  const answer = await rawExchange(
+    'PROPFIND /api/create HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+  );
+  expect(answer).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+  expect(answer).toMatch(/\{"data":null,"code":2,"errors":\["Method not allowed; use POST\."\]\}$/);
+});
+
+it('a request head over 16 KiB: a bare 431', async () => {
+  const answer = await rawExchange(
+    `GET /hello HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+  );
+  expect(answer).toBe('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');
+});
