@@ -7,6 +7,7 @@ import type { Store } from '../ports/store';
 import { Provisioner, ProvisioningError } from '../provisioning/provisioner';
 import { seedFromSnapshot } from '../provisioning/seed-export';
 import { loadSeedFile } from '../provisioning/seed-file';
+import { lockSeedFile } from '../provisioning/seed-file-lock';
 import { writeSeedFile } from '../provisioning/seed-file-writer';
 import { IN_MEMORY_DATA_DIR, type Config } from '../runtime/config';
 import { createStoreFromConfig } from '../runtime/store-from-config';
@@ -51,17 +52,29 @@ async function seedFileTarget(seedFile: string): Promise<AdminTarget> {
   if (!existsSync(folder)) {
     throw new ProvisioningError(`the seed file's folder ${folder} does not exist`);
   }
+  // Held from the read to the write: two commands at once would each write back what they read
+  // plus their own change, and the later write would drop the other's (its secret already shown).
+  const lock = await lockSeedFile(seedFile);
   const store: MemoryStore = createMemoryStore();
   const provisioner = new Provisioner(store.identities, systemClock);
-  if (existsSync(seedFile)) await loadSeedFile(provisioner, seedFile);
+  try {
+    if (existsSync(seedFile)) await loadSeedFile(provisioner, seedFile);
+  } catch (error) {
+    await Promise.all([store.close(), lock.release()]);
+    throw error;
+  }
   return {
     store,
     provisioner,
     save: async () => {
+      lock.assertHeld();
       const seed = seedFromSnapshot(store.identities.snapshot());
       await writeSeedFile(seedFile, seed);
       return `seed file ${seedFile} updated (secrets stored as SHA-256 hashes only)`;
     },
-    close: () => store.close(),
+    close: async () => {
+      await store.close();
+      await lock.release();
+    },
   };
 }

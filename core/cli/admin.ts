@@ -18,7 +18,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   backup        DIR      (LMDB only: a consistent copy of DATA_DIR into DIR, missing or empty)
 
 Works on MongoDB when MONGODB_URI is set; else on the seed file named by SHORTLINK_SEED_FILE (or
---seed-file), created or rewritten (atomically, mode 0600) with secrets as SHA-256 hashes only;
+--seed-file), created or rewritten (atomically, under a lock, mode 0600) with secrets as SHA-256 hashes only;
 else on the LMDB store in DATA_DIR (default ./data). Every command may run while the server runs.
 Each new secret is printed once; it cannot be shown again.`;
 

@@ -1,0 +1,36 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT } from './compile-to-temp';
+
+export interface AdminRun {
+  /** The exit status (0 on success). */
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the compiled admin CLI of `buildDir` (a compileToTemp build) as `npm run admin -- <args>`
+ * does, with only the environment given, and resolves with its exit status and output whatever
+ * the status.
+ */
+export function runAdmin(
+  buildDir: string,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<AdminRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(buildDir, 'core', 'cli', 'admin.js'), ...args],
+      { env: { PATH: process.env.PATH ?? '', NODE_PATH: join(ROOT, 'node_modules'), ...env } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The secret an admin command printed once. */
+export const shownOnce = (output: string) => /\(shown once\): (\S+)/.exec(output)?.[1] ?? '';
