@@ -1,0 +1,45 @@
+import { readdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { ProvisioningError } from '../provisioning/provisioner';
+
+/**
+ * The absolute backup target, once it is known to be a missing or empty folder; otherwise a
+ * ProvisioningError (exit status 2) saying what is actually in the way, which the person can fix.
+ */
+export async function checkBackupTarget(targetDir: string, dataDir: string): Promise<string> {
+  const target = resolve(targetDir);
+  if (target === resolve(dataDir)) {
+    throw new ProvisioningError(`the backup target ${target} is the data directory itself`);
+  }
+  let entries: string[];
+  try {
+    entries = await readdir(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Missing folders, the target's parents included, are created by the backup.
+    if (code === 'ENOENT') return target;
+    if (code === 'ENOTDIR') {
+      throw new ProvisioningError(
+        `the backup target ${target} cannot be a folder: ${await firstFileOn(target)} is a file, not a folder`,
+      );
+    }
+    throw new ProvisioningError(
+      `the backup target ${target} cannot be read: ${(error as Error).message}`,
+    );
+  }
+  if (entries.length > 0) {
+    throw new ProvisioningError(`the backup target ${target} exists and is not empty`);
+  }
+  return target;
+}
+
+/** The part of `path` nearest the root that exists and is not a folder (readdir said ENOTDIR). */
+async function firstFileOn(path: string): Promise<string> {
+  const parts: string[] = [];
+  for (let part = path; part !== dirname(part); part = dirname(part)) parts.unshift(part);
+  for (const part of parts) {
+    const found = await stat(part).catch(() => undefined);
+    if (found && !found.isDirectory()) return part;
+  }
+  return path;
+}
