@@ -1,0 +1,116 @@
+import { parseArgs } from 'node:util';
+import { messageOf } from '../errors/message-of';
+import { ProvisioningError } from '../provisioning/provisioner';
+
+export const USAGE = `usage: npm run admin -- <command> [options]
+
+  org create    --id ID --domain HOST[:PORT] [--name NAME] [--scheme https|http]
+  org activate  --id ID
+  org deactivate --id ID
+  group create  --org ORG_ID --api-id API_ID [--name NAME]
+  user create   --id ID [--name NAME] [--org ORG_ID ...]
+  member add    --user USER_ID --org ORG_ID
+  token create  --user USER_ID
+  backup        DIR      (LMDB only: a consistent copy of DATA_DIR into DIR, missing or empty)
+
+Works on MongoDB when MONGODB_URI is set; else on the seed file named by SHORTLINK_SEED_FILE (or
+--seed-file), created or rewritten (atomically, under a lock, mode 0600) with secrets as SHA-256 hashes only;
+else on the LMDB store in DATA_DIR (default ./data). Every command may run while the server runs.
+Each new secret is printed once; it cannot be shown again.`;
+
+/** Every option of every command, as node:util's parseArgs reads them. */
+const OPTIONS = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  domain: { type: 'string' },
+  scheme: { type: 'string' },
+  org: { type: 'string', multiple: true },
+  'api-id': { type: 'string' },
+  user: { type: 'string' },
+  'seed-file': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+type OptionName = keyof typeof OPTIONS;
+
+/**
+ * The options each command takes (--help aside, which every command takes); the ones it takes
+ * more than once are listed in `repeatable`, any other given twice is refused rather than the
+ * last one silently taken.
+ */
+const COMMANDS = {
+  'org create': { options: ['id', 'domain', 'name', 'scheme', 'seed-file'] },
+  'org activate': { options: ['id', 'seed-file'] },
+  'org deactivate': { options: ['id', 'seed-file'] },
+  'group create': { options: ['org', 'api-id', 'name', 'seed-file'] },
+  'user create': { options: ['id', 'name', 'org', 'seed-file'], repeatable: ['org'] },
+  'member add': { options: ['user', 'org', 'seed-file'] },
+  'token create': { options: ['user', 'seed-file'] },
+  backup: { options: [] },
+} as const satisfies Record<
+  string,
+  { options: readonly OptionName[]; repeatable?: readonly OptionName[] }
+>;
+type Command = keyof typeof COMMANDS;
+
+/** The commands that write identities (backup, the one other, copies the store). */
+export type AdminCommand = Exclude<Command, 'backup'>;
+
+export const isAdminCommand = (command: string): command is AdminCommand =>
+  command !== 'backup' && Object.hasOwn(COMMANDS, command);
+
+/** A command's options: one value each, an array for the repeatable ones. */
+export type Options = Record<string, string | string[] | boolean | undefined>;
+
+export type CommandLine =
+  | { help: true }
+  | { help: false; command: 'backup'; target: string }
+  | { help: false; command: AdminCommand; options: Options; seedFile: string | undefined };
+
+/** A mistake on the command line: exit status 2, with the usage. */
+export const usageError = (problem: string) => new ProvisioningError(`${problem}\n\n${USAGE}`);
+
+export function parseCommandLine(argv: string[]): CommandLine {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, tokens: true, options: OPTIONS });
+  } catch (error) {
+    // An unknown option or a missing value: node's message names it.
+    throw usageError(messageOf(error));
+  }
+  const { values, positionals, tokens } = parsed;
+  if (values.help) return { help: true };
+  const [first, second, ...extra] = positionals;
+  if (first === undefined) throw usageError('no command given');
+  const command = first === 'backup' ? first : `${first} ${second ?? ''}`.trim();
+  if (!Object.hasOwn(COMMANDS, command)) throw usageError(`unknown command "${command}"`);
+  if (extra.length > 0) throw usageError(`unexpected argument "${extra.join(' ')}"`);
+  checkOptionsOf(command as Command, tokens);
+
+  if (command === 'backup') return { help: false, command, target: second ?? '' };
+  // --org is repeatable for "user create" and single elsewhere.
+  const orgs = values.org;
+  const options: Options = { ...values, org: command === 'user create' ? orgs : orgs?.[0] };
+  return {
+    help: false,
+    command: command as AdminCommand,
+    options,
+    seedFile: values['seed-file'],
+  };
+}
+
+function checkOptionsOf(command: Command, tokens: ReturnType<typeof parseArgs>['tokens']) {
+  const { options, ...rest } = COMMANDS[command];
+  const taken: readonly string[] = options;
+  const repeatable: readonly string[] = 'repeatable' in rest ? rest.repeatable : [];
+  const seen = new Set<string>();
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option' || token.name === 'help') continue;
+    if (!taken.includes(token.name)) {
+      throw usageError(`"${command}" takes no --${token.name}`);
+    }
+    if (seen.has(token.name) && !repeatable.includes(token.name)) {
+      throw usageError(`--${token.name} is given more than once; "${command}" takes one`);
+    }
+    seen.add(token.name);
+  }
+}
