@@ -181,8 +181,19 @@ export class Provisioner {
       );
     }
     const { hash: tokenHash, generated } = secretHash(given.token, given.tokenHash, generateToken);
+    await this.requireTokenFreeFor(userId, tokenHash);
     await this.identities.saveToken({ tokenHash, userId, createdAt: this.clock.now() });
+    // The store keeps a token's first user (a conditional write): this reads who won a race.
+    await this.requireTokenFreeFor(userId, tokenHash);
     return generated === undefined ? { tokenHash } : { token: generated, tokenHash };
+  }
+
+  /** Refuses a token another user holds: the store would keep it theirs, and this user get 17. */
+  private async requireTokenFreeFor(userId: string, tokenHash: string): Promise<void> {
+    const holder = await this.identities.findUserIdByTokenHash(tokenHash);
+    if (holder !== null && holder !== userId) {
+      throw new ProvisioningError(`a token of user "${userId}" is already in use by another user`);
+    }
   }
 
   private async requireOrganization(id: string): Promise<Organization> {

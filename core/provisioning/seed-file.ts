@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { MIN_CHOSEN_SECRET_LENGTH } from '../auth/secrets';
+import { hashSecret, MIN_CHOSEN_SECRET_LENGTH } from '../auth/secrets';
 import { parseSeedText } from './seed-json';
 import { ProvisioningError, type Provisioner } from './provisioner';
 
@@ -51,8 +51,38 @@ export const seedSchema = z.object({
         organizations: z.array(z.string().min(1)).default([]),
       }),
     )
+    .superRefine(refuseSharedTokens)
     .default([]),
 });
+
+/**
+ * One token for two users: a store keeps a token's first user, so the second would be refused
+ * (code 17) with a token its seed gave it. Compared by hash, in clear or not; never repeated.
+ */
+function refuseSharedTokens(
+  users: Array<{ id: string; tokens: string[]; token_sha256s: string[] }>,
+  ctx: z.RefinementCtx,
+): void {
+  const firstHolders = new Map<string, { userId: string; where: string }>();
+  users.forEach((user, index) => {
+    const given = [
+      ...user.tokens.map((token, i) => ({ hash: hashSecret(token), field: 'tokens', i })),
+      ...user.token_sha256s.map((hash, i) => ({ hash, field: 'token_sha256s', i })),
+    ];
+    for (const { hash, field, i } of given) {
+      const holder = firstHolders.get(hash);
+      if (!holder) {
+        firstHolders.set(hash, { userId: user.id, where: `users.${index}.${field}.${i}` });
+      } else if (holder.userId !== user.id) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, field, i],
+          message: `the same token as user "${holder.userId}" (${holder.where})`,
+        });
+      }
+    }
+  });
+}
 
 export type Seed = z.input<typeof seedSchema>;
 
