@@ -13,6 +13,7 @@ export {
   BackendUnavailableError,
   LinkDomainTakenError,
   OrganizationExistsError,
+  TokenTakenError,
   BACKEND_RETRY_AFTER_SECONDS,
   toShortlinkError,
 } from './errors/shortlink-error';

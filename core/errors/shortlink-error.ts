@@ -79,6 +79,20 @@ export class OrganizationExistsError extends Error {
 }
 
 /**
+ * A token hash saved for a user while another user holds it. The store checks it in the same
+ * atomic write and changes nothing, so a token never changes hands. The message holds no secret.
+ */
+export class TokenTakenError extends Error {
+  constructor(
+    readonly userId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`a token of user "${userId}" is already held by another user`, options);
+    this.name = 'TokenTakenError';
+  }
+}
+
+/**
  * What a 503 (code 23) asks clients to wait before retrying: about the time a replica set needs
  * to finish electing a new primary once the server-selection timeout (5 s) has already passed.
  */

@@ -55,7 +55,11 @@ export interface IdentityStore {
   saveOrganization(organization: Organization, options?: SaveOrganizationOptions): Promise<void>;
   saveGroup(group: UrlGroup): Promise<void>; // by (organizationId, apiId)
   saveUser(user: User): Promise<void>; // by id
-  saveToken(token: TokenRecord): Promise<void>; // by tokenHash
+  /**
+   * By token hash. A hash keeps its first user: saving it again for that user changes nothing;
+   * for another user it rejects with TokenTakenError, checked in the same atomic write.
+   */
+  saveToken(token: TokenRecord): Promise<void>;
   saveMembership(userId: string, organizationId: string): Promise<void>;
   findUserById(id: string): Promise<User | null>;
 }

@@ -9,7 +9,11 @@ import type {
   UrlGroup,
   User,
 } from '../ports/identity-store';
-import { LinkDomainTakenError, OrganizationExistsError } from '../errors/shortlink-error';
+import {
+  LinkDomainTakenError,
+  OrganizationExistsError,
+  TokenTakenError,
+} from '../errors/shortlink-error';
 import { normalizeLinkDomain } from './link-domain';
 
 export class ProvisioningError extends Error {
@@ -181,19 +185,16 @@ export class Provisioner {
       );
     }
     const { hash: tokenHash, generated } = secretHash(given.token, given.tokenHash, generateToken);
-    await this.requireTokenFreeFor(userId, tokenHash);
-    await this.identities.saveToken({ tokenHash, userId, createdAt: this.clock.now() });
-    // The store keeps a token's first user (a conditional write): this reads who won a race.
-    await this.requireTokenFreeFor(userId, tokenHash);
-    return generated === undefined ? { tokenHash } : { token: generated, tokenHash };
-  }
-
-  /** Refuses a token another user holds: the store would keep it theirs, and this user get 17. */
-  private async requireTokenFreeFor(userId: string, tokenHash: string): Promise<void> {
-    const holder = await this.identities.findUserIdByTokenHash(tokenHash);
-    if (holder !== null && holder !== userId) {
-      throw new ProvisioningError(`a token of user "${userId}" is already in use by another user`);
+    try {
+      await this.identities.saveToken({ tokenHash, userId, createdAt: this.clock.now() });
+    } catch (error) {
+      // The store keeps a token's first user: this user would get 17 with it.
+      if (!(error instanceof TokenTakenError)) throw error;
+      throw new ProvisioningError(`a token of user "${userId}" is already in use by another user`, {
+        cause: error,
+      });
     }
+    return generated === undefined ? { tokenHash } : { token: generated, tokenHash };
   }
 
   private async requireOrganization(id: string): Promise<Organization> {

@@ -1,6 +1,7 @@
 import {
   LinkDomainTakenError,
   OrganizationExistsError,
+  TokenTakenError,
   ShortlinkError,
   type CompletedRecord,
   type IdempotencyScope,
@@ -309,7 +310,10 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
     it('maps a token hash to its user; saving the hash again never reassigns it', async () => {
       const createdAt = new Date('2026-01-02T03:04:05.006Z');
       await store.identities.saveToken({ tokenHash: 'f'.repeat(64), userId: 'alice', createdAt });
-      await store.identities.saveToken({ tokenHash: 'f'.repeat(64), userId: 'mallory', createdAt });
+      await store.identities.saveToken({ tokenHash: 'f'.repeat(64), userId: 'alice', createdAt });
+      await expect(
+        store.identities.saveToken({ tokenHash: 'f'.repeat(64), userId: 'mallory', createdAt }),
+      ).rejects.toBeInstanceOf(TokenTakenError);
       await store.identities.saveToken({ tokenHash: '0'.repeat(64), userId: 'bob', createdAt });
       await expect(store.identities.findUserIdByTokenHash('f'.repeat(64))).resolves.toBe('alice');
       await expect(store.identities.findUserIdByTokenHash('0'.repeat(64))).resolves.toBe('bob');

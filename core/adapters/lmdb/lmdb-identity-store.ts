@@ -1,5 +1,9 @@
 import type * as ports from '../../ports/identity-store';
-import { LinkDomainTakenError, OrganizationExistsError } from '../../errors/shortlink-error';
+import {
+  LinkDomainTakenError,
+  OrganizationExistsError,
+  TokenTakenError,
+} from '../../errors/shortlink-error';
 import type { LmdbDatabases } from './databases';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
@@ -102,10 +106,15 @@ export class LmdbIdentityStore implements ports.IdentityStore {
 
   saveToken(token: ports.TokenRecord): Promise<void> {
     const { tokens } = this.dbs;
-    // Conditional: a token hash, once saved, is never reassigned to another user.
-    return this.write('token save', () =>
-      tokens.ifNoExists(token.tokenHash, () => void tokens.put(token.tokenHash, { ...token })),
-    );
+    // In one write transaction: a token hash, once saved, is never reassigned to another user.
+    return this.write('token save', async () => {
+      const taken = await tokens.transaction(() => {
+        const holder = tokens.get(token.tokenHash);
+        if (holder === undefined) void tokens.put(token.tokenHash, { ...token });
+        return holder !== undefined && holder.userId !== token.userId;
+      });
+      if (taken) throw new TokenTakenError(token.userId);
+    });
   }
 
   saveMembership(userId: string, organizationId: string): Promise<void> {

@@ -1,4 +1,8 @@
-import { LinkDomainTakenError, OrganizationExistsError } from '../../errors/shortlink-error';
+import {
+  LinkDomainTakenError,
+  OrganizationExistsError,
+  TokenTakenError,
+} from '../../errors/shortlink-error';
 import type * as ports from '../../ports/identity-store';
 
 const pairKey = (organizationId: string, apiId: string) => `${organizationId}\u0000${apiId}`;
@@ -76,7 +80,11 @@ export class MemoryIdentityStore implements ports.IdentityStore {
   }
 
   saveToken(token: ports.TokenRecord): Promise<void> {
-    if (!this.tokens.has(token.tokenHash)) this.tokens.set(token.tokenHash, { ...token });
+    const holder = this.tokens.get(token.tokenHash);
+    if (holder && holder.userId !== token.userId) {
+      return Promise.reject(new TokenTakenError(token.userId));
+    }
+    if (!holder) this.tokens.set(token.tokenHash, { ...token });
     return Promise.resolve();
   }
 

@@ -1,5 +1,9 @@
 import type { Collection, Db } from 'mongodb';
-import { LinkDomainTakenError, OrganizationExistsError } from '../../errors/shortlink-error';
+import {
+  LinkDomainTakenError,
+  OrganizationExistsError,
+  TokenTakenError,
+} from '../../errors/shortlink-error';
 import type * as ports from '../../ports/identity-store';
 import { isDuplicateKeyOn, onMongo, upsertRacing } from './backend-errors';
 import {
@@ -128,17 +132,21 @@ export class MongoIdentityStore implements ports.IdentityStore {
     );
   }
 
-  /** A token hash, once saved, keeps its user: saving it again changes nothing. */
+  /**
+   * A token hash, once saved, keeps its user: one upsert that writes only when the hash is new
+   * and returns the stored document, whose user tells whether another user holds it.
+   */
   async saveToken(token: ports.TokenRecord): Promise<void> {
-    await onMongo('token save', () =>
+    const stored = await onMongo('token save', () =>
       upsertRacing(() =>
-        this.tokens.updateOne(
+        this.tokens.findOneAndUpdate(
           { tokenHash: token.tokenHash },
           { $setOnInsert: { userId: token.userId, createdAt: token.createdAt } },
-          { upsert: true },
+          { upsert: true, returnDocument: 'after' },
         ),
       ),
     );
+    if (stored && stored.userId !== token.userId) throw new TokenTakenError(token.userId);
   }
 
   async saveMembership(userId: string, organizationId: string): Promise<void> {

@@ -1,0 +1,43 @@
+import type { Db } from 'mongodb';
+import { TokenTakenError } from '../../core';
+import { MongoIdentityStore } from '../../core/adapters/mongodb/mongo-identity-store';
+
+/**
+ * A token hash keeps its first user on MongoDB: one upsert that writes only a new hash and returns
+ * the stored document. Checked with a fake Db that records the driver call and answers with the
+ * document a server would hold; the real server run is test/storage's contract suite.
+ */
+function fakeDb(holder: string) {
+  const calls: unknown[][] = [];
+  const collection = () => ({
+    findOneAndUpdate: (...args: unknown[]) => {
+      calls.push(args);
+      return Promise.resolve({ _id: 'x', tokenHash: 'h', userId: holder, createdAt: new Date(0) });
+    },
+  });
+  return { db: { collection } as unknown as Db, calls };
+}
+
+const token = { tokenHash: 'h'.repeat(64), userId: 'alice', createdAt: new Date(1) };
+
+describe('MongoDB: a token keeps its first user', () => {
+  it('saves with one upsert that sets the user only on insert and returns the stored document', async () => {
+    const { db, calls } = fakeDb('alice');
+    await new MongoIdentityStore(db).saveToken(token);
+    expect(calls).toEqual([
+      [
+        { tokenHash: token.tokenHash },
+        { $setOnInsert: { userId: 'alice', createdAt: token.createdAt } },
+        { upsert: true, returnDocument: 'after' },
+      ],
+    ]);
+  });
+
+  it('rejects with TokenTakenError when the stored document names another user', async () => {
+    const { db, calls } = fakeDb('mallory');
+    await expect(new MongoIdentityStore(db).saveToken(token)).rejects.toBeInstanceOf(
+      TokenTakenError,
+    );
+    expect(calls).toHaveLength(1);
+  });
+});
