@@ -1,7 +1,6 @@
 import type {
   IdentityStore,
   Organization,
-  SaveOrganizationOptions,
   TokenRecord,
   UrlGroup,
   User,
@@ -92,11 +91,13 @@ export class CachedIdentityStore implements IdentityStore {
 
   // Writes invalidate after they land, so a lookup racing the write cannot keep the old value.
 
-  async saveOrganization(
-    organization: Organization,
-    options?: SaveOrganizationOptions,
-  ): Promise<void> {
-    await this.inner.saveOrganization(organization, options);
+  async insertOrganization(organization: Organization): Promise<void> {
+    await this.inner.insertOrganization(organization);
+    this.invalidate('organizations');
+  }
+
+  async saveOrganization(organization: Organization): Promise<void> {
+    await this.inner.saveOrganization(organization);
     // By key and by id alike (a new key leaves the old key's entry behind otherwise).
     this.invalidate('organizations');
   }

@@ -64,7 +64,7 @@ export class LinkDomainTakenError extends Error {
 }
 
 /**
- * An organization created as new (`saveOrganization(..., { onlyNew: true })`) whose id exists:
+ * An organization inserted as new (`insertOrganization`) whose id exists:
  * the store checks it in the same atomic write, so of two concurrent creates one wins and the
  * other changes nothing.
  */

@@ -44,6 +44,7 @@ const IDENTITY_METHODS = [
   'findGroup',
   'listLinkDomains',
   'saveOrganization',
+  'insertOrganization',
   'saveGroup',
   'saveUser',
   'saveToken',

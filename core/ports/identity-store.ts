@@ -31,11 +31,6 @@ export interface TokenRecord {
   createdAt: Date;
 }
 
-export interface SaveOrganizationOptions {
-  /** Create only: an existing organization with this id is left as it is. */
-  onlyNew?: boolean;
-}
-
 export interface IdentityStore {
   findUserIdByTokenHash(tokenHash: string): Promise<string | null>;
   findOrganizationByKeyHash(keyHash: string): Promise<Organization | null>;
@@ -48,11 +43,14 @@ export interface IdentityStore {
   /** Provisioning: each call is an idempotent upsert keyed as documented. */
   /**
    * By id. Rejects with LinkDomainTakenError when another organization has the same (normalised)
-   * link domain: stores enforce it with a unique key, not a lookup before the write. With
-   * `onlyNew` it rejects with OrganizationExistsError when the id exists, checked in the same
-   * atomic write (never a lookup before it), and writes nothing.
+   * link domain: stores enforce it with a unique key, not a lookup before the write.
    */
-  saveOrganization(organization: Organization, options?: SaveOrganizationOptions): Promise<void>;
+  saveOrganization(organization: Organization): Promise<void>;
+  /**
+   * Like saveOrganization, for a new id only: rejects with OrganizationExistsError when the id
+   * exists, checked in the same atomic write (never a lookup before it), and writes nothing.
+   */
+  insertOrganization(organization: Organization): Promise<void>;
   saveGroup(group: UrlGroup): Promise<void>; // by (organizationId, apiId)
   saveUser(user: User): Promise<void>; // by id
   /**

@@ -5,7 +5,6 @@ import type {
   IdentityStore,
   LinkScheme,
   Organization,
-  SaveOrganizationOptions,
   UrlGroup,
   User,
 } from '../ports/identity-store';
@@ -48,7 +47,7 @@ export class Provisioner {
   saveOrganization(
     input: NewOrganization,
   ): Promise<{ organization: Organization; secretKey?: string }> {
-    return this.storeOrganization(input, {});
+    return this.storeOrganization(input, false);
   }
 
   /**
@@ -60,7 +59,7 @@ export class Provisioner {
     input: NewOrganization,
   ): Promise<{ organization: Organization; secretKey?: string }> {
     try {
-      return await this.storeOrganization(input, { onlyNew: true });
+      return await this.storeOrganization(input, true);
     } catch (error) {
       if (!(error instanceof OrganizationExistsError)) throw error;
       throw new ProvisioningError(
@@ -72,7 +71,7 @@ export class Provisioner {
 
   private async storeOrganization(
     input: NewOrganization,
-    options: SaveOrganizationOptions,
+    onlyNew: boolean,
   ): Promise<{ organization: Organization; secretKey?: string }> {
     const domain = normalizeLinkDomain(input.domain);
     if (!domain) throw new ProvisioningError(`invalid link domain "${input.domain}"`);
@@ -96,7 +95,9 @@ export class Provisioner {
       );
     }
     try {
-      await this.identities.saveOrganization(organization, options);
+      await (onlyNew
+        ? this.identities.insertOrganization(organization)
+        : this.identities.saveOrganization(organization));
     } catch (error) {
       if (error instanceof LinkDomainTakenError) {
         throw new ProvisioningError(

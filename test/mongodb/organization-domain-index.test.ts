@@ -72,7 +72,7 @@ describe('MongoDB: an organization created only when new', () => {
         return Promise.resolve({ insertedId: 'acme' });
       },
     );
-    await new MongoIdentityStore(db).saveOrganization(acme, { onlyNew: true });
+    await new MongoIdentityStore(db).insertOrganization(acme);
     const { id, ...fields } = acme;
     expect(inserted).toEqual([{ _id: id, ...fields }]);
     expect(replaced).toBe(0);
@@ -88,9 +88,7 @@ describe('MongoDB: an organization created only when new', () => {
       },
     );
     const store = new MongoIdentityStore(db);
-    await expect(store.saveOrganization(acme, { onlyNew: true })).rejects.toBeInstanceOf(
-      OrganizationExistsError,
-    );
+    await expect(store.insertOrganization(acme)).rejects.toBeInstanceOf(OrganizationExistsError);
     expect(inserts).toBe(1);
     const refusal = new Provisioner(store, systemClock).createOrganization({
       id: 'acme',

@@ -241,17 +241,17 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       expect(await store.identities.listLinkDomains()).toEqual(['acme.link']);
     });
 
-    it('creates an organization only when new (onlyNew): an existing one is left as it is', async () => {
+    it('inserts an organization only when new: an existing one is left as it is', async () => {
       await store.identities.saveOrganization(organization());
       const again = organization({ domain: 'other.link', keyHash: 'f'.repeat(64) });
-      await expect(
-        store.identities.saveOrganization(again, { onlyNew: true }),
-      ).rejects.toBeInstanceOf(OrganizationExistsError);
+      await expect(store.identities.insertOrganization(again)).rejects.toBeInstanceOf(
+        OrganizationExistsError,
+      );
       await expect(store.identities.findOrganizationById('acme')).resolves.toEqual(organization());
       await expect(store.identities.findOrganizationByKeyHash('f'.repeat(64))).resolves.toBeNull();
       expect(await store.identities.listLinkDomains()).toEqual(['acme.link']);
       const beta = organization({ id: 'beta', domain: 'beta.link', keyHash: 'e'.repeat(64) });
-      await store.identities.saveOrganization(beta, { onlyNew: true });
+      await store.identities.insertOrganization(beta);
       await expect(store.identities.findOrganizationById('beta')).resolves.toEqual(beta);
     });
 
@@ -260,9 +260,7 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
         organization({ domain: `acme-${i}.link`, keyHash: i.toString(16).padStart(64, '0') }),
       );
       const results = await settleAll(
-        candidates.map((candidate) =>
-          store.identities.saveOrganization(candidate, { onlyNew: true }),
-        ),
+        candidates.map((candidate) => store.identities.insertOrganization(candidate)),
       );
       const winners = candidates.filter((_, i) => results[i]?.ok);
       expect(winners).toHaveLength(1);

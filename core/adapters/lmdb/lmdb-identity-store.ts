@@ -56,16 +56,21 @@ export class LmdbIdentityStore implements ports.IdentityStore {
     return this.read('user lookup', () => this.dbs.users.get(id) ?? null);
   }
 
-  saveOrganization(
-    organization: ports.Organization,
-    options: ports.SaveOrganizationOptions = {},
-  ): Promise<void> {
+  saveOrganization(organization: ports.Organization): Promise<void> {
+    return this.writeOrganization(organization, false);
+  }
+
+  insertOrganization(organization: ports.Organization): Promise<void> {
+    return this.writeOrganization(organization, true);
+  }
+
+  private writeOrganization(organization: ports.Organization, onlyNew: boolean): Promise<void> {
     const { organizations, organizationsByKeyHash, organizationsByDomain } = this.dbs;
     const stored = { ...organization };
     return this.write('organization save', async () => {
       const outcome = await organizations.transaction(() => {
         const previous = organizations.get(stored.id);
-        if (options.onlyNew && previous !== undefined) return 'exists' as const;
+        if (onlyNew && previous !== undefined) return 'exists' as const;
         const holder = organizationsByKeyHash.get(stored.keyHash);
         // Checked inside the write transaction; nothing is written when the key is taken.
         if (holder !== undefined && holder !== stored.id) return 'key_in_use' as const;

@@ -46,13 +46,14 @@ export class MemoryIdentityStore implements ports.IdentityStore {
     return Promise.resolve(this.users.get(id) ?? null);
   }
 
-  saveOrganization(
-    organization: ports.Organization,
-    options: ports.SaveOrganizationOptions = {},
-  ): Promise<void> {
-    if (options.onlyNew && this.organizations.has(organization.id)) {
+  insertOrganization(organization: ports.Organization): Promise<void> {
+    if (this.organizations.has(organization.id)) {
       return Promise.reject(new OrganizationExistsError(organization.id));
     }
+    return this.saveOrganization(organization);
+  }
+
+  saveOrganization(organization: ports.Organization): Promise<void> {
     const holder = this.organizationIdsByDomain.get(organization.domain);
     if (holder !== undefined && holder !== organization.id) {
       return Promise.reject(new LinkDomainTakenError(organization.domain));

@@ -87,20 +87,28 @@ export class MongoIdentityStore implements ports.IdentityStore {
     return document ? { id: document._id, name: document.name } : null;
   }
 
-  async saveOrganization(
+  saveOrganization(organization: ports.Organization): Promise<void> {
+    return this.writeOrganization(organization, false);
+  }
+
+  insertOrganization(organization: ports.Organization): Promise<void> {
+    return this.writeOrganization(organization, true);
+  }
+
+  private async writeOrganization(
     organization: ports.Organization,
-    options: ports.SaveOrganizationOptions = {},
+    onlyNew: boolean,
   ): Promise<void> {
     const { id, ...fields } = organization;
     // Create only: an insert, which the unique `_id` refuses when the id exists.
     const write = (): Promise<unknown> =>
-      options.onlyNew
+      onlyNew
         ? this.organizations.insertOne({ _id: id, ...fields })
         : upsertRacing(() => this.organizations.replaceOne({ _id: id }, fields, { upsert: true }));
     try {
       await onMongo('organization save', write);
     } catch (error) {
-      if (options.onlyNew && isDuplicateKeyOn(error, ID_INDEX)) {
+      if (onlyNew && isDuplicateKeyOn(error, ID_INDEX)) {
         throw new OrganizationExistsError(id, { cause: error });
       }
       if (isDuplicateKeyOn(error, INDEXES.organizationDomain)) {
