@@ -31,6 +31,8 @@ export const DEFAULT_DATA_DIR = './data';
  * date JavaScript and the stores can hold (a record's expiry is a date).
  */
 export const MAX_IDEMPOTENCY_TTL_SECONDS = 10 * 365 * 86_400;
+/** The most WORKERS: far more processes than any host serves usefully, far fewer than a fork bomb. */
+export const MAX_WORKERS = 1024;
 /** The DATA_DIR value that selects the in-memory store (nothing survives the process). */
 export const IN_MEMORY_DATA_DIR = ':memory:';
 
@@ -66,6 +68,7 @@ export const configSchema = z.object({
     .trim()
     .regex(/^(auto|[1-9]\d*)$/, 'must be a whole number of at least 1, or auto')
     .transform((value) => (value === 'auto' ? availableParallelism() : Number(value)))
+    .refine((workers) => workers <= MAX_WORKERS, `must be at most ${MAX_WORKERS}`)
     .default(1),
   /** How long a completed request's answer is replayed for its idempotency key. */
   IDEMPOTENCY_TTL_SECONDS: positive

@@ -60,5 +60,9 @@ describe('upper bounds of the settings', () => {
       );
     }
     expect(loadConfig({ WORKERS: '3' }).WORKERS).toBe(3);
+    expect(loadConfig({ WORKERS: '1024' }).WORKERS).toBe(1024);
+    for (const value of ['1025', '99999999999999999999']) {
+      expect(() => loadConfig({ WORKERS: value })).toThrow('WORKERS: must be at most 1024');
+    }
   });
 });

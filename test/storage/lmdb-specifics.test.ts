@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { BackendUnavailableError, createCore, LinkDomainTakenError } from '../../core';
@@ -147,6 +147,15 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
     const opening = createLmdbStore({ dataDir: dir });
     await expect(opening).rejects.toBeInstanceOf(DataDirError);
     await expect(opening).rejects.toThrow(`DATA_DIR ${dir} cannot be created`);
+  });
+
+  it('refuses a data directory that is a dangling symbolic link, saying it cannot be created', async () => {
+    const base = await dirs.make();
+    const dir = join(base, 'data');
+    await symlink(join(base, 'unmounted-disk'), dir);
+    const opening = createLmdbStore({ dataDir: dir });
+    await expect(opening).rejects.toBeInstanceOf(DataDirError);
+    await expect(opening).rejects.toThrow(`DATA_DIR ${dir} cannot be created: EEXIST`);
   });
 
   it('creates every missing level of a new data directory, each with mode 0700', async () => {

@@ -66,8 +66,12 @@ export async function makeDirectories(path: string, mode: number): Promise<void>
     if (dirname(level) === level) break;
   }
   for (const level of missing) {
-    await mkdir(level, { mode }).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    await mkdir(level, { mode }).catch(async (error: unknown) => {
+      // Made meanwhile by someone else is fine; anything else there (a file, a dangling link) is not.
+      const made =
+        (error as NodeJS.ErrnoException).code === 'EEXIST' &&
+        (await stat(level).catch(() => undefined));
+      if (!made || !made.isDirectory()) throw error;
     });
   }
 }
