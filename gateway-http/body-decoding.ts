@@ -42,9 +42,9 @@ const charsetUnsupported = () =>
 const notJson = () => new UndecodableBody('BODY_INVALID', 'The request body is not valid JSON.');
 
 /**
- * The charset the header declares, read by the parser body-parser uses (so both read the same
- * one); undefined when there is none, or an empty one, which is read as UTF-8. A header without
- * ";" has no parameters, so it is not parsed twice.
+ * The charset the header declares, read by `content-type` (the parser express itself uses);
+ * undefined when there is none, or an empty one, which is read as UTF-8. A header without ";" has
+ * no parameters, so it is not parsed twice.
  */
 function declaredCharset(contentType: string): string | undefined {
   if (!contentType.includes(';')) return undefined;
@@ -55,6 +55,8 @@ function declaredCharset(contentType: string): string | undefined {
   }
 }
 
+const DECOMPRESSION_ERROR = /^(Z_|ERR__ERROR_FORMAT_|ZSTD_error_)/;
+
 function undecodable(error: BodyParserError): UndecodableBody {
   switch (error.type) {
     case 'entity.too.large':
@@ -62,8 +64,9 @@ function undecodable(error: BodyParserError): UndecodableBody {
     case 'encoding.unsupported':
       return contentEncodingUnsupported(error.encoding);
     default:
-      // zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR, ...) have no type.
-      return error.code?.startsWith('Z_')
+      // The decompressors' errors have no type: zlib's codes are Z_DATA_ERROR, Z_BUF_ERROR...,
+      // brotli's ERR__ERROR_FORMAT_..., zstd's ZSTD_error_....
+      return error.code !== undefined && DECOMPRESSION_ERROR.test(error.code)
         ? new UndecodableBody(
             'BODY_INVALID',
             'The request body does not decompress as its Content-Encoding says.',

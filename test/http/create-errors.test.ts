@@ -474,6 +474,8 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
         20,
         message,
       );
+      const notBrotli = await post({ ...auth(), ...json, 'content-encoding': 'br' }, body);
+      expectError(notBrotli, 400, 20, message);
       expect(f.linkCount()).toBe(0);
     });
   });

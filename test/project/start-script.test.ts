@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFile, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { tempDirs } from '../support/temp-dirs';
@@ -41,6 +41,7 @@ async function project(): Promise<string> {
     await mkdir(join(dir, folder));
     await writeFile(join(dir, folder, 'part.ts'), `export const part = '${folder}';\n`);
   }
+  await writeFile(join(dir, 'gateway-http', 'main.ts'), `export const main = 'entry point';\n`);
   return dir;
 }
 
@@ -96,5 +97,15 @@ describe('npm start', () => {
         join('dist', 'core', 'part.js.map'),
       ].sort(),
     );
+  });
+
+  it('builds afresh when the entry point is gone, though the build info is still there', async () => {
+    const dir = await project();
+    await npmRun(dir, 'build');
+    // The build info alone would tell an incremental build that nothing is left to do.
+    await rm(join(dir, 'dist', 'gateway-http'), { recursive: true });
+    await npmRun(dir, 'prestart');
+    expect(existsSync(join(dir, 'dist', 'gateway-http', 'main.js'))).toBe(true);
+    expect(existsSync(join(dir, 'dist', 'gateway-http', 'part.js'))).toBe(true);
   });
 });
