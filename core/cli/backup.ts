@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { BackupTargetError } from '../adapters/lmdb/backup-target';
 import { createLmdbStore, LMDB_DATA_FILE } from '../adapters/lmdb/lmdb-store';
 import { ProvisioningError } from '../provisioning/provisioner';
 import { IN_MEMORY_DATA_DIR, type Config } from '../runtime/config';
-import { checkBackupTarget } from './backup-target';
 
 /**
  * `admin backup DIR`: a consistent, compacted copy of the LMDB store in DATA_DIR, taken from one
@@ -21,12 +21,14 @@ export async function runBackup(config: Config, targetDir: string): Promise<stri
   if (!existsSync(join(config.DATA_DIR, LMDB_DATA_FILE))) {
     throw new ProvisioningError(`DATA_DIR ${resolve(config.DATA_DIR)} holds no LMDB store`);
   }
-  // Checked here too, though the store's backup checks it: its refusal would mean exit status 1.
-  const checkedTarget = await checkBackupTarget(targetDir, config.DATA_DIR);
   // The copy keeps its source's format: a backup taken before an upgrade can go back with it.
   const store = await createLmdbStore({ dataDir: config.DATA_DIR, migrate: false });
   try {
-    const target = await store.backup(checkedTarget);
+    const target = await store.backup(targetDir).catch((error: unknown) => {
+      // A target in the way is the person's to correct: exit status 2, not 1.
+      if (error instanceof BackupTargetError) throw new ProvisioningError(error.message);
+      throw error;
+    });
     return `backup of ${store.path} written to ${target} (start with DATA_DIR=${target} to use it)`;
   } finally {
     await store.close();

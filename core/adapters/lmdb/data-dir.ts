@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
-import { access, mkdir, readdir, stat, statfs } from 'node:fs/promises';
+import { access, mkdir, stat, statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { messageOf } from '../../errors/message-of';
+import { systemErrorCode } from '../../errors/system-error-code';
 
 /** A data directory the store cannot use; the message names the path and what is wrong. */
 export class DataDirError extends Error {
@@ -69,8 +70,7 @@ export async function makeDirectories(path: string, mode: number): Promise<void>
     await mkdir(level, { mode }).catch(async (error: unknown) => {
       // Made meanwhile by someone else is fine; anything else there (a file, a dangling link) is not.
       const made =
-        (error as NodeJS.ErrnoException).code === 'EEXIST' &&
-        (await stat(level).catch(() => undefined));
+        systemErrorCode(error) === 'EEXIST' && (await stat(level).catch(() => undefined));
       if (!made || !made.isDirectory()) throw error;
     });
   }
@@ -80,15 +80,6 @@ export async function makeDirectories(path: string, mode: number): Promise<void>
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
     () => true,
-    (error: unknown) => (error as NodeJS.ErrnoException).code !== 'ENOENT',
+    (error: unknown) => systemErrorCode(error) !== 'ENOENT',
   );
-}
-
-/** True when `path` does not exist or is an empty directory (a backup target). */
-export async function isEmptyOrMissing(path: string): Promise<boolean> {
-  try {
-    return (await readdir(path)).length === 0;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT';
-  }
 }

@@ -1,15 +1,9 @@
-import { resolve } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { silentLogger, type Logger } from '../../ports/logger';
 import type { Store } from '../../ports/store';
 import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
-import {
-  DATA_DIR_MODE,
-  DataDirError,
-  isEmptyOrMissing,
-  makeDirectories,
-  prepareDataDir,
-} from './data-dir';
+import { checkBackupTarget } from './backup-target';
+import { DATA_DIR_MODE, DataDirError, makeDirectories, prepareDataDir } from './data-dir';
 import { checkFormatVersion, FORMAT_VERSION } from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
@@ -149,11 +143,7 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string, logger: Logger): LmdbStor
 }
 
 async function backupTo(root: RootDatabase, path: string, targetDir: string): Promise<string> {
-  const target = resolve(targetDir);
-  if (target === path) throw new Error(`the backup target ${target} is the data directory itself`);
-  if (!(await isEmptyOrMissing(target))) {
-    throw new Error(`the backup target ${target} exists and is not empty`);
-  }
+  const target = await checkBackupTarget(targetDir, path);
   await makeDirectories(target, DATA_DIR_MODE);
   await onLmdb(path, 'backup', () => root.backup(target, true));
   return target;

@@ -1,34 +1,39 @@
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { ProvisioningError } from '../provisioning/provisioner';
+import { systemErrorCode } from '../../errors/system-error-code';
+
+/** A backup target the store will not write into; the message says what is in the way. */
+export class BackupTargetError extends Error {
+  override readonly name = 'BackupTargetError';
+}
 
 /**
- * The absolute backup target, once it is known to be a missing or empty folder; otherwise a
- * ProvisioningError (exit status 2) saying what is actually in the way, which the person can fix.
+ * The absolute backup target, once it is known to be a missing or empty folder other than the
+ * data directory; otherwise a BackupTargetError saying what is actually in the way.
  */
 export async function checkBackupTarget(targetDir: string, dataDir: string): Promise<string> {
   const target = resolve(targetDir);
   if (target === resolve(dataDir)) {
-    throw new ProvisioningError(`the backup target ${target} is the data directory itself`);
+    throw new BackupTargetError(`the backup target ${target} is the data directory itself`);
   }
   let entries: string[];
   try {
     entries = await readdir(target);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = systemErrorCode(error);
     // Missing folders, the target's parents included, are created by the backup.
     if (code === 'ENOENT') return target;
     if (code === 'ENOTDIR') {
-      throw new ProvisioningError(
+      throw new BackupTargetError(
         `the backup target ${target} cannot be a folder: ${await firstFileOn(target)} is a file, not a folder`,
       );
     }
-    throw new ProvisioningError(
+    throw new BackupTargetError(
       `the backup target ${target} cannot be read: ${(error as Error).message}`,
     );
   }
   if (entries.length > 0) {
-    throw new ProvisioningError(`the backup target ${target} exists and is not empty`);
+    throw new BackupTargetError(`the backup target ${target} exists and is not empty`);
   }
   return target;
 }
