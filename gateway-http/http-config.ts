@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { hostSetting, parseSettings, portSetting, trustProxySetting } from '../core/runtime';
+import {
+  hostSetting,
+  nonnegativeSetting,
+  parseSettings,
+  portSetting,
+  trustProxySetting,
+} from '../core/runtime';
 
 /** max-age (seconds) of Cache-Control on 301/308 redirects unless REDIRECT_CACHE_MAX_AGE says. */
 export const DEFAULT_REDIRECT_CACHE_MAX_AGE = 90;
@@ -12,10 +18,7 @@ export const httpConfigSchema = z.object({
   PORT: portSetting.default(8080),
   HOST: hostSetting,
   /** max-age of Cache-Control on 301/308 redirects. */
-  REDIRECT_CACHE_MAX_AGE: z.coerce
-    .number()
-    .int()
-    .nonnegative()
+  REDIRECT_CACHE_MAX_AGE: nonnegativeSetting
     .max(
       MAX_CACHE_DELTA_SECONDS,
       `must be at most ${MAX_CACHE_DELTA_SECONDS} (RFC 9111's largest delta-seconds)`,
@@ -23,7 +26,7 @@ export const httpConfigSchema = z.object({
     .default(DEFAULT_REDIRECT_CACHE_MAX_AGE),
   TRUST_PROXY: trustProxySetting,
   /** Open connections allowed per client address on the REST port; 0 = no cap. */
-  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().default(0),
+  MAX_CONNECTIONS_PER_ADDRESS: nonnegativeSetting.default(0),
 });
 
 export type HttpConfig = z.output<typeof httpConfigSchema>;

@@ -4,6 +4,7 @@ import {
   entriesSetting,
   hostSetting,
   listSetting as list,
+  nonnegativeSetting,
   optionalTextSetting as optionalText,
   parseSettings,
   portSetting,
@@ -77,11 +78,7 @@ export const configSchema = z.object({
   /** Found links kept in each process for following; 0 = no link cache. */
   LINK_CACHE_SIZE: entriesSetting.default(DEFAULT_LINK_CACHE_SIZE),
   /** How long identity lookups are trusted in each process; 0 = no identity cache. */
-  IDENTITY_CACHE_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .nonnegative()
-    .default(DEFAULT_IDENTITY_CACHE_TTL_SECONDS),
+  IDENTITY_CACHE_TTL_SECONDS: nonnegativeSetting.default(DEFAULT_IDENTITY_CACHE_TTL_SECONDS),
   /** With REDIS_URL listing sentinels: the name of the master they watch. */
   REDIS_SENTINEL_NAME: optionalText,
 
@@ -105,7 +102,7 @@ export const configSchema = z.object({
   SAFE_BROWSING_CONCURRENCY: positive.default(4),
   SAFE_BROWSING_TIMEOUT_MS: positiveTimerMsSetting.default(2000),
   SAFE_BROWSING_MAX_WAIT_MS: timerMsSetting.default(1000),
-  SAFE_BROWSING_CLEAN_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
+  SAFE_BROWSING_CLEAN_CACHE_SECONDS: nonnegativeSetting.default(300),
   SAFE_BROWSING_CACHE_ENTRIES: positiveEntriesSetting.default(10000),
   SAFE_BROWSING_THREAT_TYPES: list.transform((types) =>
     types.length > 0

@@ -19,6 +19,7 @@ export { compileTrustProxy, type TrustProxy } from './trust-proxy';
 export {
   hostSetting,
   listSetting,
+  nonnegativeSetting,
   optionalTextSetting,
   parseSettings,
   portSetting,

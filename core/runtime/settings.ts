@@ -7,17 +7,15 @@ import { compileTrustProxy } from './trust-proxy';
  */
 export const portSetting = z.coerce.number().int().min(0).max(65535);
 export const positiveSetting = z.coerce.number().int().positive();
+/** A whole number, 0 allowed (0 often means "none" or "off"). */
+export const nonnegativeSetting = z.coerce.number().int().nonnegative();
 
 /** The longest delay a Node.js timer keeps (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 const timerLimit = (most: number) =>
   `must be at most ${most} (a Node.js timer waits at most 2^31 - 1 ms, about 24.8 days)`;
 /** A delay in milliseconds that a timer waits. */
-export const timerMsSetting = z.coerce
-  .number()
-  .int()
-  .nonnegative()
-  .max(MAX_TIMER_MS, timerLimit(MAX_TIMER_MS));
+export const timerMsSetting = nonnegativeSetting.max(MAX_TIMER_MS, timerLimit(MAX_TIMER_MS));
 /** A positive delay in milliseconds that a timer waits. */
 export const positiveTimerMsSetting = timerMsSetting.positive();
 /** A positive period in seconds that a timer waits (in milliseconds, so at most MAX_TIMER_MS). */
@@ -34,11 +32,7 @@ export const positiveTimerSecondsSetting = positiveSetting.max(
 export const MAX_IN_PROCESS_ENTRIES = 10_000_000;
 const entriesLimit = `must be at most ${MAX_IN_PROCESS_ENTRIES} (entries are allocated up front, in one process)`;
 /** A count of in-process entries, 0 allowed (0 = none). */
-export const entriesSetting = z.coerce
-  .number()
-  .int()
-  .nonnegative()
-  .max(MAX_IN_PROCESS_ENTRIES, entriesLimit);
+export const entriesSetting = nonnegativeSetting.max(MAX_IN_PROCESS_ENTRIES, entriesLimit);
 /** A positive count of in-process entries. */
 export const positiveEntriesSetting = entriesSetting.positive();
 export const optionalTextSetting = z
