@@ -8,6 +8,7 @@ import {
 } from '../../core';
 import { ensureIndexes, INDEXES } from '../../core/adapters/mongodb/indexes';
 import { MongoIdentityStore } from '../../core/adapters/mongodb/mongo-identity-store';
+import { organization } from '../storage/fixtures';
 
 /**
  * The unique key on organizations' link domains, checked with a fake Db that records the
@@ -31,33 +32,19 @@ function fakeDb(
   return { db: { collection } as unknown as Db, indexes };
 }
 
-const duplicateDomain = () =>
+/** The duplicate-key error a server gives for `field` = `value` on the organizations' `index`. */
+const duplicateKey = (index: string, field: string, value: string) =>
   new MongoServerError({
     code: 11000,
-    errmsg:
-      'E11000 duplicate key error collection: shortlink.organizations index: domain_unique dup key: { domain: "acme.link" }',
-    keyPattern: { domain: 1 },
-    keyValue: { domain: 'acme.link' },
+    errmsg: `E11000 duplicate key error collection: shortlink.organizations index: ${index} dup key: { ${field}: "${value}" }`,
+    keyPattern: { [field]: 1 },
+    keyValue: { [field]: value },
   });
-
-const duplicateId = () =>
-  new MongoServerError({
-    code: 11000,
-    errmsg:
-      'E11000 duplicate key error collection: shortlink.organizations index: _id_ dup key: { _id: "acme" }',
-    keyPattern: { _id: 1 },
-    keyValue: { _id: 'acme' },
-  });
+const duplicateDomain = () => duplicateKey('domain_unique', 'domain', 'acme.link');
+const duplicateId = () => duplicateKey('_id_', '_id', 'acme');
 
 describe('MongoDB: an organization created only when new', () => {
-  const acme = {
-    id: 'acme',
-    name: 'Acme',
-    domain: 'acme.link',
-    scheme: 'https' as const,
-    active: true,
-    keyHash: 'a'.repeat(64),
-  };
+  const acme = organization();
 
   it('inserts (never upserts), so the unique _id decides between concurrent creates', async () => {
     const inserted: unknown[] = [];

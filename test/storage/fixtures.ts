@@ -1,4 +1,17 @@
-import type { LinkRecord, LinkStore, NewLink } from '../../core';
+import type { LinkRecord, LinkStore, NewLink, Organization } from '../../core';
+
+/** Organization acme (https, acme.link, key hash a...a); `overrides` replace fields. */
+export function organization(overrides: Partial<Organization> = {}): Organization {
+  return {
+    id: 'acme',
+    name: 'Acme',
+    domain: 'acme.link',
+    scheme: 'https',
+    active: true,
+    keyHash: 'a'.repeat(64),
+    ...overrides,
+  };
+}
 
 /** A link to insert (the store gives its id) with sensible defaults; `overrides` replace fields. */
 export function newLink(overrides: Partial<NewLink> = {}): NewLink {

@@ -20,7 +20,7 @@ import { formatVersionIn } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
 import { createTestCore } from '../support/core-fixture';
 import { FLUSH_TIMEOUT_MS } from '../../core/adapters/lmdb/flush-guard';
-import { insertNew, newLink, settleAll } from './fixtures';
+import { insertNew, newLink, organization, settleAll } from './fixtures';
 
 jest.setTimeout(60_000);
 
@@ -101,14 +101,7 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
     await (await createLmdbStore({ dataDir: dir })).close();
     // What the first LMDB release wrote: the organization, without a link-domain index entry.
     const raw = open({ path: dir, maxDbs: 32 });
-    const acme = {
-      id: 'acme',
-      name: 'Acme',
-      domain: 'acme.link',
-      scheme: 'https' as const,
-      active: true,
-      keyHash: 'a'.repeat(64),
-    };
+    const acme = organization();
     await raw.openDB({ name: DATABASES.organizations }).put('acme', acme);
     await raw.close();
 

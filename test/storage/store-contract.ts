@@ -5,12 +5,11 @@ import {
   ShortlinkError,
   type CompletedRecord,
   type IdempotencyScope,
-  type Organization,
   type RunningRecord,
   type Store,
 } from '../../core';
 import { createTestCore, scriptedAliases } from '../support/core-fixture';
-import { insertNew, newLink, settleAll } from './fixtures';
+import { insertNew, newLink, organization, settleAll } from './fixtures';
 
 /** How the suite obtains stores from one adapter. */
 export interface StoreFactory {
@@ -44,18 +43,6 @@ function completed(code: number, body: string, expiresInSeconds = 86400): Comple
     fingerprint: 'f'.repeat(64),
     outcome: { code, body },
     expiresAt: at(expiresInSeconds),
-  };
-}
-
-function organization(overrides: Partial<Organization> = {}): Organization {
-  return {
-    id: 'acme',
-    name: 'Acme',
-    domain: 'acme.link',
-    scheme: 'https',
-    active: true,
-    keyHash: 'a'.repeat(64),
-    ...overrides,
   };
 }
 
