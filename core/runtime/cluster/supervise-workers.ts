@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { holdClusterRateLimits } from '../../adapters/rate-limit/cluster-rate-limiter';
 import type { Logger } from '../../ports/logger';
+import { MAX_TIMER_MS } from '../settings';
 import { RestartBackoff, type BackoffOptions } from './restart-backoff';
 import {
   isWorkerReady,
@@ -26,6 +27,13 @@ export interface Supervisor {
 
 /** Extra time the primary gives workers beyond their own deadline before it kills them. */
 const KILL_GRACE_MS = 2_000;
+
+/**
+ * When the primary kills the workers still running: the grace after their own deadline, capped at
+ * the longest delay a timer keeps (a longer one would fire at once, killing them at the start).
+ */
+const killDeadlineMs = (shutdownTimeoutMs: number) =>
+  Math.min(shutdownTimeoutMs + KILL_GRACE_MS, MAX_TIMER_MS);
 
 /**
  * The cluster's primary: holds the shared rate-limit counters, forks `workers` workers (the first
@@ -115,7 +123,7 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
       );
       exitCode = 1;
       for (const worker of live.keys()) worker.process.kill('SIGKILL');
-    }, options.shutdownTimeoutMs + KILL_GRACE_MS);
+    }, killDeadlineMs(options.shutdownTimeoutMs));
     void whenAllStopped.then(() => clearTimeout(deadline));
   };
   // SIGINT from a terminal reaches the workers too; they treat a repeated stop signal as one.
