@@ -7,10 +7,19 @@ import type { Logger } from '../core';
  * key and an array of strings). Its value is the caller's token.
  */
 const AUTHORIZATION_IN_JSON = /"authorization":\[(?:"(?:[^"\\]|\\.)*",?)*\]/gi;
+/**
+ * The error grpc-js logs for a metadata value it drops (a control or non-ASCII character):
+ * `Failed to add metadata entry <key>: <value>. Metadata string value "<value>" contains illegal
+ * characters...`, once by default (GRPC_VERBOSITY=ERROR). For `authorization` both copies of the
+ * value are the caller's token, a stray character aside; the whole line is replaced.
+ */
+const AUTHORIZATION_NOT_ADDED = /^Failed to add metadata entry authorization:[\s\S]*$/i;
 
-/** A grpc-js message without the token a call trace would print with the call's metadata. */
+/** A grpc-js message without the token it would print with the call's metadata. */
 export function withoutToken(message: string): string {
-  return message.replace(AUTHORIZATION_IN_JSON, '"authorization":["[redacted]"]');
+  return message
+    .replace(AUTHORIZATION_IN_JSON, '"authorization":["[redacted]"]')
+    .replace(AUTHORIZATION_NOT_ADDED, 'Failed to add metadata entry authorization: [redacted]');
 }
 
 /**

@@ -43,4 +43,25 @@ describe("grpc-js's own messages", () => {
         '{"user-agent":["grpc-node-js/1.14"],"authorization":["[redacted]"],"idempotency-key":["retry-1"]}',
     );
   });
+
+  it('carry no token when grpc-js drops an authorization value it cannot hold', () => {
+    const logs = captureLogs();
+    sendGrpcJsLogsTo(logs.logger);
+    // What grpc-js (Metadata.fromHttp2Headers) logs at ERROR, its default verbosity, for a value
+    // with a non-ASCII character, such as a token pasted with a trailing no-break space.
+    const value = 'Bearer slpat_secret\u00a0';
+    experimental.log(
+      logVerbosity.ERROR,
+      `Failed to add metadata entry authorization: ${value}. Metadata string value "${value}" ` +
+        'contains illegal characters. For more information see https://github.com/grpc/grpc-node/issues/1173',
+    );
+    expect(logs.text()).not.toContain('slpat_secret');
+    expect(logs.records()).toEqual([
+      expect.objectContaining({
+        level: 50,
+        component: 'grpc-js',
+        msg: 'Failed to add metadata entry authorization: [redacted]',
+      }),
+    ]);
+  });
 });
