@@ -5,7 +5,7 @@ import { compileTrustProxy } from '../core/runtime';
 import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
 import { sendGrpcJsLogsTo } from './grpc-js-logs';
 import { followStoreHealth } from './health-status';
-import { keepMalformedIdempotencyKeys } from './raw-metadata';
+import { keepMalformedMetadata } from './raw-metadata';
 import { createReflectionService } from './reflection';
 import { createShortLinkService } from './shortlink-service';
 import { withTolerantDecoding } from './tolerant-decoding';
@@ -82,9 +82,9 @@ export async function listenGrpc(
   createReflectionService().addToServer(server);
 
   const port = await bind(server, bindAddress(options.host, options.port));
-  if (!keepMalformedIdempotencyKeys(server)) {
+  if (!keepMalformedMetadata(server)) {
     logger.warn(
-      'this grpc-js hides its HTTP/2 servers: a malformed idempotency-key may be dropped',
+      'this grpc-js hides its HTTP/2 servers: a malformed idempotency-key or authorization may be dropped',
     );
   }
   // The server runs even when the store does not answer (it may come back); health says so.
