@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@grpc/grpc-js';
+import { BinaryReader } from '@bufbuild/protobuf/wire';
 import { UndecodableBody } from '../core';
 
 /**
@@ -11,11 +12,40 @@ export const UNDECODABLE_REQUEST = new UndecodableBody(
   'The request message could not be decoded.',
 );
 
+/**
+ * The same for a string field whose bytes are not UTF-8, which proto3 forbids. The generated
+ * decoder would read them with U+FFFD in place of each bad sequence, so a link could hold text
+ * the client never sent; REST refuses such a body (20) for the same reason.
+ */
+export const NOT_UTF8_REQUEST = new UndecodableBody(
+  'BODY_INVALID',
+  'A string field of the request message is not valid UTF-8.',
+);
+
 export function isUndecodable(request: unknown): request is UndecodableBody {
-  return request === UNDECODABLE_REQUEST;
+  return request === UNDECODABLE_REQUEST || request === NOT_UTF8_REQUEST;
 }
 
-/** The same service with request deserializers that never throw. */
+class NotUtf8 extends Error {}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A reader of `bytes` whose string fields throw NotUtf8 rather than hold U+FFFD. */
+function strictReader(bytes: Buffer): BinaryReader {
+  return new BinaryReader(bytes, (text) => {
+    try {
+      return utf8.decode(text);
+    } catch {
+      throw new NotUtf8();
+    }
+  });
+}
+
+/**
+ * The same service with request deserializers that never throw, and that refuse string fields
+ * that are not UTF-8. ts-proto's `requestDeserialize` hands its argument to the message's
+ * `decode`, which takes a BinaryReader as well as bytes: the strict reader goes through it.
+ */
 export function withTolerantDecoding<T extends ServiceDefinition>(definition: T): T {
   const methods = Object.entries(definition).map(([name, method]) => [
     name,
@@ -23,9 +53,9 @@ export function withTolerantDecoding<T extends ServiceDefinition>(definition: T)
       ...method,
       requestDeserialize: (bytes: Buffer): unknown => {
         try {
-          return method.requestDeserialize(bytes);
-        } catch {
-          return UNDECODABLE_REQUEST;
+          return method.requestDeserialize(strictReader(bytes) as unknown as Buffer);
+        } catch (error) {
+          return error instanceof NotUtf8 ? NOT_UTF8_REQUEST : UNDECODABLE_REQUEST;
         }
       },
     },
