@@ -63,7 +63,8 @@ export function createShortLinkService(
         } finally {
           setRateLimitMetadata(trailers, response);
           setIdempotencyMetadata(trailers, response);
-          if (response.idempotentReplayed) replayed?.();
+          // A replay is counted when it is answered, as over REST: not for a call that ended.
+          if (response.idempotentReplayed && !call.cancelled) replayed?.();
         }
       }),
       logger,

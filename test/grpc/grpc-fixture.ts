@@ -1,5 +1,5 @@
 import { credentials, Metadata, type CallOptions } from '@grpc/grpc-js';
-import type { Core, Logger } from '../../core';
+import type { Core, Logger, ShortlinkMetrics } from '../../core';
 import { silentLogger } from '../../core';
 import {
   CreateShortLinkRequest,
@@ -64,6 +64,7 @@ export interface GrpcOptions {
   logger?: Logger;
   shutdownTimeoutMs?: number;
   trustProxy?: string;
+  metrics?: ShortlinkMetrics;
 }
 
 /** A real gRPC server on 127.0.0.1, port 0, serving `core`, and a generated client for it. */
@@ -74,6 +75,7 @@ export async function startGrpc(core: Core, options: GrpcOptions = {}): Promise<
     trustProxy: options.trustProxy,
     logger: options.logger ?? silentLogger,
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 2000,
+    metrics: options.metrics,
   });
   const connection = connectGrpc(`127.0.0.1:${running.port}`);
   return {

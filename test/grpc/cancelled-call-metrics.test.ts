@@ -1,0 +1,60 @@
+import { ShortlinkMetrics } from '../../core';
+import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import { captureLogs } from '../support/log-capture';
+import { gatedUrlGuard, waitUntil } from './gated-url-guard';
+import { bearer, startGrpcOnTestCore, validRequest } from './grpc-fixture';
+
+/** The value of `name` with exactly these labels, 0 when the series does not exist. */
+async function sampleOf(metrics: ShortlinkMetrics, name: string, labels: Record<string, string>) {
+  const metric = await metrics.registry.getSingleMetric(name)?.get();
+  const matches = (sample: { labels: Record<string, unknown> }) =>
+    Object.entries(labels).every(([key, value]) => sample.labels[key] === value);
+  return (metric?.values ?? []).filter(matches).reduce((sum, sample) => sum + sample.value, 0);
+}
+
+/**
+ * `shortlink_requests_total` and the request duration count only answers the client was sent
+ * (gateway-http/README.md, Metrics), as REST does: a create whose client went away while the core
+ * worked on it is not a request answered, though its link, made all the same, is counted created.
+ */
+describe('a gRPC create cancelled while the core works on it', () => {
+  it('is not counted as answered; its link is counted as created', async () => {
+    const gate = gatedUrlGuard();
+    const logs = captureLogs();
+    const metrics = new ShortlinkMetrics({ processMetrics: false });
+    const { f, grpc } = await startGrpcOnTestCore(
+      { urlGuard: gate.guard },
+      { logger: logs.logger, metrics },
+    );
+    const messages = () => logs.records().map((record) => record.msg);
+    const answered = () => sampleOf(metrics, 'shortlink_requests_total', { gateway: 'grpc' });
+    const timed = () =>
+      sampleOf(metrics, 'shortlink_request_duration_seconds_count', { gateway: 'grpc' });
+    try {
+      const before = f.linkCount();
+      const call = grpc.client.createShortLink(
+        CreateShortLinkRequest.fromPartial(validRequest(f)),
+        bearer(f.token),
+        () => undefined,
+      );
+      await gate.entered;
+      call.cancel(); // the client goes away while the core works on its create
+      await waitUntil(
+        () => messages().includes('call cancelled by deadline or client'),
+        'the server saw the call end',
+      );
+      gate.release();
+      await waitUntil(
+        () => messages().includes('call ended before its answer (deadline exceeded or cancelled)'),
+        'the late answer was dropped',
+      );
+      expect(f.linkCount()).toBe(before + 1);
+      expect(await sampleOf(metrics, 'shortlink_links_created_total', { gateway: 'grpc' })).toBe(1);
+      expect(await answered()).toBe(0);
+      expect(await timed()).toBe(0);
+    } finally {
+      gate.release();
+      await grpc.close();
+    }
+  }, 60000);
+});
