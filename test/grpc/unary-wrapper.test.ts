@@ -81,9 +81,12 @@ describe('unary(): every call is answered exactly once', () => {
   });
 
   it('does not run the handler of a call that ended before it arrived', async () => {
-    const { answers, handled } = await run(() => Promise.resolve('late'), fakeCall(true));
+    const { answers, handled, logs } = await run(() => Promise.resolve('late'), fakeCall(true));
     expect(handled).toBe(false);
     expect(answers).toEqual([]);
+    expect(logs.records().map((record) => [record.msg, record.level])).toEqual([
+      ['call aborted', 30],
+    ]);
   });
 
   it('does not answer a call that ended while the handler ran', async () => {
@@ -98,8 +101,12 @@ describe('unary(): every call is answered exactly once', () => {
     expect(answers).toEqual([]);
     expect(logs.records().map((record) => record.msg)).toEqual([
       'call cancelled by deadline or client',
-      'call ended before its answer (deadline exceeded or cancelled)',
+      'call aborted',
     ]);
+    const aborted = logs.records().find((record) => record.msg === 'call aborted');
+    // Logged where the access log goes (info), with no status: the client was sent none of ours.
+    expect(aborted).toMatchObject({ level: 30, method: expect.any(String) });
+    expect(aborted).not.toHaveProperty('code');
   });
 });
 
