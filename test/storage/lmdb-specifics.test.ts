@@ -18,6 +18,7 @@ import {
 } from '../support/small-filesystem';
 import { formatVersionIn } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
+import { within } from '../support/within';
 import { createTestCore } from '../support/core-fixture';
 import { FLUSH_TIMEOUT_MS } from '../../core/adapters/lmdb/flush-guard';
 import { insertNew, newLink, organization, settleAll } from './fixtures';
@@ -291,5 +292,60 @@ describe('LMDB store: backup', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('LMDB store: used after close', () => {
+  it('refuses every operation with BackendUnavailableError, never reaching the closed environment', async () => {
+    const store = await createLmdbStore({ dataDir: await dataDir() });
+    await store.close();
+    const running = { state: 'running' as const, owner: 'o', fingerprint: 'f' };
+    const operations: Record<string, () => Promise<unknown>> = {
+      insert: () => store.links.insert(newLink()),
+      findByAlias: () => store.links.findByAlias('acme.link', 'x'),
+      saveUser: () => store.identities.saveUser({ id: 'u', name: 'u' }),
+      saveOrganization: () => store.identities.saveOrganization(organization()),
+      findUserIdByTokenHash: () => store.identities.findUserIdByTokenHash('h'),
+      claim: () =>
+        store.idempotency.claim(
+          { userId: 'u', key: 'k' },
+          { ...running, expiresAt: new Date(Date.now() + 60_000) },
+          new Date(),
+        ),
+      release: () => store.idempotency.release({ userId: 'u', key: 'k' }, 'o'),
+      ping: () => store.ping(),
+      backup: async () => store.backup(await dirs.make()),
+    };
+    for (const [name, operation] of Object.entries(operations)) {
+      // Before the fix a write never settled, and lmdb-js threw from a timer (uncaught).
+      const outcome = await within(
+        operation().then(
+          () => 'resolved',
+          (error: unknown) => error,
+        ),
+        2_000,
+      );
+      expect([name, outcome]).toEqual([name, expect.any(BackendUnavailableError)]);
+      expect((outcome as Error).message).toMatch(
+        /^the LMDB store in .+ is closed: .+ was not run$/,
+      );
+    }
+    // Closing again is harmless.
+    await expect(store.close()).resolves.toBeUndefined();
+  });
+
+  it('answers code 23 to a caller whose core outlives its store', async () => {
+    const { core, caller, body } = await createTestCore({
+      store: await createLmdbStore({ dataDir: await dataDir() }),
+    });
+    await core.deps.store.close();
+    await expect(caller().links.create(body() as never)).rejects.toMatchObject({
+      code: 23,
+      cause: { message: expect.stringContaining('is closed') },
+    });
+    await expect(caller().links.resolve({ domain: 'acme.link', alias: 'x' })).rejects.toMatchObject(
+      { code: 23 },
+    );
+    await expect(core.ready()).rejects.toBeInstanceOf(BackendUnavailableError);
   });
 });

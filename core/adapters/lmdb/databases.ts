@@ -98,6 +98,11 @@ export type PairKey = [string, string];
 
 export interface LmdbDatabases {
   root: RootDatabase;
+  /**
+   * Set when the store's close() begins: no operation reaches lmdb-js after it (lmdb-js would
+   * never settle a write on a closed environment and throw from a timer of its own instead).
+   */
+  closed: boolean;
   meta: Database<unknown, string>;
   links: Database<StoredLink, LinkKey>;
   organizations: Database<Organization, string>;
@@ -115,6 +120,7 @@ export interface LmdbDatabases {
 export function openDatabases(root: RootDatabase): LmdbDatabases {
   return {
     root,
+    closed: false,
     meta: root.openDB<unknown, string>({ name: DATABASES.meta }),
     links: root.openDB<StoredLink, LinkKey>({ name: DATABASES.links }),
     organizations: root.openDB<Organization, string>({ name: DATABASES.organizations }),

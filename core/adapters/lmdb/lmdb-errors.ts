@@ -13,12 +13,32 @@ export function isStorageFailure(error: unknown): boolean {
   return /MDB_|commit failed|has been closed|no space|read-only|I\/O error/i.test(message);
 }
 
+/** Whether the store an operation runs on was closed (`LmdbDatabases.closed`). */
+export interface ClosedFlag {
+  readonly closed: boolean;
+}
+
+/**
+ * Refuses an operation on a closed store before it reaches lmdb-js: there a read throws a
+ * message of its own and a write never settles while lmdb-js throws from a timer (an uncaught
+ * exception that stops the process).
+ */
+function closedStoreError(dbs: ClosedFlag, path: string, operation: string): Error | undefined {
+  if (!dbs.closed) return undefined;
+  return new BackendUnavailableError(
+    `the LMDB store in ${path} is closed: ${operation} was not run`,
+  );
+}
+
 /** Runs one storage operation, reporting a storage failure as BackendUnavailableError. */
 export async function onLmdb<T>(
+  dbs: ClosedFlag,
   path: string,
   operation: string,
   run: () => Promise<T>,
 ): Promise<T> {
+  const closed = closedStoreError(dbs, path, operation);
+  if (closed) throw closed;
   try {
     return await run();
   } catch (error) {
@@ -85,7 +105,14 @@ function asStorageError(error: unknown, path: string, operation: string): Error 
 }
 
 /** The same for synchronous reads (lmdb-js reads are synchronous, from the memory map). */
-export function readLmdb<T>(path: string, operation: string, run: () => T): Promise<T> {
+export function readLmdb<T>(
+  dbs: ClosedFlag,
+  path: string,
+  operation: string,
+  run: () => T,
+): Promise<T> {
+  const closed = closedStoreError(dbs, path, operation);
+  if (closed) return Promise.reject(closed);
   try {
     return Promise.resolve(run());
   } catch (error) {

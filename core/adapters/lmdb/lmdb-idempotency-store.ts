@@ -93,7 +93,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     // lmdb-js runs every transaction callback queued for a batch in one call into this thread, so
     // claims share that call with the links being inserted; a conditional write (ifNoExists)
     // takes a commit promise of its own, and measured about 0.1 ms more CPU per keyed create.
-    const result = await onLmdb(this.path, 'idempotency claim', () =>
+    const result = await onLmdb(this.dbs, this.path, 'idempotency claim', () =>
       idempotencyRunning.transaction((): ports.ClaimResult => {
         // A completed record, or a claim of format 1 (kept in `idempotency`, honoured until its
         // lease ends), then a running claim.
@@ -148,7 +148,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     const end: ExpiryKey = [nowMs + 1, '', ''];
     let examined = SWEEP_BATCH;
     while (examined === SWEEP_BATCH && !this.stopped) {
-      examined = await onLmdb(this.path, 'idempotency sweep', () =>
+      examined = await onLmdb(this.dbs, this.path, 'idempotency sweep', () =>
         idempotency.transaction(() => {
           let count = 0;
           for (const { key: expiry } of idempotencyExpiry.getRange({ end, limit: SWEEP_BATCH })) {
@@ -168,7 +168,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     const { idempotencyRunning } = this.dbs;
     let start: IdempotencyKey | undefined;
     while (!this.stopped) {
-      const page = await onLmdb(this.path, 'idempotency lease sweep', () =>
+      const page = await onLmdb(this.dbs, this.path, 'idempotency lease sweep', () =>
         idempotencyRunning.transaction(() => {
           let examined = 0;
           let last: IdempotencyKey | undefined;
@@ -230,7 +230,7 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     operation: string,
     next: ports.CompletedRecord | null,
   ): Promise<void> {
-    return onLmdb(this.path, operation, () =>
+    return onLmdb(this.dbs, this.path, operation, () =>
       this.dbs.idempotency.transaction(() => replaceOwnedRecord(this.dbs, scope, owner, next)),
     );
   }

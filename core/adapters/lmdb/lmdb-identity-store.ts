@@ -129,10 +129,10 @@ export class LmdbIdentityStore implements ports.IdentityStore {
   }
 
   private read<T>(operation: string, run: () => T): Promise<T> {
-    return readLmdb(this.path, operation, run);
+    return readLmdb(this.dbs, this.path, operation, run);
   }
 
   private async write(operation: string, run: () => Promise<unknown>): Promise<void> {
-    await onLmdb(this.path, operation, run);
+    await onLmdb(this.dbs, this.path, operation, run);
   }
 }

@@ -42,7 +42,7 @@ export class LmdbLinkStore implements LinkStore {
   ): Promise<LinkRecord | 'alias_taken'> {
     const key: LinkKey = [link.domain, link.alias];
     const { links, meta } = this.dbs;
-    const stored = await onLmdb(this.path, 'link insert', () =>
+    const stored = await onLmdb(this.dbs, this.path, 'link insert', () =>
       links.transaction((): LinkRecord | undefined => {
         if (links.doesExist(key)) return undefined;
         const last = meta.get(META_KEYS.linkIds);
@@ -64,7 +64,7 @@ export class LmdbLinkStore implements LinkStore {
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {
-    return readLmdb(this.path, 'link lookup', () => {
+    return readLmdb(this.dbs, this.path, 'link lookup', () => {
       const key: LinkKey = [domain, alias];
       const stored = this.dbs.links.get(key);
       return stored ? fromStoredLink(key, stored) : null;

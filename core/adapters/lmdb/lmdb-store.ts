@@ -128,23 +128,25 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string, logger: Logger): LmdbStor
     flush: () => flushed('the writes'),
     // A read of the format version: it fails once the environment is closed.
     ping: () =>
-      readLmdb(path, 'ping', () => {
+      readLmdb(dbs, path, 'ping', () => {
         if (dbs.meta.get(META_KEYS.formatVersion) === undefined) {
           throw new Error('the format version is missing');
         }
       }),
-    backup: (targetDir) => backupTo(root, path, targetDir),
+    backup: (targetDir) => backupTo(dbs, path, targetDir),
     // A sweep in progress begins no further transaction; closing waits for its current one.
+    // Every operation asked for from now on is refused (code 23) instead of reaching lmdb-js.
     close: () => {
+      dbs.closed = true;
       idempotency.stopSweeping();
       return (closing ??= closeWithin(root, path));
     },
   };
 }
 
-async function backupTo(root: RootDatabase, path: string, targetDir: string): Promise<string> {
+async function backupTo(dbs: LmdbDatabases, path: string, targetDir: string): Promise<string> {
   const target = await checkBackupTarget(targetDir, path);
   await makeDirectories(target, DATA_DIR_MODE);
-  await onLmdb(path, 'backup', () => root.backup(target, true));
+  await onLmdb(dbs, path, 'backup', () => dbs.root.backup(target, true));
   return target;
 }
