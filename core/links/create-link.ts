@@ -9,7 +9,12 @@ import { resolveOrganization } from '../organizations/resolve-organization';
 import type { LinkRecord, NewLink, RedirectType } from '../ports/link-store';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { limitPerToken } from '../rate-limit/limit-per-token';
-import { createLinkRequestSchema, fieldsError } from './create-link-input';
+import {
+  ALIAS_CHARACTERS,
+  createLinkRequestSchema,
+  fieldsError,
+  MAX_ALIAS_LENGTH,
+} from './create-link-input';
 import { requireObjectBody } from './require-object-body';
 import { toShortLink, type ShortLink } from './short-link';
 
@@ -48,14 +53,36 @@ async function insertOne(ctx: GroupContext, link: NewLink): Promise<LinkRecord |
   return stored;
 }
 
+/**
+ * A generated alias, held to the rules of a chosen one: an embedder's generator that returns
+ * something else (a number, an empty or over-long alias, a "/") fails the create (code 1, the
+ * reason in the logged cause) instead of storing a link no chosen alias could name.
+ */
+function generatedAlias(ctx: GroupContext): string {
+  const alias: unknown = ctx.deps.aliasGenerator.generate();
+  if (
+    typeof alias === 'string' &&
+    alias.length > 0 &&
+    alias.length <= MAX_ALIAS_LENGTH &&
+    ALIAS_CHARACTERS.test(alias)
+  ) {
+    return alias;
+  }
+  const shown = typeof alias === 'string' ? JSON.stringify(alias.slice(0, 80)) : typeof alias;
+  throw new Error(
+    `the alias generator returned ${shown}, not an alias of 1 to ${MAX_ALIAS_LENGTH} letters, ` +
+      'digits, "_" or "-"',
+  );
+}
+
 /** Inserts under a generated alias, retrying collisions a bounded number of times. */
 async function insertGenerated(
   ctx: GroupContext,
   link: Omit<NewLink, 'alias'>,
 ): Promise<LinkRecord> {
-  const { aliasGenerator, reservedAliases, maxAliasAttempts } = ctx.deps;
+  const { reservedAliases, maxAliasAttempts } = ctx.deps;
   for (let attempt = 0; attempt < maxAliasAttempts; attempt += 1) {
-    const alias = aliasGenerator.generate();
+    const alias = generatedAlias(ctx);
     if (reservedAliases.has(alias.toLowerCase())) continue;
     const stored = await insertOne(ctx, { ...link, alias });
     if (stored !== 'alias_taken') return stored;

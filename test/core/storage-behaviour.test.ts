@@ -93,6 +93,36 @@ describe('links.create: generated aliases', () => {
     }
     expect(aliases.size).toBe(200);
   });
+
+  it.each<[string, unknown]>([
+    ['an empty alias', ''],
+    ['an alias with a "/"', 'a/b'],
+    ['an alias with a space', 'a b'],
+    ['an alias over 64 characters', 'x'.repeat(65)],
+    ['a non-ASCII alias', 'ünï'],
+    ['a number', 12345],
+    ['undefined', undefined],
+    ['a promise', Promise.resolve('abc1234')],
+  ])('fails with code 1 and stores nothing when the generator returns %s', async (_, alias) => {
+    const logged: unknown[] = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (object: unknown) => logged.push(object),
+    };
+    const f = await createTestCore({
+      aliasGenerator: { generate: () => alias as string },
+      logger,
+    });
+    const error = await failureOf(f.caller().links.create(f.body() as never));
+    expect(error).toMatchObject({ code: 1, messages: ['An unexpected error occurred.'] });
+    expect((error.cause as Error).message).toMatch(
+      /^the alias generator returned .+, not an alias/,
+    );
+    expect(logged).toEqual([expect.objectContaining({ err: error.cause })]);
+    expect(f.linkCount()).toBe(0);
+  });
 });
 
 describe('links.create: a failed request stores nothing', () => {
