@@ -34,7 +34,10 @@ function isProcedure<TBaseCtx>(
 export interface CallerOptions {
   /** Runs before each call, so that a context reused by several calls can be made ready for one. */
   onCall?: () => void;
-  /** Sees every failure once, as the caller will get it, with the procedure's path (`links.create`). */
+  /**
+   * Sees every failure once, as the caller will get it, with the procedure's path
+   * (`links.create`). Whatever it throws is dropped: the caller gets the failure.
+   */
   onError?: (failure: ShortlinkError, path: string) => void;
 }
 
@@ -56,7 +59,12 @@ export function createCaller<TBaseCtx, TRouter extends RouterRecord<TBaseCtx>>(
           options.onCall?.();
           return entry.call(ctx, input).catch((error: unknown) => {
             const failure = toShortlinkError(error);
-            options.onError?.(failure, path);
+            try {
+              options.onError?.(failure, path);
+            } catch {
+              // The caller still gets its ShortlinkError: a hook that fails (a logger that
+              // throws, a response object that cannot be written) must not replace it.
+            }
             throw failure;
           });
         }

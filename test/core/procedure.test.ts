@@ -120,3 +120,41 @@ describe("createCaller's failure hook", () => {
     expect(coreLogs.records().map((record) => record.msg)).toEqual(['links.create failed']);
   });
 });
+
+describe("createCaller's failure hook: the failure stands", () => {
+  const throwingLogger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: () => undefined,
+    error: () => {
+      throw new Error('the logger broke');
+    },
+  };
+
+  it('rejects with the ShortlinkError when the logger that records a server fault throws', async () => {
+    const f = await createTestCore();
+    const broken = createCore({
+      store: failingStore(f.store, () => new BackendUnavailableError('down'), { parts: ['links'] }),
+      logger: throwingLogger,
+    });
+    const viaCore = broken.createUntypedCaller({ authorization: `Bearer ${f.token}` });
+    expect(await failureOf(viaCore.links.create(f.body()))).toMatchObject({ code: 23 });
+    const viaRequest = broken.createUntypedCaller({
+      authorization: `Bearer ${f.token}`,
+      logger: throwingLogger,
+    });
+    expect(await failureOf(viaRequest.links.create(f.body()))).toMatchObject({ code: 23 });
+  });
+
+  it('rejects with a ShortlinkError when the response object given cannot be written', async () => {
+    const f = await createTestCore();
+    for (const response of [5, Object.freeze({})]) {
+      const caller = f.core.createUntypedCaller({
+        authorization: `Bearer ${f.token}`,
+        response,
+      });
+      expect(await failureOf(caller.links.create(f.body()))).toMatchObject({ code: 1 });
+    }
+    expect(f.linkCount()).toBe(0);
+  });
+});
