@@ -1,4 +1,5 @@
 import { allowAllUrlGuard } from './adapters/allow-all-url-guard';
+import { checkedClock } from './adapters/checked-clock';
 import { createMemoryStore } from './adapters/memory/memory-store';
 import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 import { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
@@ -55,7 +56,7 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
         maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
       }),
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
-    clock: deps.clock ?? systemClock,
+    clock: deps.clock ? checkedClock(deps.clock) : systemClock,
     aliasGenerator: deps.aliasGenerator ?? createNanoidAliasGenerator(),
     reservedAliases: deps.reservedAliases ?? reservedAliasSet(),
     maxAliasAttempts: deps.maxAliasAttempts ?? DEFAULT_MAX_ALIAS_ATTEMPTS,

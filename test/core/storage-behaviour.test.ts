@@ -236,3 +236,21 @@ describe('links.create: store and limiter failures', () => {
     expect(await limiter.peek(hashSecret(f.token))).toBeNull();
   });
 });
+
+describe('links.create: a clock that gives no valid Date', () => {
+  it.each<[string, () => unknown]>([
+    ['an invalid Date', () => new Date(Number.NaN)],
+    ['a string', () => '2026-01-01'],
+    ['undefined', () => undefined],
+  ])('fails with code 1 and stores nothing when now() returns %s', async (_, now) => {
+    const f = await createTestCore({ clock: { now: now as () => Date } });
+    for (const idempotencyKey of [undefined, 'key-1', 'key-1']) {
+      const error = await failureOf(f.caller({ idempotencyKey }).links.create(f.body() as never));
+      expect(error).toMatchObject({ code: 1 });
+      expect((error.cause as Error).message).toMatch(
+        /^the clock's now\(\) returned .+, not a valid Date$/,
+      );
+    }
+    expect(f.linkCount()).toBe(0);
+  });
+});
