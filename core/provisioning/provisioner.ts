@@ -73,19 +73,34 @@ export class Provisioner {
     input: NewOrganization,
     onlyNew: boolean,
   ): Promise<{ organization: Organization; secretKey?: string }> {
-    const domain = normalizeLinkDomain(input.domain);
-    if (!domain) throw new ProvisioningError(`invalid link domain "${input.domain}"`);
+    const id = requireId(input.id, 'organization');
+    const domain = typeof input.domain === 'string' ? normalizeLinkDomain(input.domain) : null;
+    if (!domain) throw new ProvisioningError(`invalid link domain "${String(input.domain)}"`);
+    const scheme = input.scheme ?? 'https';
+    // Checked here, not only by the types: an embedder in plain JS reaches this too, and a link
+    // domain's scheme is written into every short URL (`javascript://...` was).
+    if (scheme !== 'http' && scheme !== 'https') {
+      throw new ProvisioningError(
+        `organization "${id}": scheme must be "http" or "https", not ${JSON.stringify(scheme)}`,
+      );
+    }
+    const active = input.active ?? true;
+    if (typeof active !== 'boolean') {
+      throw new ProvisioningError(
+        `organization "${id}": active must be true or false, not ${JSON.stringify(active)}`,
+      );
+    }
     const { hash: keyHash, generated } = secretHash(
       input.secretKey,
       input.secretKeyHash,
       generateOrganizationKey,
     );
     const organization: Organization = {
-      id: requireId(input.id, 'organization'),
+      id,
       name: input.name ?? input.id,
       domain,
-      scheme: input.scheme ?? 'https',
-      active: input.active ?? true,
+      scheme,
+      active,
       keyHash,
     };
     const holder = await this.identities.findOrganizationByKeyHash(keyHash);
@@ -222,6 +237,7 @@ function secretHash(
 }
 
 function requireId(value: string, what: string): string {
+  if (typeof value !== 'string') throw new ProvisioningError(`${what} id must be a string`);
   const id = value.trim();
   if (id === '') throw new ProvisioningError(`${what} id must not be empty`);
   return id;

@@ -141,3 +141,23 @@ describe('provisioning refuses weak or conflicting definitions', () => {
     }
   });
 });
+
+describe('the Provisioner refuses what plain JavaScript can pass around the types', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a scheme other than http(s)', { scheme: 'javascript' }, 'scheme must be "http" or "https"'],
+    ['an active flag that is no boolean', { active: 'false' }, 'active must be true or false'],
+    ['an id that is no string', { id: 5 }, 'organization id must be a string'],
+    ['a link domain that is no string', { domain: 5 }, 'invalid link domain "5"'],
+  ])('refuses an organization with %s, writing nothing', async (_, override, message) => {
+    const store = createMemoryStore();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    const input = { id: 'acme', domain: 'acme.link', ...override };
+    const saved = provisioner.saveOrganization(input);
+    await expect(saved).rejects.toBeInstanceOf(ProvisioningError);
+    await expect(saved).rejects.toThrow(message);
+    await expect(provisioner.createOrganization(input as never)).rejects.toBeInstanceOf(
+      ProvisioningError,
+    );
+    expect(await store.identities.listLinkDomains()).toEqual([]);
+  });
+});
