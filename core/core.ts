@@ -64,7 +64,9 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     idempotencyTtlSeconds: deps.idempotencyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
     idempotencyLeaseSeconds: deps.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   };
-  const bind = (request: RequestContext = {}) => {
+  // `null` from plain JavaScript is no request context either (a default applies to undefined only).
+  const bind = (given: RequestContext | null | undefined) => {
+    const request = given ?? {};
     const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };
     return createCaller(appRouter, ctx, {
       // A caller reused for several calls: `response` tells of the latest call alone.

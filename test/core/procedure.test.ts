@@ -158,3 +158,14 @@ describe("createCaller's failure hook: the failure stands", () => {
     expect(f.linkCount()).toBe(0);
   });
 });
+
+describe('createCaller from plain JavaScript', () => {
+  it('takes a null request context as none', async () => {
+    const f = await createTestCore();
+    const caller = f.core.createUntypedCaller(null as never);
+    expect(await failureOf(caller.links.create(f.body()))).toMatchObject({ code: 3 });
+    expect(
+      await failureOf(f.core.createCaller(null as never).links.create(f.body() as never)),
+    ).toMatchObject({ code: 3 });
+  });
+});
