@@ -1,5 +1,10 @@
 import { isSendableToken } from '../auth/bearer';
-import { generateOrganizationKey, generateToken, hashSecret } from '../auth/secrets';
+import {
+  generateOrganizationKey,
+  generateToken,
+  hashSecret,
+  MIN_CHOSEN_SECRET_LENGTH,
+} from '../auth/secrets';
 import type { Clock } from '../ports/clock';
 import type {
   IdentityStore,
@@ -91,6 +96,7 @@ export class Provisioner {
       );
     }
     const { hash: keyHash, generated } = secretHash(
+      `the secret key of organization "${id}"`,
       input.secretKey,
       input.secretKeyHash,
       generateOrganizationKey,
@@ -174,6 +180,9 @@ export class Provisioner {
   async saveUser(input: { id: string; name?: string; organizations?: string[] }): Promise<User> {
     const user: User = { id: requireId(input.id, 'user'), name: input.name ?? input.id };
     const organizations = input.organizations ?? [];
+    if (!Array.isArray(organizations) || organizations.some((id) => typeof id !== 'string')) {
+      throw new ProvisioningError(`user "${user.id}": organizations must be a list of ids`);
+    }
     // Every organization is checked before anything is written: a refused user leaves no trace.
     for (const organizationId of organizations) await this.requireOrganization(organizationId);
     await this.identities.saveUser(user);
@@ -195,12 +204,17 @@ export class Provisioner {
     given: { token?: string; tokenHash?: string } = {},
   ): Promise<{ token?: string; tokenHash: string }> {
     await this.requireUser(userId);
-    if (given.token !== undefined && !isSendableToken(given.token)) {
+    if (typeof given.token === 'string' && !isSendableToken(given.token)) {
       throw new ProvisioningError(
         `a token of user "${userId}" has characters that cannot be sent as "Bearer <token>"`,
       );
     }
-    const { hash: tokenHash, generated } = secretHash(given.token, given.tokenHash, generateToken);
+    const { hash: tokenHash, generated } = secretHash(
+      `a token of user "${userId}"`,
+      given.token,
+      given.tokenHash,
+      generateToken,
+    );
     try {
       await this.identities.saveToken({ tokenHash, userId, createdAt: this.clock.now() });
     } catch (error) {
@@ -224,14 +238,37 @@ export class Provisioner {
   }
 }
 
-/** A secret given as its hash, given in clear, or generated — then returned (once) to the caller. */
+/** A SHA-256 in hex, as hashSecret writes it and a seed file gives it. */
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * A secret given as its hash, given in clear, or generated — then returned (once) to the caller.
+ * A given one is held to the seed file's rules (an embedder in plain JS reaches this too): a
+ * chosen secret of at least MIN_CHOSEN_SECRET_LENGTH characters, a hash of 64 hex digits. `what`
+ * names it in the refusal, which never repeats the secret.
+ */
 function secretHash(
+  what: string,
   clear: string | undefined,
   hash: string | undefined,
   generate: () => string,
 ): { hash: string; generated?: string } {
-  if (hash !== undefined) return { hash };
-  if (clear !== undefined) return { hash: hashSecret(clear) };
+  if (hash !== undefined) {
+    if (typeof hash !== 'string' || !SHA256_HEX.test(hash)) {
+      throw new ProvisioningError(
+        `${what}: its hash must be a SHA-256 in 64 lower-case hex digits`,
+      );
+    }
+    return { hash };
+  }
+  if (clear !== undefined) {
+    if (typeof clear !== 'string' || clear.length < MIN_CHOSEN_SECRET_LENGTH) {
+      throw new ProvisioningError(
+        `${what}: a chosen secret must have at least ${MIN_CHOSEN_SECRET_LENGTH} characters`,
+      );
+    }
+    return { hash: hashSecret(clear) };
+  }
   const generated = generate();
   return { hash: hashSecret(generated), generated };
 }

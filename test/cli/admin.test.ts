@@ -160,19 +160,33 @@ describe('provisioning guards', () => {
     await expect(provisioner.issueToken('u', { token: 'has space' })).rejects.toThrow(
       /cannot be sent/,
     );
-    await expect(provisioner.issueToken('u', { token: 'ok-token_1.2~3+4/5=' })).resolves.toEqual({
-      tokenHash: hashSecret('ok-token_1.2~3+4/5='),
+    await expect(
+      provisioner.issueToken('u', { token: 'ok-token_1.2~3+4/5-long-enough=' }),
+    ).resolves.toEqual({
+      tokenHash: hashSecret('ok-token_1.2~3+4/5-long-enough='),
     });
   });
 
   it('refuses to give two organizations the same secret key, and allows re-saving one', async () => {
     const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
-    await provisioner.saveOrganization({ id: 'a', domain: 'a.link', secretKey: 'same-key' });
+    await provisioner.saveOrganization({
+      id: 'a',
+      domain: 'a.link',
+      secretKey: 'same-key-of-two-organizations',
+    });
     await expect(
-      provisioner.saveOrganization({ id: 'a', domain: 'a.link', secretKey: 'same-key' }),
+      provisioner.saveOrganization({
+        id: 'a',
+        domain: 'a.link',
+        secretKey: 'same-key-of-two-organizations',
+      }),
     ).resolves.toBeDefined();
     await expect(
-      provisioner.saveOrganization({ id: 'b', domain: 'b.link', secretKey: 'same-key' }),
+      provisioner.saveOrganization({
+        id: 'b',
+        domain: 'b.link',
+        secretKey: 'same-key-of-two-organizations',
+      }),
     ).rejects.toThrow(/already in use/);
   });
 });

@@ -160,4 +160,48 @@ describe('the Provisioner refuses what plain JavaScript can pass around the type
     );
     expect(await store.identities.listLinkDomains()).toEqual([]);
   });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a chosen key shorter than 24 characters', { secretKey: 'short-key' }, 'at least 24'],
+    ['an empty chosen key', { secretKey: '' }, 'at least 24'],
+    ['a chosen key that is no string', { secretKey: 12345 }, 'at least 24'],
+    ['a key hash that is no SHA-256', { secretKeyHash: 'abc' }, '64 lower-case hex digits'],
+    ['a key hash that is no string', { secretKeyHash: 7 }, '64 lower-case hex digits'],
+  ])('refuses an organization with %s, never naming it', async (_, override, message) => {
+    const store = createMemoryStore();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    const saved = provisioner.saveOrganization({ id: 'acme', domain: 'acme.link', ...override });
+    await expect(saved).rejects.toBeInstanceOf(ProvisioningError);
+    await expect(saved).rejects.toThrow(message);
+    await expect(saved).rejects.toThrow('organization "acme"');
+    const secret = String(override.secretKey ?? override.secretKeyHash);
+    if (secret.length > 2) await expect(saved).rejects.not.toThrow(secret);
+    expect(await store.identities.listLinkDomains()).toEqual([]);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a chosen token shorter than 24 characters', { token: 'short-token' }, 'at least 24'],
+    ['a chosen token that is no string', { token: 42 }, 'at least 24'],
+    ['a token hash that is no SHA-256', { tokenHash: 'A'.repeat(64) }, '64 lower-case hex'],
+  ])('refuses a token given as %s, storing none', async (_, given, message) => {
+    const store = createMemoryStore();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    await provisioner.saveUser({ id: 'alice' });
+    const issued = provisioner.issueToken('alice', given);
+    await expect(issued).rejects.toBeInstanceOf(ProvisioningError);
+    await expect(issued).rejects.toThrow(message);
+    expect(store.identities.snapshot().tokens).toEqual([]);
+  });
+
+  it('refuses a user whose organizations are not a list of ids, writing nothing', async () => {
+    const store = createMemoryStore();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    await provisioner.saveOrganization({ id: 'a', domain: 'a.link' });
+    for (const organizations of ['a', [5], { 0: 'a' }]) {
+      await expect(provisioner.saveUser({ id: 'alice', organizations } as never)).rejects.toThrow(
+        'organizations must be a list of ids',
+      );
+    }
+    expect(await store.identities.findUserById('alice')).toBeNull();
+  });
 });

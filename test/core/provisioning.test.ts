@@ -166,11 +166,13 @@ describe('provisioning: secrets', () => {
     const again = await f.provisioner.saveOrganization({
       id: 'acme',
       domain: 'acme.link',
-      secretKey: 'chosen',
+      secretKey: 'chosen-organization-key-0001',
     });
     expect(again.secretKey).toBeUndefined();
-    const reissued = await f.provisioner.issueToken('alice', { token: 'chosen-token' });
-    expect(reissued).toEqual({ tokenHash: hashSecret('chosen-token') });
+    const reissued = await f.provisioner.issueToken('alice', {
+      token: 'chosen-token-of-alice-00001',
+    });
+    expect(reissued).toEqual({ tokenHash: hashSecret('chosen-token-of-alice-00001') });
   });
 
   it('refuses an invalid link domain and unknown references', async () => {

@@ -22,8 +22,8 @@ import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from './fake-safe-browsing';
 import { recordingLogger } from './fixtures';
 
-const TOKEN = 'url-guard-test-token';
-const ORG_KEY = 'url-guard-test-org-key';
+const TOKEN = 'url-guard-test-token-of-alice';
+const ORG_KEY = 'url-guard-test-organization-key';
 const SB_KEY = 'sb-key-through-core';
 
 /** The configured chain inside a real core (memory store) and the REST gateway on port 0. */
