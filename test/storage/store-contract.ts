@@ -216,6 +216,19 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(store.identities.findOrganizationById('thief')).resolves.toEqual(thief);
     });
 
+    it('never lets a second organization take a key hash another one holds', async () => {
+      await store.identities.saveOrganization(organization());
+      const copycat = organization({ id: 'copycat', domain: 'copycat.link' });
+      await expect(store.identities.saveOrganization(copycat)).rejects.toThrow(
+        /another organization/,
+      );
+      await expect(store.identities.findOrganizationByKeyHash('a'.repeat(64))).resolves.toEqual(
+        organization(),
+      );
+      await expect(store.identities.findOrganizationById('copycat')).resolves.toBeNull();
+      expect(await store.identities.listLinkDomains()).toEqual(['acme.link']);
+    });
+
     it(`lets exactly one of ${CONCURRENCY} concurrent organizations take one link domain`, async () => {
       const results = await settleAll(
         Array.from({ length: CONCURRENCY }, (_, i) =>

@@ -58,6 +58,16 @@ export class MemoryIdentityStore implements ports.IdentityStore {
     if (holder !== undefined && holder !== organization.id) {
       return Promise.reject(new LinkDomainTakenError(organization.domain));
     }
+    // A key hash is a unique key, as on LMDB and MongoDB: taking another organization's would
+    // hand its key to this one (and its next rotation would unindex this one's key).
+    const keyHolder = this.organizationsByKeyHash.get(organization.keyHash);
+    if (keyHolder !== undefined && keyHolder.id !== organization.id) {
+      return Promise.reject(
+        new Error(
+          `organization "${organization.id}": its key hash belongs to another organization`,
+        ),
+      );
+    }
     const previous = this.organizations.get(organization.id);
     if (previous) {
       this.organizationsByKeyHash.delete(previous.keyHash);
