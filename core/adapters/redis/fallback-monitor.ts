@@ -26,6 +26,9 @@ export class FallbackMonitor {
   private misconfigurationLogged = false;
   private trialInFlight = false;
   private nextTrialAt = 0;
+  /** The answer that refused REDIS_URL's credentials or database, until a connection is accepted. */
+  private refused: Error | undefined;
+  private refusedThisConnection = false;
 
   constructor(
     private readonly logger: Logger,
@@ -92,7 +95,30 @@ export class FallbackMonitor {
   }
 
   connectionReady(): void {
+    // Ready on other terms than REDIS_URL's (in database 0 after a refused SELECT): still refused.
+    if (this.refusedThisConnection) return;
+    this.refused = undefined;
     this.served(this.begin());
+  }
+
+  /** A new connection (or reconnection) has opened: its handshake has not been refused yet. */
+  connectionOpened(): void {
+    this.refusedThisConnection = false;
+  }
+
+  /**
+   * Redis refused REDIS_URL's credentials or database during a connection's handshake: a
+   * misconfiguration, logged once as such; calls fail (code 23) until a connection is accepted.
+   */
+  connectionRefused(cause: unknown): void {
+    this.refused = cause instanceof Error ? cause : new Error(messageOf(cause));
+    this.refusedThisConnection = true;
+    this.configurationError(cause);
+  }
+
+  /** The refusal calls fail with while REDIS_URL is refused; undefined otherwise. */
+  get refusal(): Error | undefined {
+    return this.refused;
   }
 
   /**

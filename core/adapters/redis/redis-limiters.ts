@@ -11,6 +11,7 @@ import {
 } from './redis-connection';
 import { describeTopology, parseRedisTopology } from './redis-topology';
 import { createRedisRateLimiter } from './redis-rate-limiter';
+import { isConnectionRefusal } from './topology-errors';
 
 export interface RedisLimitersOptions extends RedisConnectionOptions {
   /** REDIS_URL: one URL, or a comma-separated list (a Cluster's nodes, or sentinels). */
@@ -74,6 +75,8 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
   );
   if (startup.ready) {
     options.logger.info({ redis: backend }, 'rate limits are shared through Redis');
+  } else if (isConnectionRefusal(startup.error)) {
+    monitor.connectionRefused(startup.error);
   } else {
     options.logger.warn(
       { redis: backend, err: startup.error },
@@ -82,6 +85,10 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
   }
   // Registered after the start-up wait so that start-up's outcome is logged only by the lines
   // above; from here on the monitor logs each switch once.
+  client.on('connect', () => monitor.connectionOpened());
+  client.on('error', (error: unknown) => {
+    if (isConnectionRefusal(error)) monitor.connectionRefused(error);
+  });
   client.on('ready', () => monitor.connectionReady());
   client.on('close', () => {
     if (!closed) monitor.connectionLost();

@@ -133,6 +133,9 @@ class MonitoredRedisLimiter extends RateLimiterRedis {
     viaRedis: () => Promise<T>,
     viaInsurance: () => Promise<T>,
   ): Promise<T> {
+    // Redis refuses REDIS_URL itself (credentials, database): no count anywhere, code 23.
+    const refusal = this.monitor.refusal;
+    if (refusal !== undefined) throw refusal;
     const admission = this.monitor.admit(canTry);
     if (admission === 'insurance') return viaInsurance();
     const ticket = this.monitor.begin();

@@ -25,9 +25,29 @@ export function isTopologyMismatch(error: unknown, topology: RedisTopology['kind
   });
 }
 
+/**
+ * Answers refusing what REDIS_URL asks of the connection itself: its credentials (NOAUTH when it
+ * gives no password to a Redis that wants one, WRONGPASS, or older servers' "invalid password"),
+ * or a database the server does not have. A refused password never lets the connection become
+ * ready, and after a refused SELECT ioredis goes on, ready, in database 0: either would count per
+ * process, or in another database, for good.
+ */
+const REFUSAL =
+  /^(NOAUTH|WRONGPASS)\b|^ERR (invalid password|DB index is out of range|invalid DB index)/;
+
+export function isConnectionRefusal(error: unknown): boolean {
+  return messages(error).some((message) => REFUSAL.test(message));
+}
+
 /** The log line's advice, by what the answer said. */
 export function mismatchAdvice(error: unknown): string {
   const text = messages(error).join(' ');
+  if (/^(NOAUTH|WRONGPASS)\b|^ERR invalid password/.test(text)) {
+    return 'Redis does not accept the user and password of REDIS_URL: give the ones it expects';
+  }
+  if (/^ERR (DB index is out of range|invalid DB index)/.test(text)) {
+    return 'Redis does not have the database named in REDIS_URL (its path): name one it has';
+  }
   if (/\b(MOVED|ASK)\b/.test(text)) {
     return 'REDIS_URL names one node of a Redis Cluster: list two or more of its nodes, comma-separated';
   }
