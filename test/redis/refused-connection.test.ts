@@ -76,6 +76,17 @@ describe('a Redis that refuses REDIS_URL’s credentials or database (a private 
     expect(configurationErrors()).toHaveLength(1);
   });
 
+  it('never logs the password, at any level (ioredis errors carry the AUTH arguments)', async () => {
+    await clientOf(redis.url).config('SET', 'requirepass', 'the-right-one');
+
+    const { perToken } = await limitersOn(`redis://:a-wrong-one@127.0.0.1:${redis.port}`);
+    await expect(perToken.consume('token')).rejects.toBeInstanceOf(BackendUnavailableError);
+    // A few reconnection attempts, each refused and logged at debug level.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(logs.text()).toContain('WRONGPASS');
+    expect(logs.text()).not.toContain('a-wrong-one');
+  });
+
   it('fails the calls with code 23 rather than count in database 0 when the database does not exist', async () => {
     const { perToken, client } = await limitersOn(`${redis.url}/99`);
     // ioredis goes on, ready, in database 0 after the refused SELECT.

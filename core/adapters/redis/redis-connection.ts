@@ -99,6 +99,27 @@ export function describeRedisUrl(url: URL): string {
   return `${url.hostname}:${url.port || '6379'}${database ? `/${database}` : ''}`;
 }
 
+/**
+ * The error without the command it answered: ioredis puts the command and its arguments on its
+ * errors (`error.command.args`; a Cluster's on the node error it wraps, `lastNodeError`), and
+ * those of the connection's handshake hold the password (`HELLO 3 AUTH <user> <password>`,
+ * `AUTH <password>`), which a logged error would print. Keeps the name, the message and the
+ * command's name.
+ */
+export function withoutArguments(error: unknown): unknown {
+  if (!(error instanceof Error) || !('command' in error || 'lastNodeError' in error)) return error;
+  const copy = new Error(error.message);
+  copy.name = error.name;
+  const command: unknown = 'command' in error ? error.command : undefined;
+  if (typeof command === 'object' && command !== null && 'name' in command) {
+    Object.assign(copy, { command: { name: String(command.name) } });
+  }
+  if ('lastNodeError' in error) {
+    Object.assign(copy, { lastNodeError: withoutArguments(error.lastNodeError) });
+  }
+  return copy;
+}
+
 export type StartupOutcome = { ready: true } | { ready: false; error?: unknown };
 
 /** Resolves once the client is ready, or on its first error, or after `timeoutMs`. */
@@ -112,7 +133,7 @@ export function waitUntilReady(client: RedisClient, timeoutMs: number): Promise<
       resolve(outcome);
     };
     const onReady = () => settle({ ready: true });
-    const onError = (error: unknown) => settle({ ready: false, error });
+    const onError = (error: unknown) => settle({ ready: false, error: withoutArguments(error) });
     const timer = setTimeout(
       () => settle({ ready: false, error: new Error(`no connection within ${timeoutMs} ms`) }),
       timeoutMs,

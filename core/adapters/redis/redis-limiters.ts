@@ -6,6 +6,7 @@ import {
   closeRedisClient,
   createRedisClient,
   waitUntilReady,
+  withoutArguments,
   type RedisClient,
   type RedisConnectionOptions,
 } from './redis-connection';
@@ -64,7 +65,10 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
 
   // Without an error listener ioredis prints every failed reconnection attempt to the console.
   client.on('error', (error: unknown) => {
-    options.logger.debug({ redis: backend, err: error }, 'Redis connection error');
+    options.logger.debug(
+      { redis: backend, err: withoutArguments(error) },
+      'Redis connection error',
+    );
   });
   const startup = await waitUntilReady(client, options.startupTimeoutMs ?? 5000);
   const monitor = new FallbackMonitor(
@@ -87,7 +91,7 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
   // above; from here on the monitor logs each switch once.
   client.on('connect', () => monitor.connectionOpened());
   client.on('error', (error: unknown) => {
-    if (isConnectionRefusal(error)) monitor.connectionRefused(error);
+    if (isConnectionRefusal(error)) monitor.connectionRefused(withoutArguments(error));
   });
   client.on('ready', () => monitor.connectionReady());
   client.on('close', () => {
