@@ -10,7 +10,9 @@ export function isStorageFailure(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   if ('commitError' in error || 'code' in error) return true;
   const message = messageOf(error);
-  return /MDB_|commit failed|has been closed|no space|read-only|I\/O error/i.test(message);
+  return /MDB_|commit failed|(has been|already|is) closed|closed database|no space|read-only|I\/O error/i.test(
+    message,
+  );
 }
 
 /** Whether the store an operation runs on was closed (`LmdbDatabases.closed`). */
