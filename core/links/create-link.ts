@@ -7,6 +7,7 @@ import { pendingCompletionOf } from '../idempotency/pending-completion';
 import { resolveGroup, type GroupContext } from '../organizations/resolve-group';
 import { resolveOrganization } from '../organizations/resolve-organization';
 import type { LinkRecord, NewLink, RedirectType } from '../ports/link-store';
+import type { UrlVerdict } from '../ports/url-guard';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { limitPerToken } from '../rate-limit/limit-per-token';
 import {
@@ -21,10 +22,32 @@ import { toShortLink, type ShortLink } from './short-link';
 const aliasTaken = () =>
   new ShortlinkError('ALIAS_TAKEN', 'This alias is already taken on this link domain.');
 
+/**
+ * The guard's answer held to its port, failing closed: only `{ blocked: false }` lets a URL
+ * through. An embedder's guard in plain JavaScript that answers anything else (a string, no
+ * object) fails the create with code 1, the cause logged, rather than passing the URL unchecked;
+ * a refusal without a reason still says it was refused.
+ */
+function readVerdict(answer: unknown): UrlVerdict {
+  const blocked: unknown =
+    typeof answer === 'object' && answer !== null ? (answer as UrlVerdict).blocked : undefined;
+  if (blocked === false) return { blocked: false };
+  if (blocked === true) {
+    const { reason, undecided } = answer as { reason?: unknown; undecided?: unknown };
+    return {
+      blocked: true,
+      reason: typeof reason === 'string' && reason !== '' ? reason : 'no reason was given',
+      ...(undecided === true && { undecided: true }),
+    };
+  }
+  const shown = answer === null ? 'null' : typeof answer;
+  throw new Error(`the URL guard answered ${shown}, not a verdict with "blocked" true or false`);
+}
+
 async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
   let verdict;
   try {
-    verdict = await ctx.deps.urlGuard.check(url, { organization: ctx.organization });
+    verdict = readVerdict(await ctx.deps.urlGuard.check(url, { organization: ctx.organization }));
   } catch (error) {
     // A check that cannot run now (a used-up quota, code 23) says when to retry.
     if (error instanceof ShortlinkError && error.retryAfterSeconds !== undefined) {

@@ -254,3 +254,32 @@ describe('links.create: a clock that gives no valid Date', () => {
     expect(f.linkCount()).toBe(0);
   });
 });
+
+describe('links.create: an embedder URL guard held to its port (fails closed)', () => {
+  it.each<[string, unknown]>([
+    ['a string', 'ok'],
+    ['null', null],
+    ['an object without "blocked"', { allowed: true }],
+    ['"blocked" as a string', { blocked: 'false' }],
+  ])('fails with code 1 and stores nothing when the guard answers %s', async (_, answer) => {
+    const f = await createTestCore({
+      urlGuard: { check: () => Promise.resolve(answer as never) },
+    });
+    const error = await failureOf(f.caller().links.create(f.body() as never));
+    expect(error).toMatchObject({ code: 1, messages: ['An unexpected error occurred.'] });
+    expect((error.cause as Error).message).toMatch(/^the URL guard answered .+, not a verdict/);
+    expect(f.linkCount()).toBe(0);
+  });
+
+  it('refuses with 18 and says so when a blocking verdict gives no reason', async () => {
+    const f = await createTestCore({
+      urlGuard: { check: () => Promise.resolve({ blocked: true } as never) },
+    });
+    const error = await failureOf(f.caller().links.create(f.body() as never));
+    expect(error).toMatchObject({
+      code: 18,
+      messages: ['The URL was refused: no reason was given'],
+    });
+    expect(f.linkCount()).toBe(0);
+  });
+});
