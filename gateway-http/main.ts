@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import type { Logger } from 'pino';
-import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
+import { AggregatorRegistry } from 'prom-client';
 import {
   listenFailure,
   loadConfig,
@@ -21,8 +21,9 @@ import { loadHttpConfig } from './http-config';
 import type { RunningHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { metricsAddress, metricsGateway } from './metrics-gateway';
-import { listenMetrics, type MetricsSource, type RunningMetricsServer } from './metrics-server';
+import { listenMetrics, type RunningMetricsServer } from './metrics-server';
 import { restGateway } from './rest-gateway';
+import { readyWorkersMetrics } from './workers-metrics';
 
 /** The entry point, and the only module that knows both gateways. */
 
@@ -67,11 +68,6 @@ export async function startService(
   });
 }
 
-/** What the primary serves: the sum of its workers' registries (its own registry is empty). */
-function workersMetrics(aggregator: AggregatorRegistry<PrometheusContentType>): MetricsSource {
-  return { contentType: aggregator.contentType, metrics: () => aggregator.clusterMetrics() };
-}
-
 /**
  * Stops the service on SIGTERM or SIGINT (and on a crash), within SHUTDOWN_TIMEOUT_MS. A worker
  * takes a repeated stop signal as the same stop: a terminal's Ctrl-C reaches it as well as the
@@ -108,12 +104,12 @@ async function main(): Promise<void> {
     // Settings errors are reported once, here, rather than by every worker.
     loadHttpConfig();
     loadGrpcConfig();
-    // One scrape of the primary answers for every worker: prom-client's aggregator asks each
-    // worker for its registry over the cluster channel and sums the samples.
+    // One scrape of the primary answers for every worker: it asks each worker that has started
+    // for its registry over the cluster channel and sums the samples (prom-client's aggregation).
     const metrics =
       config.METRICS_PORT === 0
         ? undefined
-        : await listenMetrics(workersMetrics(new AggregatorRegistry()), {
+        : await listenMetrics(readyWorkersMetrics(), {
             port: config.METRICS_PORT,
             host: config.HOST,
             logger,

@@ -38,6 +38,7 @@ export {
 export { superviseWorkers, type Supervisor } from './cluster/supervise-workers';
 export { refuseUnsharedStore } from './cluster/shared-store-check';
 export {
+  isWorkerReady,
   WORKER_READY,
   WORKER_ROLE_ENV,
   type WorkerReady,

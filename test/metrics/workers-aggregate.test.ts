@@ -191,4 +191,29 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
     expect(metricsLines).toHaveLength(1);
     expect(metricsLines[0]).toContain(`"pid":${service.child.pid}`);
   });
+  it('answers a scrape at once while a killed worker is being replaced, with the workers that run', async () => {
+    const ready = service
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"workers ready"'));
+    const [victim] = (JSON.parse(ready[0]!) as { workers: number[] }).workers;
+    process.kill(victim!, 'SIGKILL');
+    await service.logged('worker exited unexpectedly; restarting it');
+    // Scrape until the replacement has started: a worker still starting answers no metrics
+    // request, and a scrape that waited for it took 5 s and failed.
+    const scrapes: Array<{ status: number; ms: number }> = [];
+    let restarted = false;
+    void service.logged('worker restarted').then(() => (restarted = true));
+    while (!restarted) {
+      const began = Date.now();
+      const answer = await scrape(metricsPort);
+      scrapes.push({ status: answer.status, ms: Date.now() - began });
+      if (answer.status === 200) {
+        expect(answer.text).toContain('shortlink_requests_total');
+      }
+    }
+    expect(scrapes.length).toBeGreaterThan(0);
+    expect(scrapes.filter((s) => s.status !== 200 || s.ms > 2000)).toEqual([]);
+    expect((await scrape(metricsPort)).status).toBe(200);
+  });
 });
