@@ -7,6 +7,7 @@ import {
   loadConfig,
   refuseUnsharedStore,
   startService as startComposedService,
+  STOP_SIGNALS,
   superviseWorkers,
   WORKER_READY,
   WORKER_ROLE_ENV,
@@ -69,14 +70,14 @@ export async function startService(
 }
 
 /**
- * Stops the service on SIGTERM or SIGINT (and on a crash), within SHUTDOWN_TIMEOUT_MS. A worker
- * takes a repeated stop signal as the same stop: a terminal's Ctrl-C reaches it as well as the
- * primary, which forwards the stop.
+ * Stops the service on SIGTERM, SIGINT or SIGHUP (and on a crash), within SHUTDOWN_TIMEOUT_MS. A
+ * worker takes a repeated stop signal as the same stop: a terminal's Ctrl-C (or hang-up) reaches it
+ * as well as the primary, which forwards the stop.
  */
 function stopOnSignals(config: Config, logger: Logger, service: Service): void {
   const inWorker = cluster.isWorker;
   const grace = closeWithGrace(
-    { delay: config.SHUTDOWN_TIMEOUT_MS, logger, skip: inWorker ? ['SIGTERM', 'SIGINT'] : [] },
+    { delay: config.SHUTDOWN_TIMEOUT_MS, logger, skip: inWorker ? [...STOP_SIGNALS] : [] },
     async ({ signal, err }) => {
       if (err) logger.error({ err }, 'shutting down after an error');
       else if (signal) logger.info({ signal }, 'shutting down');
@@ -85,7 +86,7 @@ function stopOnSignals(config: Config, logger: Logger, service: Service): void {
   );
   if (!inWorker) return;
   let stopping = false;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;

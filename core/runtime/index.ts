@@ -35,7 +35,7 @@ export {
   type RunningService,
   type ServiceOptions,
 } from './start-service';
-export { superviseWorkers, type Supervisor } from './cluster/supervise-workers';
+export { STOP_SIGNALS, superviseWorkers, type Supervisor } from './cluster/supervise-workers';
 export { refuseUnsharedStore } from './cluster/shared-store-check';
 export {
   isWorkerReady,

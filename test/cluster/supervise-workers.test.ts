@@ -13,7 +13,8 @@ class FakeWorker extends EventEmitter {
 
 describe("the WORKERS primary's kill deadline on shutdown", () => {
   let worker: FakeWorker;
-  const signalListeners = process.listeners('SIGTERM');
+  const stopSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+  const signalListeners = new Map(stopSignals.map((signal) => [signal, process.listeners(signal)]));
   const clusterListeners = cluster.listeners('exit');
 
   beforeEach(() => {
@@ -31,8 +32,10 @@ describe("the WORKERS primary's kill deadline on shutdown", () => {
   afterEach(() => {
     jest.useRealTimers();
     jest.restoreAllMocks();
-    for (const listener of process.listeners('SIGTERM')) {
-      if (!signalListeners.includes(listener)) process.off('SIGTERM', listener);
+    for (const signal of stopSignals) {
+      for (const listener of process.listeners(signal)) {
+        if (!signalListeners.get(signal)!.includes(listener)) process.off(signal, listener);
+      }
     }
     for (const listener of cluster.listeners('exit')) {
       if (!clusterListeners.includes(listener)) cluster.off('exit', listener as () => void);
@@ -63,5 +66,19 @@ describe("the WORKERS primary's kill deadline on shutdown", () => {
     const { signals, exitCode } = await stopWith(MAX_TIMER_MS, 60_000);
     expect(signals).toEqual(['SIGTERM']);
     expect(exitCode).toBe(0);
+  });
+
+  it('stops the workers gracefully on SIGHUP, as one process does, rather than dying at once', async () => {
+    const supervisor = await superviseWorkers({
+      workers: 1,
+      shutdownTimeoutMs: 1_000,
+      logger: silentLogger,
+    });
+    // Unheard, a SIGHUP ends the primary at once and every worker with it, mid-request.
+    expect(process.listenerCount('SIGHUP')).toBeGreaterThan(signalListeners.get('SIGHUP')!.length);
+    process.emit('SIGHUP', 'SIGHUP');
+    expect(worker.signals).toEqual(['SIGTERM']);
+    cluster.emit('exit', worker, 0, null);
+    expect(await supervisor.stopped).toBe(0);
   });
 });

@@ -25,6 +25,13 @@ export interface Supervisor {
   stopped: Promise<number>;
 }
 
+/**
+ * The signals that stop the service gracefully, as they stop one process (close-with-grace):
+ * SIGHUP too, which would otherwise end the primary at once, and with it every worker's
+ * in-flight requests (a worker exits as soon as its primary's channel closes).
+ */
+export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
 /** Extra time the primary gives workers beyond their own deadline before it kills them. */
 const KILL_GRACE_MS = 2_000;
 
@@ -38,7 +45,7 @@ const killDeadlineMs = (shutdownTimeoutMs: number) =>
 /**
  * The cluster's primary: holds the shared rate-limit counters, forks `workers` workers (the first
  * alone, so it alone provisions the demo and prints the banner, and the others start on what it
- * made), restarts a worker that exits with back-off, and on SIGTERM or SIGINT asks every worker
+ * made), restarts a worker that exits with back-off, and on SIGTERM, SIGINT or SIGHUP asks every worker
  * to stop gracefully (SIGTERM) and waits for them. Serves nothing itself: node's cluster hands the
  * connections on the shared ports to the workers.
  *
@@ -126,9 +133,9 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
     }, killDeadlineMs(options.shutdownTimeoutMs));
     void whenAllStopped.then(() => clearTimeout(deadline));
   };
-  // SIGINT from a terminal reaches the workers too; they treat a repeated stop signal as one.
-  process.on('SIGTERM', () => stop({ signal: 'SIGTERM' }));
-  process.on('SIGINT', () => stop({ signal: 'SIGINT' }));
+  // SIGINT (or SIGHUP) from a terminal reaches the workers too; they treat a repeated stop
+  // signal as one.
+  for (const signal of STOP_SIGNALS) process.on(signal, () => stop({ signal }));
 
   let ports: WorkerReady['ports'];
   try {
