@@ -74,8 +74,14 @@ export async function startService(
  * worker takes a repeated stop signal as the same stop: a terminal's Ctrl-C (or hang-up) reaches it
  * as well as the primary, which forwards the stop.
  */
-function stopOnSignals(config: Config, logger: Logger, service: Service): void {
-  const inWorker = cluster.isWorker;
+function stopOnSignals(
+  config: Config,
+  logger: Logger,
+  service: Service,
+  /** In a worker: where its stop signals, heard since its start, are answered. */
+  onWorkerStop?: (stop: () => void) => void,
+): void {
+  const inWorker = onWorkerStop !== undefined;
   const grace = closeWithGrace(
     { delay: config.SHUTDOWN_TIMEOUT_MS, logger, skip: inWorker ? [...STOP_SIGNALS] : [] },
     async ({ signal, err }) => {
@@ -84,16 +90,30 @@ function stopOnSignals(config: Config, logger: Logger, service: Service): void {
       await service.shutdown();
     },
   );
-  if (!inWorker) return;
-  let stopping = false;
+  onWorkerStop?.(() => void grace.close());
+}
+
+/**
+ * A worker hears the stop signals from its first moment. One that comes while the service is
+ * still starting (a replacement of a crashed worker, when the primary is stopped) is held until
+ * the service runs, which then stops at once; unheard, it ended the worker mid-start. Repeated
+ * signals are the same stop.
+ */
+function heedWorkerStopSignals(logger: Logger): (stop: () => void) => void {
+  let heard = false;
+  let stopNow: (() => void) | undefined;
   for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
+      if (heard) return;
+      heard = true;
       logger.info({ signal }, 'shutting down');
-      grace.close();
+      stopNow?.();
     });
   }
+  return (stop) => {
+    stopNow = stop;
+    if (heard) stop();
+  };
 }
 
 /** `npm start`: one process, or with WORKERS > 1 a primary and its workers. */
@@ -134,11 +154,12 @@ async function main(): Promise<void> {
     process.exit(code);
   }
 
+  const onWorkerStop = cluster.isWorker ? heedWorkerStopSignals(logger) : undefined;
   const service = await startService(process.env, logger, {
     mayProvisionDemo: !cluster.isWorker || process.env[WORKER_ROLE_ENV] === 'first',
     runtimeOptions: { localLimits: cluster.isWorker ? 'cluster' : 'process' },
   });
-  stopOnSignals(config, logger, service);
+  stopOnSignals(config, logger, service, onWorkerStop);
   if (cluster.isWorker && service.runtime.metrics) {
     // What this worker answers when its primary's aggregator asks: its own registry, not
     // prom-client's global one. prom-client installs the worker's answering listener when an

@@ -82,3 +82,96 @@ describe("the WORKERS primary's kill deadline on shutdown", () => {
     expect(await supervisor.stopped).toBe(0);
   });
 });
+
+describe('a stop signal while a worker is still starting', () => {
+  const stopSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+  const signalListeners = new Map(stopSignals.map((signal) => [signal, process.listeners(signal)]));
+  const clusterListeners = cluster.listeners('exit');
+  let forked: FakeWorker[];
+  /** Whether a forked worker says it is ready at once. */
+  let readyAtOnce: boolean;
+
+  beforeEach(() => {
+    jest.useFakeTimers();
+    forked = [];
+    readyAtOnce = true;
+    jest.spyOn(cluster, 'fork').mockImplementation(() => {
+      const worker = new FakeWorker();
+      forked.push(worker);
+      if (readyAtOnce) {
+        void Promise.resolve().then(() =>
+          worker.emit('message', { type: WORKER_READY, ports: { rest: 1 } }),
+        );
+      }
+      return worker as unknown as Worker;
+    });
+  });
+
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+    for (const signal of stopSignals) {
+      for (const listener of process.listeners(signal)) {
+        if (!signalListeners.get(signal)!.includes(listener)) process.off(signal, listener);
+      }
+    }
+    for (const listener of cluster.listeners('exit')) {
+      if (!clusterListeners.includes(listener)) cluster.off('exit', listener as () => void);
+    }
+  });
+
+  /** What a starting worker does with the SIGTERM before it listens for signals: it dies of it. */
+  const diesOfSigterm = (worker: FakeWorker) => {
+    expect(worker.signals).toEqual(['SIGTERM']);
+    cluster.emit('exit', worker, null, 'SIGTERM');
+  };
+
+  it("exits 0 when the stop ends a crashed worker's replacement during its start-up", async () => {
+    const supervisor = await superviseWorkers({
+      workers: 1,
+      shutdownTimeoutMs: 1_000,
+      logger: silentLogger,
+    });
+    const [crashed] = forked as [FakeWorker];
+    readyAtOnce = false;
+    crashed.emit('exit', null, 'SIGKILL');
+    cluster.emit('exit', crashed, null, 'SIGKILL');
+    jest.advanceTimersByTime(100); // the first back-off
+    expect(forked).toHaveLength(2);
+    process.emit('SIGTERM', 'SIGTERM');
+    diesOfSigterm(forked[1]!);
+    expect(await supervisor.stopped).toBe(0);
+  });
+
+  it('stops rather than failing to start when the stop comes during the first start-up, and forks no more', async () => {
+    readyAtOnce = false;
+    const starting = superviseWorkers({
+      workers: 2,
+      shutdownTimeoutMs: 1_000,
+      logger: silentLogger,
+    });
+    process.emit('SIGTERM', 'SIGTERM');
+    const [first] = forked as [FakeWorker];
+    first.emit('exit', null, 'SIGTERM');
+    diesOfSigterm(first);
+    const supervisor = await starting;
+    expect(await supervisor.stopped).toBe(0);
+    expect(forked).toHaveLength(1);
+  });
+
+  it('forks no more workers when the first, stopped during its start-up, still says it is ready', async () => {
+    readyAtOnce = false;
+    const starting = superviseWorkers({
+      workers: 3,
+      shutdownTimeoutMs: 1_000,
+      logger: silentLogger,
+    });
+    process.emit('SIGTERM', 'SIGTERM');
+    const [first] = forked as [FakeWorker];
+    first.emit('message', { type: WORKER_READY, ports: { rest: 1 } });
+    const supervisor = await starting;
+    cluster.emit('exit', first, 0, null);
+    expect(await supervisor.stopped).toBe(0);
+    expect(forked).toHaveLength(1);
+  });
+});

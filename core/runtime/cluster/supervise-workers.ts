@@ -56,6 +56,7 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
   const { logger } = options;
   const backoff = new RestartBackoff(options.backoff);
   const live = new Map<Worker, number>(); // worker → when it was forked
+  const ready = new WeakSet<Worker>(); // the workers that said they are serving
   const restarts = new Set<NodeJS.Timeout>();
   let started = false;
   let stopping = false;
@@ -77,6 +78,7 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
       const onMessage = (message: unknown) => {
         if (!isWorkerReady(message)) return;
         worker.off('message', onMessage);
+        ready.add(worker);
         resolve(message);
       };
       worker.on('message', onMessage);
@@ -94,7 +96,10 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
     const forkedAt = live.get(worker) ?? Date.now();
     live.delete(worker);
     if (stopping) {
-      if (code !== 0) exitCode = 1;
+      // A worker still starting when the stop came may end by that SIGTERM before it hears
+      // signals (while node loads its modules): it held no request, so it stopped cleanly.
+      const stoppedWhileStarting = signal === 'SIGTERM' && !ready.has(worker);
+      if (code !== 0 && !stoppedWhileStarting) exitCode = 1;
       if (live.size === 0) allStopped();
       return;
     }
@@ -140,13 +145,21 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
   let ports: WorkerReady['ports'];
   try {
     ({ ports } = await fork('first'));
-    await Promise.all(Array.from({ length: options.workers - 1 }, () => fork('other')));
+    // A stop signal during the first worker's start-up forks no more.
+    if (!stopping) {
+      await Promise.all(Array.from({ length: options.workers - 1 }, () => fork('other')));
+    }
   } catch (error) {
+    // A worker that ends because a stop signal came during the start-up has not failed.
+    const stoppedBySignal = stopping;
     stop({ reason: 'a worker failed to start' });
     await whenAllStopped;
-    throw error;
+    if (!stoppedBySignal) throw error;
+    return { pids, stopped: Promise.resolve(exitCode) };
   }
-  started = true;
-  logger.info({ workers: pids(), ports }, 'workers ready');
+  if (!stopping) {
+    started = true;
+    logger.info({ workers: pids(), ports }, 'workers ready');
+  }
   return { pids, stopped: whenAllStopped.then(() => exitCode) };
 }
