@@ -83,7 +83,7 @@ describe("the WORKERS primary's kill deadline on shutdown", () => {
   });
 });
 
-describe('a stop signal while a worker is still starting', () => {
+describe('the primary while a worker is still starting', () => {
   const stopSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
   const signalListeners = new Map(stopSignals.map((signal) => [signal, process.listeners(signal)]));
   const clusterListeners = cluster.listeners('exit');
@@ -173,5 +173,24 @@ describe('a stop signal while a worker is still starting', () => {
     cluster.emit('exit', first, 0, null);
     expect(await supervisor.stopped).toBe(0);
     expect(forked).toHaveLength(1);
+  });
+
+  it('restarts a worker that started and then crashed while the others were starting', async () => {
+    // The first worker is ready at once; the second only when the test says so.
+    const starting = superviseWorkers({
+      workers: 2,
+      shutdownTimeoutMs: 1_000,
+      logger: silentLogger,
+    });
+    readyAtOnce = false;
+    for (let turn = 0; turn < 10 && forked.length < 2; turn += 1) await Promise.resolve();
+    const [first, second] = forked as [FakeWorker, FakeWorker];
+    expect(second).toBeDefined();
+    first.emit('exit', null, 'SIGKILL');
+    cluster.emit('exit', first, null, 'SIGKILL');
+    second.emit('message', { type: WORKER_READY, ports: { rest: 1 } });
+    await starting;
+    jest.advanceTimersByTime(100); // the first back-off
+    expect(forked).toHaveLength(3);
   });
 });

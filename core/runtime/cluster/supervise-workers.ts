@@ -103,7 +103,9 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
       if (live.size === 0) allStopped();
       return;
     }
-    if (!started) return; // start-up failures reject the start below
+    // Start-up failures reject the start below; a worker that had started and ends while the
+    // others start is a crash like any other (ignored, the service ran one worker short).
+    if (!started && !ready.has(worker)) return;
     const delay = backoff.next(Date.now() - forkedAt);
     logger.error(
       { worker: worker.process.pid, code, signal, restartInMs: delay },
