@@ -37,6 +37,12 @@ const isResponse = (message: unknown): message is MetricsResponse =>
   message !== null &&
   (message as { type?: unknown }).type === RESPONSE;
 
+/** Series that only grow: what a worker counted stays counted after it exits. */
+const isCumulative = (metric: object): boolean => {
+  const type = (metric as { type?: unknown }).type;
+  return type === 'counter' || type === 'histogram';
+};
+
 interface Pending {
   resolve(metrics: WorkerSamples): void;
   reject(error: Error): void;
@@ -46,13 +52,21 @@ interface Pending {
  * What the primary serves with WORKERS: the sum of the samples of every worker that has started
  * (said it is ready). prom-client's own `clusterMetrics` asks every forked worker, and a worker
  * still starting (a replacement after a crash) has no listener yet: the scrape then waited 5 s
- * for it and failed. A worker that exits while it is asked counts as having nothing to add (its
- * counters went with it); a ready worker that does not answer in time fails the scrape, as
+ * for it and failed. A ready worker that does not answer in time fails the scrape, as
  * prom-client's aggregator does.
+ *
+ * The counters and histograms of a worker that exited stay in the sums at the values of its last
+ * answer: without them a crash or a restart made every summed counter go down, which Prometheus
+ * reads as a reset, and `rate()` then counts the survivors' whole totals again as new. Only what
+ * the worker counted after its last scrape is lost. Gauges (memory, queues) go with the worker.
  */
 export function readyWorkersMetrics(source: MetricsWorkerSource = cluster): MetricsSource {
   const ready = new Set<MetricsWorker>();
   const pending = new Map<number, Map<MetricsWorker, Pending>>();
+  /** Each ready worker's last answer. */
+  const lastAnswers = new Map<MetricsWorker, WorkerSamples>();
+  /** The cumulative samples of every worker that exited, summed into one registry's worth. */
+  let retired: object[] = [];
   let nextRequest = 0;
 
   source.on('message', (worker, message) => {
@@ -66,11 +80,20 @@ export function readyWorkersMetrics(source: MetricsWorkerSource = cluster): Metr
     if (message.error !== undefined) {
       const reason = typeof message.error === 'string' ? message.error : 'collecting failed';
       waiting.reject(new Error(`a worker's metrics: ${reason}`));
-    } else
-      waiting.resolve(Array.isArray(message.metrics) ? (message.metrics as WorkerSamples) : []);
+    } else {
+      const samples = Array.isArray(message.metrics) ? (message.metrics as WorkerSamples) : [];
+      if (ready.has(worker)) lastAnswers.set(worker, samples);
+      waiting.resolve(samples);
+    }
   });
   source.on('exit', (worker) => {
     ready.delete(worker);
+    const last = lastAnswers.get(worker);
+    lastAnswers.delete(worker);
+    if (last) {
+      const kept = [retired, ...last.map((registry) => registry.filter(isCumulative))];
+      retired = AggregatorRegistry.aggregate(kept).getMetricsAsArray();
+    }
     for (const request of pending.values()) request.get(worker)?.resolve([]);
   });
 
@@ -100,7 +123,7 @@ export function readyWorkersMetrics(source: MetricsWorkerSource = cluster): Metr
       try {
         const asked = [...ready].filter((worker) => worker.isConnected());
         const answers = await Promise.all(asked.map((worker) => ask(requestId, worker, request)));
-        return await AggregatorRegistry.aggregate(answers.flat()).metrics();
+        return await AggregatorRegistry.aggregate([...answers.flat(), retired]).metrics();
       } finally {
         pending.delete(requestId);
       }

@@ -216,4 +216,37 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
     expect(scrapes.filter((s) => s.status !== 200 || s.ms > 2000)).toEqual([]);
     expect((await scrape(metricsPort)).status).toBe(200);
   });
+
+  it("keeps a killed worker's counts in the sums: no summed counter goes down", async () => {
+    const counted = (text: string) => ({
+      restCreates: sampleValue(text, 'shortlink_requests_total', {
+        gateway: 'rest',
+        operation: 'create',
+        code: '0',
+      }),
+      grpcCreates: sampleValue(text, 'shortlink_requests_total', {
+        gateway: 'grpc',
+        operation: 'create',
+        code: '0',
+      }),
+      restLinks: sampleValue(text, 'shortlink_links_created_total', { gateway: 'rest' }),
+    });
+    const before = counted((await scrape(metricsPort)).text);
+    expect(before.restCreates).toBeGreaterThan(0);
+    const ready = service
+      .output()
+      .split('\n')
+      .filter((line) => /"msg":"(workers ready|worker restarted)"/.test(line));
+    const [victim] = (JSON.parse(ready[ready.length - 1]!) as { workers: number[] }).workers;
+    const restartsBefore = service.output().split('"msg":"worker restarted"').length;
+    process.kill(victim!, 'SIGKILL');
+    await eventually(
+      () => service.output().split('"msg":"worker restarted"').length > restartsBefore,
+      'the replacement',
+      30_000,
+    );
+    const answer = await scrape(metricsPort);
+    expect(promtoolCheck(answer.text)).toEqual({ status: 0, output: '' });
+    expect(counted(answer.text)).toEqual(before);
+  });
 });
