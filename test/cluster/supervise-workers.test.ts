@@ -11,28 +11,26 @@ class FakeWorker extends EventEmitter {
   readonly process = { pid: 4242, kill: (signal: string) => this.signals.push(signal) };
 }
 
-describe("the WORKERS primary's kill deadline on shutdown", () => {
-  let worker: FakeWorker;
-  const stopSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-  const signalListeners = new Map(stopSignals.map((signal) => [signal, process.listeners(signal)]));
-  const clusterListeners = cluster.listeners('exit');
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
+/**
+ * Fake timers and a `cluster.fork` that hands out the worker `make` gives, for each test of the
+ * describe it is called in; after each, the signal and cluster listeners the primary added are
+ * removed, so the next test (and jest itself) sees the process as it was.
+ */
+function withFakeCluster(make: () => FakeWorker): void {
+  const signalListeners = new Map(
+    STOP_SIGNALS.map((signal) => [signal, process.listeners(signal)]),
+  );
+  const clusterListeners = cluster.listeners('exit');
   beforeEach(() => {
     jest.useFakeTimers();
-    worker = new FakeWorker();
-    jest.spyOn(cluster, 'fork').mockImplementation(() => {
-      // Ready as soon as the primary listens for it.
-      void Promise.resolve().then(() =>
-        worker.emit('message', { type: WORKER_READY, ports: { rest: 1 } }),
-      );
-      return worker as unknown as Worker;
-    });
+    jest.spyOn(cluster, 'fork').mockImplementation(() => make() as unknown as Worker);
   });
-
   afterEach(() => {
     jest.useRealTimers();
     jest.restoreAllMocks();
-    for (const signal of stopSignals) {
+    for (const signal of STOP_SIGNALS) {
       for (const listener of process.listeners(signal)) {
         if (!signalListeners.get(signal)!.includes(listener)) process.off(signal, listener);
       }
@@ -41,6 +39,20 @@ describe("the WORKERS primary's kill deadline on shutdown", () => {
       if (!clusterListeners.includes(listener)) cluster.off('exit', listener as () => void);
     }
   });
+}
+
+/** A worker that says it is ready as soon as the primary listens for it. */
+function readyWorker(): FakeWorker {
+  const worker = new FakeWorker();
+  void Promise.resolve().then(() =>
+    worker.emit('message', { type: WORKER_READY, ports: { rest: 1 } }),
+  );
+  return worker;
+}
+
+describe("the WORKERS primary's kill deadline on shutdown", () => {
+  let worker: FakeWorker;
+  withFakeCluster(() => (worker = readyWorker()));
 
   async function stopWith(shutdownTimeoutMs: number, waitedMs: number) {
     const supervisor = await superviseWorkers({
@@ -69,13 +81,14 @@ describe("the WORKERS primary's kill deadline on shutdown", () => {
   });
 
   it('stops the workers gracefully on SIGHUP, as one process does, rather than dying at once', async () => {
+    const sighupListenersBefore = process.listenerCount('SIGHUP');
     const supervisor = await superviseWorkers({
       workers: 1,
       shutdownTimeoutMs: 1_000,
       logger: silentLogger,
     });
     // Unheard, a SIGHUP ends the primary at once and every worker with it, mid-request.
-    expect(process.listenerCount('SIGHUP')).toBeGreaterThan(signalListeners.get('SIGHUP')!.length);
+    expect(process.listenerCount('SIGHUP')).toBeGreaterThan(sighupListenersBefore);
     process.emit('SIGHUP', 'SIGHUP');
     expect(worker.signals).toEqual(['SIGTERM']);
     cluster.emit('exit', worker, 0, null);
@@ -84,40 +97,17 @@ describe("the WORKERS primary's kill deadline on shutdown", () => {
 });
 
 describe('the primary while a worker is still starting', () => {
-  const stopSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-  const signalListeners = new Map(stopSignals.map((signal) => [signal, process.listeners(signal)]));
-  const clusterListeners = cluster.listeners('exit');
   let forked: FakeWorker[];
   /** Whether a forked worker says it is ready at once. */
   let readyAtOnce: boolean;
-
+  withFakeCluster(() => {
+    const worker = readyAtOnce ? readyWorker() : new FakeWorker();
+    forked.push(worker);
+    return worker;
+  });
   beforeEach(() => {
-    jest.useFakeTimers();
     forked = [];
     readyAtOnce = true;
-    jest.spyOn(cluster, 'fork').mockImplementation(() => {
-      const worker = new FakeWorker();
-      forked.push(worker);
-      if (readyAtOnce) {
-        void Promise.resolve().then(() =>
-          worker.emit('message', { type: WORKER_READY, ports: { rest: 1 } }),
-        );
-      }
-      return worker as unknown as Worker;
-    });
-  });
-
-  afterEach(() => {
-    jest.useRealTimers();
-    jest.restoreAllMocks();
-    for (const signal of stopSignals) {
-      for (const listener of process.listeners(signal)) {
-        if (!signalListeners.get(signal)!.includes(listener)) process.off(signal, listener);
-      }
-    }
-    for (const listener of cluster.listeners('exit')) {
-      if (!clusterListeners.includes(listener)) cluster.off('exit', listener as () => void);
-    }
   });
 
   /** What a starting worker does with the SIGTERM before it listens for signals: it dies of it. */
