@@ -122,8 +122,11 @@ export function readyWorkersMetrics(source: MetricsWorkerSource = cluster): Metr
       pending.set(requestId, request);
       try {
         const asked = [...ready].filter((worker) => worker.isConnected());
-        const answers = await Promise.all(asked.map((worker) => ask(requestId, worker, request)));
-        return await AggregatorRegistry.aggregate([...answers.flat(), retired]).metrics();
+        await Promise.all(asked.map((worker) => ask(requestId, worker, request)));
+        // Summed from the state, not from this scrape's answers: a worker that answered and then
+        // exited before the others did is in `retired` now, and must not count twice.
+        const live = [...lastAnswers.values()].flat();
+        return await AggregatorRegistry.aggregate([...live, retired]).metrics();
       } finally {
         pending.delete(requestId);
       }

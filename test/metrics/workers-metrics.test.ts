@@ -1,0 +1,58 @@
+import { EventEmitter } from 'node:events';
+import { WORKER_READY } from '../../core/runtime';
+import { readyWorkersMetrics, type MetricsWorker } from '../../gateway-http/workers-metrics';
+
+/** A worker as the primary's aggregator sees it: it records the requests sent to it. */
+class FakeWorker implements MetricsWorker {
+  readonly requests: number[] = [];
+  send(message: unknown): boolean {
+    this.requests.push((message as { requestId: number }).requestId);
+    return true;
+  }
+  isConnected(): boolean {
+    return true;
+  }
+}
+
+/** One worker's answer (prom-client's getMetricsAsJSON per registry) with one counter. */
+const counted = (value: number) => [
+  [
+    {
+      help: 'h',
+      name: 'c_total',
+      type: 'counter',
+      aggregator: 'sum',
+      values: [{ value, labels: {} }],
+    },
+  ],
+];
+
+const counterIn = (text: string) => Number(/^c_total (\S+)$/m.exec(text)?.[1]);
+
+describe('the WORKERS primary sums the workers that started', () => {
+  it('counts a worker that answered and then exited during the same scrape once', async () => {
+    const cluster = new EventEmitter();
+    const metrics = readyWorkersMetrics(cluster);
+    const [a, b] = [new FakeWorker(), new FakeWorker()];
+    for (const worker of [a, b]) cluster.emit('message', worker, { type: WORKER_READY, ports: {} });
+    const answer = (worker: FakeWorker, value: number) =>
+      cluster.emit('message', worker, {
+        type: 'prom-client:getMetricsRes',
+        requestId: worker.requests.at(-1),
+        metrics: counted(value),
+      });
+
+    const first = metrics.metrics();
+    answer(a, 5);
+    cluster.emit('exit', a); // A answered, then crashed before B answered.
+    answer(b, 3);
+    const second = (async () => {
+      const text = await first;
+      const next = metrics.metrics();
+      answer(b, 3);
+      return [text, await next];
+    })();
+    // A's 5 counted once, live or retired: the sum must not fall back on the next scrape.
+    expect((await second).map(counterIn)).toEqual([8, 8]);
+  });
+});
