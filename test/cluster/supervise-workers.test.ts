@@ -183,4 +183,26 @@ describe('the primary while a worker is still starting', () => {
     jest.advanceTimersByTime(100); // the first back-off
     expect(forked).toHaveLength(3);
   });
+
+  it('replaces a replacement that dies in its own start-up while the others still start', async () => {
+    const starting = superviseWorkers({
+      workers: 2,
+      shutdownTimeoutMs: 1_000,
+      logger: silentLogger,
+    });
+    readyAtOnce = false;
+    for (let turn = 0; turn < 10 && forked.length < 2; turn += 1) await Promise.resolve();
+    const [first, second] = forked as [FakeWorker, FakeWorker];
+    first.emit('exit', null, 'SIGKILL');
+    cluster.emit('exit', first, null, 'SIGKILL'); // the first crashes while the second starts
+    jest.advanceTimersByTime(100); // its replacement is forked
+    expect(forked).toHaveLength(3);
+    const replacement = forked[2]!;
+    replacement.emit('exit', 1, null);
+    cluster.emit('exit', replacement, 1, null); // and dies while starting, the second still starting
+    second.emit('message', { type: WORKER_READY, ports: { rest: 1 } });
+    await starting;
+    jest.advanceTimersByTime(60_000);
+    expect(forked).toHaveLength(4); // replaced in turn, not left one worker short
+  });
 });

@@ -66,10 +66,13 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
 
   holdClusterRateLimits();
 
-  const fork = (role: WorkerRole) =>
+  /** The workers the start-up sequence forks: their failure to start fails the start. */
+  const startupWorkers = new Set<Worker>();
+  const fork = (role: WorkerRole, atStartup = false) =>
     new Promise<WorkerReady>((resolve, reject) => {
       const worker = cluster.fork({ [WORKER_ROLE_ENV]: role });
       live.set(worker, Date.now());
+      if (atStartup) startupWorkers.add(worker);
       // A message sent without a callback to a worker that has just died reports EPIPE as an
       // 'error' event on the worker; unheard, it would stop the primary and every other worker.
       worker.on('error', (error) =>
@@ -103,9 +106,10 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
       if (live.size === 0) allStopped();
       return;
     }
-    // Start-up failures reject the start below; a worker that had started and ends while the
-    // others start is a crash like any other (ignored, the service ran one worker short).
-    if (!started && !ready.has(worker)) return;
+    // A start-up worker that never became ready rejects the start below. Any other exit is a
+    // crash like any other, replaced: a start-up worker that had started and ends while the
+    // others start, and a replacement (forked during the start-up too) that dies while starting.
+    if (!started && startupWorkers.has(worker) && !ready.has(worker)) return;
     const delay = backoff.next(Date.now() - forkedAt);
     logger.error(
       { worker: worker.process.pid, code, signal, restartInMs: delay },
@@ -146,10 +150,10 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
 
   let ports: WorkerReady['ports'];
   try {
-    ({ ports } = await fork('first'));
+    ({ ports } = await fork('first', true));
     // A stop signal during the first worker's start-up forks no more.
     if (!stopping) {
-      await Promise.all(Array.from({ length: options.workers - 1 }, () => fork('other')));
+      await Promise.all(Array.from({ length: options.workers - 1 }, () => fork('other', true)));
     }
   } catch (error) {
     // A worker that ends because a stop signal came during the start-up has not failed.
