@@ -12,6 +12,9 @@ export const ORGANIZATION_KEY_PREFIX = 'slorg_';
  */
 export const MIN_CHOSEN_SECRET_LENGTH = 24;
 
+/** What hashSecret writes, and what a secret given as its hash must be: SHA-256, lower-case hex. */
+export const SECRET_HASH_PATTERN = /^[0-9a-f]{64}$/;
+
 const randomPart = customAlphabet(BASE62_ALPHABET, 40);
 
 /**

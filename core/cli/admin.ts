@@ -1,4 +1,5 @@
 import type { Provisioner } from '../provisioning/provisioner';
+import { isLinkScheme } from '../provisioning/link-domain';
 import { ProvisioningError } from '../provisioning/provisioner';
 import { loadConfig } from '../runtime/config';
 import {
@@ -34,7 +35,7 @@ export async function runAdminCommand(
   switch (command) {
     case 'org create': {
       const scheme = optional(options, 'scheme') ?? 'https';
-      if (scheme !== 'https' && scheme !== 'http') {
+      if (!isLinkScheme(scheme)) {
         throw new ProvisioningError('--scheme must be https or http');
       }
       const name = optional(options, 'name');

@@ -28,6 +28,20 @@ export const longUrlSchema = z
     return { text, parsed };
   });
 
+/**
+ * Whether `value` is an alias as the rules define one: 1 to MAX_ALIAS_LENGTH characters from
+ * ALIAS_CHARACTERS. What aliasSchema accepts of a non-empty chosen alias, and what a generated
+ * alias must be.
+ */
+export function isAlias(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= MAX_ALIAS_LENGTH &&
+    ALIAS_CHARACTERS.test(value)
+  );
+}
+
 export const aliasSchema = z
   .string()
   .max(MAX_ALIAS_LENGTH)

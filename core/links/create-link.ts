@@ -11,9 +11,9 @@ import type { UrlVerdict } from '../ports/url-guard';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { limitPerToken } from '../rate-limit/limit-per-token';
 import {
-  ALIAS_CHARACTERS,
   createLinkRequestSchema,
   fieldsError,
+  isAlias,
   MAX_ALIAS_LENGTH,
 } from './create-link-input';
 import { requireObjectBody } from './require-object-body';
@@ -83,14 +83,7 @@ async function insertOne(ctx: GroupContext, link: NewLink): Promise<LinkRecord |
  */
 function generatedAlias(ctx: GroupContext): string {
   const alias: unknown = ctx.deps.aliasGenerator.generate();
-  if (
-    typeof alias === 'string' &&
-    alias.length > 0 &&
-    alias.length <= MAX_ALIAS_LENGTH &&
-    ALIAS_CHARACTERS.test(alias)
-  ) {
-    return alias;
-  }
+  if (isAlias(alias)) return alias;
   const shown = typeof alias === 'string' ? JSON.stringify(alias.slice(0, 80)) : typeof alias;
   throw new Error(
     `the alias generator returned ${shown}, not an alias of 1 to ${MAX_ALIAS_LENGTH} letters, ` +

@@ -1,4 +1,10 @@
+import type { LinkScheme } from '../ports/identity-store';
 import { parseHostText, withoutTrailingDot } from '../url-guard/host';
+
+/** Whether `value` is a link domain's scheme: what every short URL of the domain starts with. */
+export function isLinkScheme(value: unknown): value is LinkScheme {
+  return value === 'https' || value === 'http';
+}
 
 /**
  * Normalises a link domain (`host` or `host:port`) with the WHATWG URL parser: lower case,

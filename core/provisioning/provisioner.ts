@@ -4,6 +4,7 @@ import {
   generateToken,
   hashSecret,
   MIN_CHOSEN_SECRET_LENGTH,
+  SECRET_HASH_PATTERN,
 } from '../auth/secrets';
 import type { Clock } from '../ports/clock';
 import type {
@@ -18,7 +19,7 @@ import {
   OrganizationExistsError,
   TokenTakenError,
 } from '../errors/shortlink-error';
-import { normalizeLinkDomain } from './link-domain';
+import { isLinkScheme, normalizeLinkDomain } from './link-domain';
 
 export class ProvisioningError extends Error {
   override readonly name = 'ProvisioningError';
@@ -84,17 +85,12 @@ export class Provisioner {
     const scheme = input.scheme ?? 'https';
     // Checked here, not only by the types: an embedder in plain JS reaches this too, and a link
     // domain's scheme is written into every short URL (`javascript://...` was).
-    if (scheme !== 'http' && scheme !== 'https') {
+    if (!isLinkScheme(scheme)) {
       throw new ProvisioningError(
         `organization "${id}": scheme must be "http" or "https", not ${JSON.stringify(scheme)}`,
       );
     }
-    const active = input.active ?? true;
-    if (typeof active !== 'boolean') {
-      throw new ProvisioningError(
-        `organization "${id}": active must be true or false, not ${JSON.stringify(active)}`,
-      );
-    }
+    const active = activeFlag(id, input.active ?? true);
     const { hash: keyHash, generated } = secretHash(
       `the secret key of organization "${id}"`,
       input.secretKey,
@@ -132,8 +128,9 @@ export class Provisioner {
   }
 
   async setOrganizationActive(id: string, active: boolean): Promise<Organization> {
+    const checked = activeFlag(id, active);
     const organization = await this.requireOrganization(id);
-    const updated = { ...organization, active };
+    const updated = { ...organization, active: checked };
     await this.identities.saveOrganization(updated);
     return updated;
   }
@@ -238,9 +235,6 @@ export class Provisioner {
   }
 }
 
-/** A SHA-256 in hex, as hashSecret writes it and a seed file gives it. */
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-
 /**
  * A secret given as its hash, given in clear, or generated — then returned (once) to the caller.
  * A given one is held to the seed file's rules (an embedder in plain JS reaches this too): a
@@ -254,7 +248,7 @@ function secretHash(
   generate: () => string,
 ): { hash: string; generated?: string } {
   if (hash !== undefined) {
-    if (typeof hash !== 'string' || !SHA256_HEX.test(hash)) {
+    if (typeof hash !== 'string' || !SECRET_HASH_PATTERN.test(hash)) {
       throw new ProvisioningError(
         `${what}: its hash must be a SHA-256 in 64 lower-case hex digits`,
       );
@@ -271,6 +265,17 @@ function secretHash(
   }
   const generated = generate();
   return { hash: hashSecret(generated), generated };
+}
+
+/**
+ * An organization's active flag, checked here and not only by the types: from plain JavaScript
+ * `'false'` would be stored, and read as true (the organization kept creating links).
+ */
+function activeFlag(id: string, active: unknown): boolean {
+  if (typeof active === 'boolean') return active;
+  throw new ProvisioningError(
+    `organization "${id}": active must be true or false, not ${JSON.stringify(active)}`,
+  );
 }
 
 function requireId(value: string, what: string): string {

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { hashSecret, MIN_CHOSEN_SECRET_LENGTH } from '../auth/secrets';
+import { hashSecret, MIN_CHOSEN_SECRET_LENGTH, SECRET_HASH_PATTERN } from '../auth/secrets';
 import { parseSeedText } from './seed-json';
 import { ProvisioningError, type Provisioner } from './provisioner';
 
-const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+const sha256Hex = z.string().regex(SECRET_HASH_PATTERN);
 // The message names the rule; zod's path names the field; the value itself is never repeated.
 const chosenSecret = z
   .string()

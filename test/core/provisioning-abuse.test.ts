@@ -193,6 +193,16 @@ describe('the Provisioner refuses what plain JavaScript can pass around the type
     expect(store.identities.snapshot().tokens).toEqual([]);
   });
 
+  it('refuses to set an active flag that is no boolean, leaving the organization as it was', async () => {
+    const store = createMemoryStore();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' });
+    await expect(provisioner.setOrganizationActive('acme', 'false' as never)).rejects.toThrow(
+      'active must be true or false',
+    );
+    expect(await store.identities.findOrganizationById('acme')).toMatchObject({ active: true });
+  });
+
   it('refuses a user whose organizations are not a list of ids, writing nothing', async () => {
     const store = createMemoryStore();
     const provisioner = new Provisioner(store.identities, systemClock);
