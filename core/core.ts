@@ -76,13 +76,16 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
         }
       },
       onError: (failure, path) => {
+        // Logged first: a `response` that cannot be written (frozen, not an object) fails the
+        // write below, and the caller still gets its failure, but the fault is not lost.
+        if (failure.isServerFault) {
+          (request.logger ?? full.logger).error(
+            { err: failure.cause ?? failure, procedure: path },
+            `${path} failed`,
+          );
+        }
         // A failure that says when to retry (code 23) tells the transport, as a 429 does.
         ctx.response.retryAfterSeconds ??= failure.retryAfterSeconds;
-        if (!failure.isServerFault) return;
-        (request.logger ?? full.logger).error(
-          { err: failure.cause ?? failure, procedure: path },
-          `${path} failed`,
-        );
       },
     });
   };

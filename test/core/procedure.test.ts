@@ -149,11 +149,15 @@ describe("createCaller's failure hook: the failure stands", () => {
   it('rejects with a ShortlinkError when the response object given cannot be written', async () => {
     const f = await createTestCore();
     for (const response of [5, Object.freeze({})]) {
+      const logs = captureLogs();
       const caller = f.core.createUntypedCaller({
         authorization: `Bearer ${f.token}`,
         response,
+        logger: logs.logger,
       });
       expect(await failureOf(caller.links.create(f.body()))).toMatchObject({ code: 1 });
+      // The fault is logged although writing the retry hint into `response` then fails too.
+      expect(logs.records().map((record) => record.msg)).toEqual(['links.create failed']);
     }
     expect(f.linkCount()).toBe(0);
   });
