@@ -63,7 +63,10 @@ export function unary<TRequest, TResponse>(
       return;
     }
     // Logged when it happens, so an abandoned call can be told from a slow one.
-    call.once('cancelled', () => logger.debug({ method }, 'call cancelled by deadline or client'));
+    // grpc-js also emits 'cancelled' when an answered call's stream closes: not logged then.
+    call.once('cancelled', () => {
+      if (!answered) logger.debug({ method }, 'call cancelled by deadline or client');
+    });
     const trailers = new Metadata();
     let outcome: Promise<TResponse>;
     try {

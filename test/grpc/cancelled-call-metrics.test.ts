@@ -1,4 +1,4 @@
-import { ShortlinkMetrics } from '../../core';
+import { createMemoryRateLimiter, ShortlinkMetrics, type RateLimiter } from '../../core';
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { captureLogs } from '../support/log-capture';
 import { gatedUrlGuard, waitUntil } from './gated-url-guard';
@@ -51,6 +51,71 @@ describe('a gRPC create cancelled while the core works on it', () => {
       expect(await timed()).toBe(0);
     } finally {
       gate.release();
+      await grpc.close();
+    }
+  }, 60000);
+});
+
+describe('a keyed gRPC replay cancelled while the core works on it', () => {
+  it('is not counted as a replay', async () => {
+    // The second call (the replay) is held at the rate-limit stage until released.
+    const limiter = createMemoryRateLimiter({ limit: 1000, keyPrefix: 'replay-test' });
+    let calls = 0;
+    let release!: () => void;
+    let markEntered!: () => void;
+    const open = new Promise<void>((resolve) => (release = resolve));
+    const entered = new Promise<void>((resolve) => (markEntered = resolve));
+    const gated: RateLimiter = {
+      limit: limiter.limit,
+      windowSeconds: limiter.windowSeconds,
+      peek: (key) => limiter.peek(key),
+      consume: async (key) => {
+        calls += 1;
+        if (calls === 2) {
+          markEntered();
+          await open;
+        }
+        return limiter.consume(key);
+      },
+    };
+    const logs = captureLogs();
+    const metrics = new ShortlinkMetrics({ processMetrics: false });
+    const { f, grpc } = await startGrpcOnTestCore(
+      { rateLimiter: gated },
+      { logger: logs.logger, metrics },
+    );
+    const replays = () =>
+      sampleOf(metrics, 'shortlink_idempotent_replays_total', { gateway: 'grpc' });
+    const keyed = () => {
+      const metadata = bearer(f.token);
+      metadata.set('idempotency-key', 'replay-cancelled-1');
+      return metadata;
+    };
+    try {
+      const request = CreateShortLinkRequest.fromPartial(validRequest(f));
+      await new Promise<void>((resolve, reject) =>
+        grpc.client.createShortLink(request, keyed(), (error) =>
+          error ? reject(error) : resolve(),
+        ),
+      );
+      // grpc-js also emits 'cancelled' when a completed call's stream closes: count from here.
+      const cancelled = () =>
+        logs.records().filter((record) => record.msg === 'call cancelled by deadline or client')
+          .length;
+      const call = grpc.client.createShortLink(request, keyed(), () => undefined);
+      await entered;
+      const before = cancelled();
+      call.cancel(); // the client goes away before its replay is answered
+      await waitUntil(() => cancelled() > before, 'the server saw the call end');
+      release();
+      await waitUntil(
+        () => logs.records().some((record) => record.msg === 'call aborted'),
+        'the late replay was dropped',
+      );
+      expect(await replays()).toBe(0);
+      expect(f.linkCount()).toBe(1);
+    } finally {
+      release();
       await grpc.close();
     }
   }, 60000);

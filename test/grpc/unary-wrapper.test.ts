@@ -89,6 +89,15 @@ describe('unary(): every call is answered exactly once', () => {
     ]);
   });
 
+  it("logs no cancellation for the 'cancelled' grpc-js emits when an answered call's stream closes", async () => {
+    const call = fakeCall();
+    const { answers, logs } = await run(() => Promise.resolve('done'), call);
+    expect(answers).toHaveLength(1);
+    call.cancelled = true;
+    call.emit('cancelled');
+    expect(logs.records().map((record) => record.msg)).toEqual(['call completed']);
+  });
+
   it('does not answer a call that ended while the handler ran', async () => {
     const call = fakeCall();
     let finish!: (value: string) => void;
