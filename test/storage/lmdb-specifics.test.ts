@@ -20,7 +20,9 @@ import { formatVersionIn } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
 import { within } from '../support/within';
 import { createTestCore } from '../support/core-fixture';
+import { MAX_DATABASES, openDatabases } from '../../core/adapters/lmdb/databases';
 import { FLUSH_TIMEOUT_MS } from '../../core/adapters/lmdb/flush-guard';
+import { LmdbLinkStore } from '../../core/adapters/lmdb/lmdb-link-store';
 import { insertNew, newLink, organization, settleAll } from './fixtures';
 
 jest.setTimeout(60_000);
@@ -347,5 +349,16 @@ describe('LMDB store: used after close', () => {
       { code: 23 },
     );
     await expect(core.ready()).rejects.toBeInstanceOf(BackendUnavailableError);
+  });
+
+  it('reports a read on an environment closed under the store as a storage failure (23)', async () => {
+    const path = await dirs.make();
+    const root = open({ path, maxDbs: MAX_DATABASES });
+    const links = new LmdbLinkStore(openDatabases(root), path);
+    await root.close();
+    // lmdb-js's own message ("Can not renew a transaction from a closed database") is not a bug.
+    await expect(links.findByAlias('acme.link', 'promo')).rejects.toBeInstanceOf(
+      BackendUnavailableError,
+    );
   });
 });
