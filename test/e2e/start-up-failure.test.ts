@@ -137,19 +137,23 @@ describe('a gateway that cannot start', () => {
 
   it('fails with its own error, naming no setting, when that is not a bind failure', async () => {
     const failure = new Error('the reflection service could not be built');
-    const started = startComposedService(loadConfig({ LOG_LEVEL: 'silent' }), silentLogger, {
-      gateways: {
-        a: () => ({
-          name: 'A',
-          host: '127.0.0.1',
-          port: 0,
-          portSetting: 'A_PORT',
-          listen: () => Promise.reject(failure),
-        }),
+    const started = startComposedService(
+      loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: ':memory:' }),
+      silentLogger,
+      {
+        gateways: {
+          a: () => ({
+            name: 'A',
+            host: '127.0.0.1',
+            port: 0,
+            portSetting: 'A_PORT',
+            listen: () => Promise.reject(failure),
+          }),
+        },
+        linkGateway: 'a',
+        mayProvisionDemo: false,
       },
-      linkGateway: 'a',
-      mayProvisionDemo: false,
-    });
+    );
     await expect(started).rejects.toBe(failure);
   });
 });
@@ -168,7 +172,7 @@ describe('the drain time of the gateways', () => {
       },
     });
     const service = await startComposedService(
-      loadConfig({ SHUTDOWN_TIMEOUT_MS: '10000', LOG_LEVEL: 'silent' }),
+      loadConfig({ SHUTDOWN_TIMEOUT_MS: '10000', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' }),
       silentLogger,
       { gateways: { a: fake('A'), b: fake('B') }, linkGateway: 'a', mayProvisionDemo: false },
     );
