@@ -165,8 +165,11 @@ describe('the primary while a worker is still starting', () => {
     expect(forked).toHaveLength(1);
   });
 
-  it('restarts a worker that started and then crashed while the others were starting', async () => {
-    // The first worker is ready at once; the second only when the test says so.
+  /**
+   * Two workers: the first ready at once, the second only when the test says so; the first then
+   * crashes while the second still starts.
+   */
+  async function firstCrashesWhileSecondStarts() {
     const starting = superviseWorkers({
       workers: 2,
       shutdownTimeoutMs: 1_000,
@@ -178,6 +181,11 @@ describe('the primary while a worker is still starting', () => {
     expect(second).toBeDefined();
     first.emit('exit', null, 'SIGKILL');
     cluster.emit('exit', first, null, 'SIGKILL');
+    return { starting, second };
+  }
+
+  it('restarts a worker that started and then crashed while the others were starting', async () => {
+    const { starting, second } = await firstCrashesWhileSecondStarts();
     second.emit('message', { type: WORKER_READY, ports: { rest: 1 } });
     await starting;
     jest.advanceTimersByTime(100); // the first back-off
@@ -185,17 +193,8 @@ describe('the primary while a worker is still starting', () => {
   });
 
   it('replaces a replacement that dies in its own start-up while the others still start', async () => {
-    const starting = superviseWorkers({
-      workers: 2,
-      shutdownTimeoutMs: 1_000,
-      logger: silentLogger,
-    });
-    readyAtOnce = false;
-    for (let turn = 0; turn < 10 && forked.length < 2; turn += 1) await Promise.resolve();
-    const [first, second] = forked as [FakeWorker, FakeWorker];
-    first.emit('exit', null, 'SIGKILL');
-    cluster.emit('exit', first, null, 'SIGKILL'); // the first crashes while the second starts
-    jest.advanceTimersByTime(100); // its replacement is forked
+    const { starting, second } = await firstCrashesWhileSecondStarts();
+    jest.advanceTimersByTime(100); // the first one's replacement is forked
     expect(forked).toHaveLength(3);
     const replacement = forked[2]!;
     replacement.emit('exit', 1, null);
