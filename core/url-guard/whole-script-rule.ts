@@ -7,6 +7,10 @@ import { block, pass, type UrlRule } from './rule';
 const NEUTRAL = /^[0-9-]$/;
 const LATIN_OR_NEUTRAL = /^[\p{Script=Latin}0-9-]*$/u;
 const ASCII_LETTER = /^[a-z]$/;
+// A combining dot above on i, j, l or the dotless ı, ȷ draws the plain letter (`ı̇` is `i`), so
+// Chromium's spoof checker refuses it there; it adds a look-alike rather than ending one.
+const DOT_ABOVE = '\u0307';
+const TAKES_DOT_ABOVE = /^[ijlıȷ]$/;
 
 /**
  * Refuses a name with a whole-script look-alike label, as Chromium's IDN policy does: a label
@@ -48,9 +52,14 @@ export const wholeScriptRule: UrlRule = {
 function lookalikeReading(label: string, script: LookalikeScript): string | null {
   let reading = '';
   let lookalikes = 0;
+  let previous = '';
   for (const character of label) {
+    const after = previous;
+    previous = character;
     const twin = script.letters.get(character);
-    if (twin !== undefined) {
+    if (script.script === 'Latin' && character === DOT_ABOVE && TAKES_DOT_ABOVE.test(after)) {
+      lookalikes += 1;
+    } else if (twin !== undefined) {
       reading += twin;
       lookalikes += 1;
     } else if (

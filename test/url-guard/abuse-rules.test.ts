@@ -88,6 +88,10 @@ describe('anti-phishing rules against abuse (REST and gRPC)', () => {
     ['https://аррӏе.com/', 'аррӏе', 'Cyrillic', 'apple'],
     ['https://login.xn--80ak6aa92e.com/', 'аррӏе', 'Cyrillic', 'apple'],
     ['https://gıthub.com/login', 'gıthub', 'Latin', 'github'],
+    // A combining dot above makes the dotless ı (or a plain i) draw exactly as "i".
+    ['https://g\u0131\u0307thub.com/', 'g\u0131\u0307thub', 'Latin', 'github'],
+    ['https://gi\u0307thub.com/', 'gi\u0307thub', 'Latin', 'github'],
+    ['https://xn--gthub-n4a404a.com/', 'g\u0131\u0307thub', 'Latin', 'github'],
     ['https://οκ.com/', 'οκ', 'Greek', 'ok'],
   ])('refuses the whole-script look-alike %s', async (url, label, script, reading) => {
     expect(await outcome(served!, url)).toEqual({
@@ -104,6 +108,8 @@ describe('anti-phishing rules against abuse (REST and gRPC)', () => {
     'https://пример.com/', // Cyrillic, but not every letter reads as Latin
     'https://bücher.de/',
     'https://ılık.com.tr/',
+    'https://i\u0307stanbul.com.tr/', // İSTANBUL in lower case, where Turkish is written
+    'https://paypa\u0301l.com/', // an accent that draws no ASCII letter
     'https://www.example.com/',
   ])('lets %s through', async (url) => {
     expect((await outcome(served!, url)).code).toBe(0);
