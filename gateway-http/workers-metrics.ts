@@ -43,8 +43,9 @@ const isCumulative = (metric: object): boolean => {
   return type === 'counter' || type === 'histogram';
 };
 
+/** A worker's answer awaited by a scrape; the samples themselves go to `lastAnswers`. */
 interface Pending {
-  resolve(metrics: WorkerSamples): void;
+  resolve(): void;
   reject(error: Error): void;
 }
 
@@ -83,7 +84,7 @@ export function readyWorkersMetrics(source: MetricsWorkerSource = cluster): Metr
     } else {
       const samples = Array.isArray(message.metrics) ? (message.metrics as WorkerSamples) : [];
       if (ready.has(worker)) lastAnswers.set(worker, samples);
-      waiting.resolve(samples);
+      waiting.resolve();
     }
   });
   source.on('exit', (worker) => {
@@ -94,11 +95,11 @@ export function readyWorkersMetrics(source: MetricsWorkerSource = cluster): Metr
       const kept = [retired, ...last.map((registry) => registry.filter(isCumulative))];
       retired = AggregatorRegistry.aggregate(kept).getMetricsAsArray();
     }
-    for (const request of pending.values()) request.get(worker)?.resolve([]);
+    for (const request of pending.values()) request.get(worker)?.resolve();
   });
 
   const ask = (requestId: number, worker: MetricsWorker, request: Map<MetricsWorker, Pending>) =>
-    new Promise<WorkerSamples>((resolve, reject) => {
+    new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`no metrics from a worker in ${WORKER_METRICS_TIMEOUT_MS} ms`)),
         WORKER_METRICS_TIMEOUT_MS,
@@ -108,7 +109,7 @@ export function readyWorkersMetrics(source: MetricsWorkerSource = cluster): Metr
         request.delete(worker);
       };
       request.set(worker, {
-        resolve: (metrics) => (settle(), resolve(metrics)),
+        resolve: () => (settle(), resolve()),
         reject: (error) => (settle(), reject(error)),
       });
       worker.send({ type: REQUEST, requestId });
