@@ -13,6 +13,7 @@ export {
   BackendUnavailableError,
   LinkDomainTakenError,
   OrganizationExistsError,
+  OrganizationKeyTakenError,
   TokenTakenError,
   BACKEND_RETRY_AFTER_SECONDS,
   toShortlinkError,

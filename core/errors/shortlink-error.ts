@@ -79,6 +79,24 @@ export class OrganizationExistsError extends Error {
 }
 
 /**
+ * An organization saved with a key hash another organization holds. Every store refuses it in its
+ * atomic write (a unique key), so one organization's key never resolves to another. The message
+ * holds no secret.
+ */
+export class OrganizationKeyTakenError extends Error {
+  constructor(
+    readonly organizationId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `organization "${organizationId}": its key hash belongs to another organization`,
+      options,
+    );
+    this.name = 'OrganizationKeyTakenError';
+  }
+}
+
+/**
  * A token hash saved for a user while another user holds it. The store checks it in the same
  * atomic write and changes nothing, so a token never changes hands. The message holds no secret.
  */

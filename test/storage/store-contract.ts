@@ -1,6 +1,7 @@
 import {
   LinkDomainTakenError,
   OrganizationExistsError,
+  OrganizationKeyTakenError,
   TokenTakenError,
   ShortlinkError,
   type CompletedRecord,
@@ -221,6 +222,9 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       const copycat = organization({ id: 'copycat', domain: 'copycat.link' });
       await expect(store.identities.saveOrganization(copycat)).rejects.toThrow(
         /another organization/,
+      );
+      await expect(store.identities.saveOrganization(copycat)).rejects.toBeInstanceOf(
+        OrganizationKeyTakenError,
       );
       await expect(store.identities.findOrganizationByKeyHash('a'.repeat(64))).resolves.toEqual(
         organization(),

@@ -2,6 +2,7 @@ import type * as ports from '../../ports/identity-store';
 import {
   LinkDomainTakenError,
   OrganizationExistsError,
+  OrganizationKeyTakenError,
   TokenTakenError,
 } from '../../errors/shortlink-error';
 import type { LmdbDatabases } from './databases';
@@ -91,11 +92,7 @@ export class LmdbIdentityStore implements ports.IdentityStore {
       });
       if (outcome === 'exists') throw new OrganizationExistsError(stored.id);
       if (outcome === 'domain_in_use') throw new LinkDomainTakenError(stored.domain);
-      if (outcome === 'key_in_use') {
-        throw new Error(
-          `organization "${stored.id}": its key hash belongs to another organization`,
-        );
-      }
+      if (outcome === 'key_in_use') throw new OrganizationKeyTakenError(stored.id);
     });
   }
 

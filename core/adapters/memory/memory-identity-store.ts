@@ -1,6 +1,7 @@
 import {
   LinkDomainTakenError,
   OrganizationExistsError,
+  OrganizationKeyTakenError,
   TokenTakenError,
 } from '../../errors/shortlink-error';
 import type * as ports from '../../ports/identity-store';
@@ -62,11 +63,7 @@ export class MemoryIdentityStore implements ports.IdentityStore {
     // hand its key to this one (and its next rotation would unindex this one's key).
     const keyHolder = this.organizationsByKeyHash.get(organization.keyHash);
     if (keyHolder !== undefined && keyHolder.id !== organization.id) {
-      return Promise.reject(
-        new Error(
-          `organization "${organization.id}": its key hash belongs to another organization`,
-        ),
-      );
+      return Promise.reject(new OrganizationKeyTakenError(organization.id));
     }
     const previous = this.organizations.get(organization.id);
     if (previous) {

@@ -2,6 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import {
   LinkDomainTakenError,
   OrganizationExistsError,
+  OrganizationKeyTakenError,
   TokenTakenError,
 } from '../../errors/shortlink-error';
 import type * as ports from '../../ports/identity-store';
@@ -115,9 +116,7 @@ export class MongoIdentityStore implements ports.IdentityStore {
         throw new LinkDomainTakenError(organization.domain, { cause: error });
       }
       if (isDuplicateKeyOn(error, INDEXES.organizationKeyHash)) {
-        throw new Error(`organization "${id}": its key is already used by another organization`, {
-          cause: error,
-        });
+        throw new OrganizationKeyTakenError(id, { cause: error });
       }
       throw error;
     }
