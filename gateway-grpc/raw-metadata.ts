@@ -19,16 +19,15 @@ interface StreamEvents {
   ): unknown;
 }
 
-const sayable = (value: string) =>
-  GRPC_TEXT_VALUE.test(value) ? value : value.replace(OUTSIDE_GRPC_TEXT, ' ');
-
 /**
- * The same for an `authorization` value, with `?`: a character no `Bearer <token>` holds. A space
- * would make `Bearer\u00a0<token>` or a token with a trailing no-break space a valid header, which
- * over REST (where node keeps such a byte) is malformed, code 10.
+ * `value` with each character grpc-js would refuse replaced by `standIn`, a character that keeps
+ * the value malformed for the core: a space in an `idempotency-key` (a key has none; `?` would be
+ * a valid key character), `?` in `authorization` (a space would make `Bearer\u00a0<token>`, or a
+ * token with a trailing no-break space, a valid header, which over REST is malformed, code 10).
  */
-const sayableAuthorization = (value: string) =>
-  GRPC_TEXT_VALUE.test(value) ? value : value.replace(OUTSIDE_GRPC_TEXT, '?');
+const sayable = (value: string, standIn: ' ' | '?') =>
+  GRPC_TEXT_VALUE.test(value) ? value : value.replace(OUTSIDE_GRPC_TEXT, standIn);
+const sayableKey = (value: string) => sayable(value, ' ');
 
 /** Every value of `name` in node's raw header list (name, value, name, value, ...). */
 function rawValues(rawHeaders: readonly string[], name: string): string[] {
@@ -60,7 +59,7 @@ export function keepMalformedMetadata(server: Server): boolean {
     http2Server.prependListener('stream', (_stream, headers, _flags, rawHeaders) => {
       const authorization = headers[AUTHORIZATION_METADATA];
       if (typeof authorization === 'string') {
-        headers[AUTHORIZATION_METADATA] = sayableAuthorization(authorization);
+        headers[AUTHORIZATION_METADATA] = sayable(authorization, '?');
       }
       const value = headers[IDEMPOTENCY_KEY_METADATA];
       if (typeof value !== 'string') return;
@@ -68,7 +67,8 @@ export function keepMalformedMetadata(server: Server): boolean {
       const values = value.includes(', ')
         ? rawValues(rawHeaders, IDEMPOTENCY_KEY_METADATA)
         : [value];
-      headers[IDEMPOTENCY_KEY_METADATA] = values.length > 1 ? values.map(sayable) : sayable(value);
+      headers[IDEMPOTENCY_KEY_METADATA] =
+        values.length > 1 ? values.map(sayableKey) : sayableKey(value);
     });
   }
   return true;
