@@ -32,20 +32,22 @@ export function isTopologyMismatch(error: unknown, topology: RedisTopology['kind
  * ready, and after a refused SELECT ioredis goes on, ready, in database 0: either would count per
  * process, or in another database, for good.
  */
-const REFUSAL =
-  /^(NOAUTH|WRONGPASS)\b|^ERR (invalid password|DB index is out of range|invalid DB index)/;
+const CREDENTIALS_REFUSED = /^(NOAUTH|WRONGPASS)\b|^ERR invalid password/;
+const DATABASE_REFUSED = /^ERR (DB index is out of range|invalid DB index)/;
 
 export function isConnectionRefusal(error: unknown): boolean {
-  return messages(error).some((message) => REFUSAL.test(message));
+  return messages(error).some(
+    (message) => CREDENTIALS_REFUSED.test(message) || DATABASE_REFUSED.test(message),
+  );
 }
 
 /** The log line's advice, by what the answer said. */
 export function mismatchAdvice(error: unknown): string {
   const text = messages(error).join(' ');
-  if (/^(NOAUTH|WRONGPASS)\b|^ERR invalid password/.test(text)) {
+  if (CREDENTIALS_REFUSED.test(text)) {
     return 'Redis does not accept the user and password of REDIS_URL: give the ones it expects';
   }
-  if (/^ERR (DB index is out of range|invalid DB index)/.test(text)) {
+  if (DATABASE_REFUSED.test(text)) {
     return 'Redis does not have the database named in REDIS_URL (its path): name one it has';
   }
   if (/\b(MOVED|ASK)\b/.test(text)) {
