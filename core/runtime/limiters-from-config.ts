@@ -42,6 +42,7 @@ export async function createLimitersFromConfig(
       sentinelName: config.REDIS_SENTINEL_NAME,
       perTokenLimit: config.RATE_LIMIT_PER_MINUTE,
       authFailureLimit: config.AUTH_FAILURES_PER_MINUTE,
+      authFailureTrackedAddresses: config.AUTH_FAILURE_TRACKED_ADDRESSES,
       logger,
     });
     return {

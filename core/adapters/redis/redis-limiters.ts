@@ -1,6 +1,10 @@
 import type { Logger } from '../../ports/logger';
 import type { RateLimiter } from '../../ports/rate-limiter';
-import { LIMITER_KEY_PREFIX, RATE_LIMIT_WINDOW_SECONDS } from '../../rate-limit/limits';
+import {
+  DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
+  LIMITER_KEY_PREFIX,
+  RATE_LIMIT_WINDOW_SECONDS,
+} from '../../rate-limit/limits';
 import { FallbackMonitor } from './fallback-monitor';
 import {
   closeRedisClient,
@@ -21,6 +25,11 @@ export interface RedisLimitersOptions extends RedisConnectionOptions {
   sentinelName?: string | undefined;
   perTokenLimit: number;
   authFailureLimit: number;
+  /**
+   * AUTH_FAILURE_TRACKED_ADDRESSES: while Redis is away, the insurance limiter of failed token
+   * checks holds at most this many client addresses (default 100,000).
+   */
+  authFailureTrackedAddresses?: number;
   /** The window of both limits, in whole seconds (60 for "per minute"). */
   windowSeconds?: number;
   /**
@@ -114,6 +123,7 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
       limit: options.authFailureLimit,
       windowSeconds,
       keyPrefix: `${prefix}:${LIMITER_KEY_PREFIX.authFailures}`,
+      maxKeys: options.authFailureTrackedAddresses ?? DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
     }),
     client,
     monitor,

@@ -4,7 +4,9 @@ import {
   RateLimiterRes,
   type IRateLimiterOptions,
 } from 'rate-limiter-flexible';
+import { CappedMemoryRateLimiter } from '../rate-limit/capped-memory-rate-limiter';
 import { FlexibleRateLimiter } from '../rate-limit/flexible-rate-limiter';
+import type { RateLimitDecision } from '../../ports/rate-limiter';
 import type { FallbackMonitor } from './fallback-monitor';
 import type { RedisClient } from './redis-connection';
 import { isTopologyMismatch } from './topology-errors';
@@ -22,13 +24,26 @@ type HandleError = (
 type InsuranceAnswers = WeakSet<object>;
 
 /**
+ * A capped limiter's decision in rate-limiter-flexible's words. A refusal reads as one point over
+ * the limit, which is all FlexibleRateLimiter looks at.
+ */
+function asRes(decision: RateLimitDecision, now: number): RateLimiterRes {
+  const consumed = decision.limit - decision.remaining + (decision.allowed ? 0 : 1);
+  return new RateLimiterRes(decision.remaining, decision.resetAt - now, consumed);
+}
+
+/**
  * The process-local stand-in rate-limiter-flexible calls when Redis fails; it marks its answers so
- * the monitor learns that a call fell back.
+ * the monitor learns that a call fell back. With `capped`, keys a client chooses (its address)
+ * are counted there, at most `maxKeys` of them, rather than in rate-limiter-flexible's memory
+ * limiter, which holds every key (and a timer) until its window ends: an outage must not let a
+ * flood of addresses grow the process's memory without bound.
  */
 class InsuranceLimiter extends RateLimiterMemory {
   constructor(
     options: IRateLimiterOptions,
     private readonly answers: InsuranceAnswers,
+    private readonly capped?: CappedMemoryRateLimiter,
   ) {
     super(options);
   }
@@ -38,14 +53,29 @@ class InsuranceLimiter extends RateLimiterMemory {
     points?: number,
     options?: Record<string, unknown>,
   ): Promise<RateLimiterRes> {
-    return this.marked(super.consume(key, points, options));
+    const capped = this.capped;
+    if (!capped) return this.marked(super.consume(key, points, options));
+    return this.marked(
+      capped.consume(this.getKey(key)).then((decision) => {
+        const res = asRes(decision, Date.now());
+        // A refusal is a rejection with the result, as rate-limiter-flexible's limiters give it.
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        return decision.allowed ? res : Promise.reject(res);
+      }),
+    );
   }
 
   override get(
     key: string | number,
     options?: Record<string, unknown>,
   ): Promise<RateLimiterRes | null> {
-    return this.marked(super.get(key, options));
+    const capped = this.capped;
+    if (!capped) return this.marked(super.get(key, options));
+    return this.marked(
+      capped
+        .peek(this.getKey(key))
+        .then((decision) => (decision ? asRes(decision, Date.now()) : null)),
+    );
   }
 
   private marked<T>(answer: Promise<T>): Promise<T> {
@@ -170,6 +200,11 @@ export interface RedisRateLimiterOptions {
   windowSeconds: number;
   /** Every key is `<keyPrefix>:<key>`. */
   keyPrefix: string;
+  /**
+   * For keys clients choose (their addresses): the insurance limiter holds at most this many,
+   * forgetting the least recently counted first, as the in-memory limiter does.
+   */
+  maxKeys?: number;
 }
 
 /**
@@ -182,6 +217,13 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): Flexib
   const insurance = new InsuranceLimiter(
     { ...shape, keyPrefix: `${options.keyPrefix}:insurance` },
     answers,
+    options.maxKeys === undefined
+      ? undefined
+      : new CappedMemoryRateLimiter({
+          limit: options.limit,
+          windowSeconds: options.windowSeconds,
+          maxKeys: options.maxKeys,
+        }),
   );
   const limiter = new MonitoredRedisLimiter(
     {
