@@ -209,7 +209,7 @@ function createErrorResponses(): Record<string, unknown> {
           ...(status === 503
             ? retryAfter(
                 false,
-                'Sent when the reputation lookup quota is used up (code 23): seconds until it refills.',
+                'Seconds to wait before retrying: 5 when the store or a rate-limit backend fails, else until the reputation lookup quota refills.',
               )
             : {}),
           ...(REPLAYABLE_STATUSES.has(status) ? IDEMPOTENT_REPLAYED_HEADER : {}),
