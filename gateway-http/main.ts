@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import {
   listenFailure,
+  claimServedDataDir,
   loadConfig,
   refuseUnsharedStore,
   startService as startComposedService,
@@ -125,6 +126,9 @@ async function main(): Promise<void> {
     // Settings errors are reported once, here, rather than by every worker.
     loadHttpConfig();
     loadGrpcConfig();
+    // The primary claims DATA_DIR for the whole cluster (it holds the cluster's rate limits);
+    // the kernel releases the claim when it exits, however it exits.
+    const claim = await claimServedDataDir(config, logger);
     // One scrape of the primary answers for every worker: it asks each worker that has started
     // for its registry over the cluster channel and sums the samples (prom-client's aggregation).
     const metrics =
@@ -151,6 +155,7 @@ async function main(): Promise<void> {
     });
     const code = await supervisor.stopped;
     await metrics?.close();
+    await claim.release();
     process.exit(code);
   }
 

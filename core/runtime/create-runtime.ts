@@ -14,6 +14,7 @@ import { timedStore } from '../metrics/timed-store';
 import type { Config } from './config';
 import { cachedStoreFromConfig } from './caches-from-config';
 import { createLimitersFromConfig, type LocalLimits } from './limiters-from-config';
+import { claimServedDataDir } from './data-dir-claim';
 import { createStoreFromConfig } from './store-from-config';
 import { createUrlGuardFromConfig } from './url-guard-from-config';
 
@@ -62,6 +63,11 @@ export async function createRuntime(
   };
   try {
     const metrics = config.METRICS_PORT === 0 ? undefined : new ShortlinkMetrics();
+    // A WORKERS worker's primary has claimed the directory for the whole cluster.
+    if (options.localLimits !== 'cluster') {
+      const claim = await claimServedDataDir(config, logger);
+      closers.push(() => claim.release());
+    }
     const backend = await createStoreFromConfig(config, logger);
     // The caches wrap the store once here, over the timing: a cache hit is not a store call.
     // The limiters share the backend's own client.

@@ -37,6 +37,7 @@ export {
 } from './start-service';
 export { STOP_SIGNALS, superviseWorkers, type Supervisor } from './cluster/supervise-workers';
 export { refuseUnsharedStore } from './cluster/shared-store-check';
+export { claimServedDataDir } from './data-dir-claim';
 export {
   isWorkerReady,
   WORKER_READY,

@@ -215,6 +215,38 @@ describe('LMDB: a 200 means the link is on disk', () => {
   });
 });
 
+describe('LMDB: one service per DATA_DIR while it counts rate limits in its own memory', () => {
+  it('refuses a second `npm start` on the directory, and serves again once the first is killed', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    const first = await startChildService(build.dir, { DATA_DIR: dataDir });
+    children.push(first);
+    const pid = String(first.child.pid);
+
+    const second = await runServiceUntilExit(build.dir, { DATA_DIR: dataDir });
+    expect(second.code).toBe(1);
+    expect(second.output).toContain(
+      `shortlink failed to start: DATA_DIR ${dataDir} is already served by another shortlink service (pid ${pid})`,
+    );
+    expect(second.output).not.toMatch(/gateway listening/);
+    const redis = await runServiceUntilExit(build.dir, {
+      DATA_DIR: dataDir,
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
+    expect(redis.code).toBe(1);
+    expect(redis.output).toContain(`(pid ${pid}) that counts rate limits in its own memory`);
+
+    // The claim dies with its process: no stale claim after a SIGKILL.
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+    const third = await startChildService(build.dir, { DATA_DIR: dataDir });
+    children.push(third);
+    const answer = await create(third.httpPort, first.token, createBody(first, 'after-kill'));
+    expect(answer.status).toBe(200);
+    third.child.kill('SIGTERM');
+    expect(await third.exited).toBe(0);
+  });
+});
+
 describe('LMDB: the demo on the first start, and the same credentials after a restart', () => {
   it('prints the demo once; after a restart it makes none and the printed token still works', async () => {
     const dataDir = join(await dirs.make(), 'data');
