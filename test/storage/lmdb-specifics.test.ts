@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { BackendUnavailableError, createCore, LinkDomainTakenError } from '../../core';
@@ -253,6 +253,30 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
       ),
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(FLUSH_TIMEOUT_MS - 100);
+  });
+
+  it('leaves a backup target as it was when the copy fails on a full disk: no partial data.mdb', async () => {
+    const store = await createLmdbStore({ dataDir: await dataDir() });
+    const mount = await mountTmpfs(join(await dirs.make(), 'small-target'), { sizeKb: 64 });
+    mounts.push(mount);
+    const empty = join(mount.dir, 'empty');
+    await mkdir(empty);
+    const missing = join(mount.dir, 'missing', 'copy');
+    try {
+      for (let i = 0; i < 100; i += 1) {
+        await insertNew(
+          store.links,
+          newLink({ alias: `a${i}`, url: `https://e.example/${'x'.repeat(2000)}${i}` }),
+        );
+      }
+      for (const target of [empty, missing]) {
+        await expect(store.backup(target)).rejects.toThrow(/No space left on device/);
+      }
+    } finally {
+      await store.close();
+    }
+    expect(await readdir(empty)).toEqual([]);
+    expect(existsSync(join(mount.dir, 'missing'))).toBe(false);
   });
 });
 

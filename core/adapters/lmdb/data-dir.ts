@@ -58,9 +58,10 @@ export async function prepareDataDir(dataDir: string): Promise<string> {
  * `mkdir -p`, one level at a time: every missing directory of `path`, from the top, with `mode`.
  * Node's own recursive mkdir spins at full CPU forever where a file system answers ENOENT for a
  * child of a directory that exists (procfs, sysfs: a DATA_DIR under /proc hung the start); here
- * each level is made once, and a failure is that level's own error.
+ * each level is made once, and a failure is that level's own error. Answers the levels it made,
+ * from the top.
  */
-export async function makeDirectories(path: string, mode: number): Promise<void> {
+export async function makeDirectories(path: string, mode: number): Promise<string[]> {
   const missing: string[] = [];
   for (let level = resolve(path); !(await exists(level)); level = dirname(level)) {
     missing.unshift(level);
@@ -74,6 +75,7 @@ export async function makeDirectories(path: string, mode: number): Promise<void>
       if (!made || !made.isDirectory()) throw error;
     });
   }
+  return missing;
 }
 
 /** False only when nothing is at `path` (other failures to look are left to mkdir to report). */

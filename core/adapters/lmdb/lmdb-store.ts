@@ -1,3 +1,5 @@
+import { rm, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { silentLogger, type Logger } from '../../ports/logger';
 import type { Store } from '../../ports/store';
@@ -146,7 +148,15 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string, logger: Logger): LmdbStor
 
 async function backupTo(dbs: LmdbDatabases, path: string, targetDir: string): Promise<string> {
   const target = await checkBackupTarget(targetDir, path);
-  await makeDirectories(target, DATA_DIR_MODE);
-  await onLmdb(dbs, path, 'backup', () => dbs.root.backup(target, true));
+  const made = await makeDirectories(target, DATA_DIR_MODE);
+  try {
+    await onLmdb(dbs, path, 'backup', () => dbs.root.backup(target, true));
+  } catch (error) {
+    // A copy cut short (a full disk) leaves a partial data.mdb that would pass for a backup, and
+    // a target no longer empty: the target goes back to what it was, missing or empty.
+    await rm(join(target, LMDB_DATA_FILE), { force: true }).catch(() => undefined);
+    for (const level of made.reverse()) await rmdir(level).catch(() => undefined);
+    throw error;
+  }
   return target;
 }
