@@ -1,3 +1,4 @@
+import { MAX_HOST_LENGTH } from '../links/long-url';
 import type { LinkScheme } from '../ports/identity-store';
 import { parseHostText, withoutTrailingDot } from '../url-guard/host';
 
@@ -10,13 +11,15 @@ export function isLinkScheme(value: unknown): value is LinkScheme {
  * Normalises a link domain (`host` or `host:port`) with the WHATWG URL parser: lower case,
  * internationalised names in punycode, no trailing dot; so `Acme.Link.`, `acme.link` and
  * `ACME.LINK` are one domain, and `bücher.link` is `xn--bcher-kva.link`. Null when the text is
- * anything else (a path, credentials, a scheme).
+ * anything else (a path, credentials, a scheme), or a host longer than a DNS name can be.
  */
 export function normalizeLinkDomain(text: string): string | null {
   const host = parseHostText(text);
   if (!host) return null;
   const hostname = withoutTrailingDot(host.url.hostname);
-  if (hostname === '') return null;
+  // Longer than a DNS name can be, no request could reach it; and LMDB keys the domain index by
+  // it, where a key that long fails after the organization itself was written.
+  if (hostname === '' || hostname.length > MAX_HOST_LENGTH) return null;
   // URL drops the default port (":80"); a domain written with it keeps it.
   const port = host.url.port !== '' ? host.url.port : /:0*80$/.test(host.text) ? '80' : '';
   return port === '' ? hostname : `${hostname}:${port}`;

@@ -144,6 +144,24 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
     }
   });
 
+  it('refuses a link domain longer than a host name can be, leaving the store usable', async () => {
+    const env = { DATA_DIR: join(await dirs.make(), 'data') };
+    await admin(env, 'org', 'create', '--id', 'first', '--domain', 'first.link');
+    const tooLong = Array.from({ length: 40 }, () => 'a'.repeat(60)).join('.');
+    expect(await adminFails(env, 'org', 'create', '--id', 'long', '--domain', tooLong)).toContain(
+      'invalid link domain',
+    );
+    const longest = `${Array.from({ length: 4 }, () => 'b'.repeat(62)).join('.')}.b`;
+    expect(longest).toHaveLength(253);
+    expect(await admin(env, 'org', 'create', '--id', 'longest', '--domain', longest)).toContain(
+      `organization longest (link domain https://${longest})`,
+    );
+    // The store still opens: the refused organization left no record behind.
+    expect(await admin(env, 'group', 'create', '--org', 'first', '--api-id', '1')).toContain(
+      'group 1 in organization first',
+    );
+  });
+
   it('says which folder is missing when the seed file cannot be written there', async () => {
     const missing = join(await dirs.make(), 'no-such-folder');
     const stderr = await adminFails(
