@@ -278,9 +278,20 @@ function activeFlag(id: string, active: unknown): boolean {
   );
 }
 
+/**
+ * The longest id of an organization, a group or a user. Ids are store keys, and LMDB keys some
+ * by two of them (a membership, a group) in at most 1978 bytes: a longer one failed there with
+ * an error of the driver's, after an earlier write of the same command (a user without its
+ * memberships). 255 characters of UTF-16 are at most 765 bytes of UTF-8.
+ */
+export const MAX_ID_LENGTH = 255;
+
 function requireId(value: string, what: string): string {
   if (typeof value !== 'string') throw new ProvisioningError(`${what} id must be a string`);
   const id = value.trim();
   if (id === '') throw new ProvisioningError(`${what} id must not be empty`);
+  if (id.length > MAX_ID_LENGTH) {
+    throw new ProvisioningError(`${what} id must have at most ${MAX_ID_LENGTH} characters`);
+  }
   return id;
 }

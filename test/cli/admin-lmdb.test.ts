@@ -162,6 +162,33 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
     );
   });
 
+  it('refuses an id longer than 255 characters, writing nothing; 255 work, memberships included', async () => {
+    const env = { DATA_DIR: join(await dirs.make(), 'data') };
+    // Three bytes of UTF-8 each: the longest keys an id can make.
+    const longest = (c: string) => c.repeat(255);
+    const tooLong = (c: string) => c.repeat(256);
+    await admin(env, 'org', 'create', '--id', longest('あ'), '--domain', 'longest.link');
+    for (const args of [
+      ['org', 'create', '--id', tooLong('o'), '--domain', 'too-long.link'],
+      ['group', 'create', '--org', longest('あ'), '--api-id', tooLong('g')],
+      ['user', 'create', '--id', tooLong('u'), '--org', longest('あ')],
+    ]) {
+      expect(await adminFails(env, ...args)).toContain('id must have at most 255 characters');
+    }
+    await admin(env, 'group', 'create', '--org', longest('あ'), '--api-id', longest('い'));
+    await admin(env, 'user', 'create', '--id', longest('う'), '--org', longest('あ'));
+    expect(await admin(env, 'token', 'create', '--user', longest('う'))).toContain('(shown once)');
+    // Nothing of the refused commands was written: not even a user without its memberships.
+    const store = await createLmdbStore({ dataDir: env.DATA_DIR });
+    try {
+      await expect(store.identities.findUserById(tooLong('u'))).resolves.toBeNull();
+      await expect(store.identities.findOrganizationById(tooLong('o'))).resolves.toBeNull();
+      await expect(store.identities.isMember(longest('う'), longest('あ'))).resolves.toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('says which folder is missing when the seed file cannot be written there', async () => {
     const missing = join(await dirs.make(), 'no-such-folder');
     const stderr = await adminFails(
