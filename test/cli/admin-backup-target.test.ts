@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLmdbStore } from '../../core/adapters/lmdb';
@@ -48,6 +49,14 @@ describe('admin backup refuses a target the person can correct, with exit status
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${file} is a file, not a folder`);
     expect(run.stderr).not.toContain('not empty');
+  });
+
+  it('a folder that cannot be created', async () => {
+    if (!existsSync('/proc/self')) return; // not Linux: no procfs to try
+    const target = '/proc/no-such-process/copy';
+    const run = await runAdmin(build.dir, env, 'backup', target);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`the backup target ${target} cannot be created: ENOENT`);
   });
 
   it('still writes into a missing or empty folder', async () => {

@@ -4,7 +4,7 @@ import { open, type RootDatabase } from 'lmdb';
 import { silentLogger, type Logger } from '../../ports/logger';
 import type { Store } from '../../ports/store';
 import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
-import { checkBackupTarget } from './backup-target';
+import { BackupTargetError, checkBackupTarget } from './backup-target';
 import { DATA_DIR_MODE, DataDirError, makeDirectories, prepareDataDir } from './data-dir';
 import { checkFormatVersion, FORMAT_VERSION } from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
@@ -148,7 +148,12 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string, logger: Logger): LmdbStor
 
 async function backupTo(dbs: LmdbDatabases, path: string, targetDir: string): Promise<string> {
   const target = await checkBackupTarget(targetDir, path);
-  const made = await makeDirectories(target, DATA_DIR_MODE);
+  const made = await makeDirectories(target, DATA_DIR_MODE).catch((error: unknown) => {
+    // Not the store's failure: a target the person can correct (read-only, no such parent).
+    throw new BackupTargetError(
+      `the backup target ${target} cannot be created: ${messageOf(error)}`,
+    );
+  });
   try {
     await onLmdb(dbs, path, 'backup', () => dbs.root.backup(target, true));
   } catch (error) {
