@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import { runAdmin } from '../support/admin-cli';
-import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import { compileToTemp, ROOT, type TempBuild } from '../support/compile-to-temp';
+import { openRawDatabases } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
 
 jest.setTimeout(120_000);
@@ -67,5 +70,47 @@ describe('admin backup refuses a target the person can correct, with exit status
       expect(run).toMatchObject({ code: 0, stderr: '' });
       expect(run.stdout).toContain(`written to ${target}`);
     }
+  });
+});
+
+describe('admin backup interrupted', () => {
+  it('never leaves a partial data.mdb in the target, which would pass for a backup', async () => {
+    // A store big enough that its copy takes a while (about 128 MB).
+    const dataDir = join(await dirs.make(), 'big');
+    await (await createLmdbStore({ dataDir })).close();
+    const { root, dbs } = openRawDatabases(dataDir);
+    const filler = 'x'.repeat(8000);
+    for (let batch = 0; batch < 8; batch += 1) {
+      await root.transaction(() => {
+        for (let i = 0; i < 2000; i += 1) void dbs.meta.put(`filler-${batch}-${i}`, filler + i);
+      });
+    }
+    await root.close();
+
+    const target = join(await dirs.make(), 'copy');
+    const child = spawn(
+      process.execPath,
+      [join(build.dir, 'core', 'cli', 'admin.js'), 'backup', target],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE_PATH: join(ROOT, 'node_modules'),
+          DATA_DIR: dataDir,
+        },
+        stdio: 'ignore',
+      },
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // Killed as soon as the copy has begun, wherever it writes it.
+    const begun = () =>
+      existsSync(join(target, 'data.mdb')) ||
+      existsSync(join(target, '.backup-in-progress', 'data.mdb'));
+    for (let waited = 0; !begun() && waited < 30_000; waited += 2) await sleep(2);
+    child.kill('SIGKILL');
+    await exited;
+
+    expect(existsSync(join(target, 'data.mdb'))).toBe(false);
+    // It was cut short: what it copied stayed in the folder that says so.
+    expect(existsSync(join(target, '.backup-in-progress', 'data.mdb'))).toBe(true);
   });
 });

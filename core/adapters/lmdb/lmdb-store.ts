@@ -1,4 +1,4 @@
-import { rm, rmdir } from 'node:fs/promises';
+import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { silentLogger, type Logger } from '../../ports/logger';
@@ -146,20 +146,34 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string, logger: Logger): LmdbStor
   };
 }
 
+/** The folder inside a backup target that a copy is written to before it is moved into place. */
+export const BACKUP_IN_PROGRESS = '.backup-in-progress';
+
 async function backupTo(dbs: LmdbDatabases, path: string, targetDir: string): Promise<string> {
   const target = await checkBackupTarget(targetDir, path);
-  const made = await makeDirectories(target, DATA_DIR_MODE).catch((error: unknown) => {
-    // Not the store's failure: a target the person can correct (read-only, no such parent).
-    throw new BackupTargetError(
-      `the backup target ${target} cannot be created: ${messageOf(error)}`,
-    );
-  });
+  // Copied into a folder inside the target (the same file system, a mounted one included), and
+  // moved into place once complete: a copy cut short (a full disk, the command interrupted) never
+  // leaves in the target a partial data.mdb that would pass for a backup (a store opened on one
+  // dies of SIGBUS).
+  const partial = join(target, BACKUP_IN_PROGRESS);
+  const made = await makeDirectories(target, DATA_DIR_MODE)
+    .then(async (levels) => {
+      await mkdir(partial, { mode: DATA_DIR_MODE });
+      return levels;
+    })
+    .catch((error: unknown) => {
+      // Not the store's failure: a target the person can correct (read-only, no such parent).
+      throw new BackupTargetError(
+        `the backup target ${target} cannot be created: ${messageOf(error)}`,
+      );
+    });
   try {
-    await onLmdb(dbs, path, 'backup', () => dbs.root.backup(target, true));
+    await onLmdb(dbs, path, 'backup', () => dbs.root.backup(partial, true));
+    await rename(join(partial, LMDB_DATA_FILE), join(target, LMDB_DATA_FILE));
+    await rmdir(partial);
   } catch (error) {
-    // A copy cut short (a full disk) leaves a partial data.mdb that would pass for a backup, and
-    // a target no longer empty: the target goes back to what it was, missing or empty.
-    await rm(join(target, LMDB_DATA_FILE), { force: true }).catch(() => undefined);
+    // The target stays what it was, missing or empty.
+    await rm(partial, { recursive: true, force: true }).catch(() => undefined);
     for (const level of made.reverse()) await rmdir(level).catch(() => undefined);
     throw error;
   }
