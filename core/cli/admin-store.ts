@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { LMDB_DATA_FILE } from '../adapters/lmdb/lmdb-store';
 import { createMemoryStore, type MemoryStore } from '../adapters/memory/memory-store';
 import { systemClock } from '../adapters/system-clock';
 import { silentLogger } from '../ports/logger';
@@ -29,12 +30,29 @@ export interface AdminTarget {
 export async function openAdminTarget(
   config: Config,
   seedFile: string | undefined,
+  command?: (provisioner: Provisioner) => Promise<unknown>,
 ): Promise<AdminTarget> {
   if (!config.MONGODB_URI && seedFile) return seedFileTarget(seedFile);
   if (!config.MONGODB_URI && config.DATA_DIR === IN_MEMORY_DATA_DIR) {
     throw new ProvisioningError(
       `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with SHORTLINK_SEED_FILE / --seed-file`,
     );
+  }
+  // Opening a DATA_DIR that holds no store creates one. The command (when given) is first run
+  // on an empty store in memory, so one that fails there (a mistyped DATA_DIR: "no user ...")
+  // fails before anything is created; its secrets, if any, are never shown.
+  if (command && !config.MONGODB_URI && holdsNoStore(config.DATA_DIR)) {
+    const empty = createMemoryStore();
+    try {
+      await command(new Provisioner(empty.identities, systemClock));
+    } catch (error) {
+      if (!(error instanceof ProvisioningError)) throw error;
+      throw new ProvisioningError(
+        `${error.message} (DATA_DIR ${resolve(config.DATA_DIR)} holds no store yet; nothing was created)`,
+      );
+    } finally {
+      await empty.close();
+    }
   }
   // An older server may still run on the directory: its format stays (LmdbStoreOptions.migrate).
   const store = await createStoreFromConfig(config, silentLogger, { migrate: false });
@@ -44,6 +62,13 @@ export async function openAdminTarget(
     save: () => Promise.resolve(undefined),
     close: () => store.close(),
   };
+}
+
+/** A data directory with no LMDB store in it, or nothing at all there yet. */
+function holdsNoStore(dataDir: string): boolean {
+  if (existsSync(join(dataDir, LMDB_DATA_FILE))) return false;
+  // Something else in the way (a file) is left for the store's own check to name.
+  return !existsSync(dataDir) || statSync(dataDir).isDirectory();
 }
 
 async function seedFileTarget(seedFile: string): Promise<AdminTarget> {

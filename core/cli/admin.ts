@@ -104,13 +104,15 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write((await runBackup(config, commandLine.target)) + '\n');
     return;
   }
-  const target = await openAdminTarget(config, commandLine.seedFile ?? config.SHORTLINK_SEED_FILE);
+  const command = (provisioner: Provisioner) =>
+    runAdminCommand(provisioner, commandLine.command, commandLine.options);
+  const target = await openAdminTarget(
+    config,
+    commandLine.seedFile ?? config.SHORTLINK_SEED_FILE,
+    command,
+  );
   try {
-    const lines = await runAdminCommand(
-      target.provisioner,
-      commandLine.command,
-      commandLine.options,
-    );
+    const lines = await command(target.provisioner);
     const saved = await target.save();
     if (saved) lines.push(saved);
     process.stdout.write(lines.join('\n') + '\n');

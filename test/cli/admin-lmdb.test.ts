@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { silentLogger } from '../../core';
@@ -187,6 +189,31 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('creates no store in a DATA_DIR holding none when the command fails (a mistyped DATA_DIR)', async () => {
+    const base = await dirs.make();
+    const missing = join(base, 'dat');
+    const stderr = await adminFails({ DATA_DIR: missing }, 'token', 'create', '--user', 'alice');
+    await adminFails({ DATA_DIR: missing }, 'user', 'create', '--id', 'bob', '--org', 'acme');
+    expect(existsSync(missing)).toBe(false);
+    expect(stderr).toContain(`no user "alice" (DATA_DIR ${missing} holds no store yet`);
+    await mkdir(join(base, 'empty'));
+    await adminFails(
+      { DATA_DIR: join(base, 'empty') },
+      'group',
+      'create',
+      '--org',
+      'acme',
+      '--api-id',
+      '1',
+    );
+    expect(await readdir(join(base, 'empty'))).toEqual([]);
+    // A command that succeeds on an empty store still creates it.
+    expect(
+      await admin({ DATA_DIR: missing }, 'org', 'create', '--id', 'acme', '--domain', 'acme.link'),
+    ).toContain('organization acme');
+    expect(existsSync(join(missing, 'data.mdb'))).toBe(true);
   });
 
   it('says which folder is missing when the seed file cannot be written there', async () => {
