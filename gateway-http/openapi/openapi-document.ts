@@ -311,14 +311,25 @@ function followOperation(operationId: string, summary: string) {
   };
 }
 
-/** An endpoint of the service's own (a GET in the operations tag). */
+/**
+ * An endpoint of the service's own (in the operations tag): a GET, and the HEAD express answers
+ * with the same route (the same status and headers, no body).
+ */
 function operationsEndpoint(operation: {
   operationId: string;
   summary: string;
   description: string;
   responses: Record<string, unknown>;
 }) {
-  return { get: { tags: ['operations'], ...operation } };
+  return {
+    get: { tags: ['operations'], ...operation },
+    head: {
+      tags: ['operations'],
+      ...operation,
+      operationId: `${operation.operationId}Head`,
+      summary: `${operation.summary} (headers only)`,
+    },
+  };
 }
 
 /**

@@ -59,6 +59,15 @@ describe('operations endpoints', () => {
     }
   });
 
+  it.each(['/healthz', '/readyz', '/openapi.json', '/docs'])(
+    'HEAD %s answers as GET does, without a body (the document lists HEAD for it)',
+    async (path) => {
+      const answer = await http.request({ method: 'HEAD', path });
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe('');
+    },
+  );
+
   it('answers the health endpoints on a link domain too (their aliases are reserved)', async () => {
     const answer = await http.request({ path: '/healthz', headers: { host: 'acme.link' } });
     expect(answer.status).toBe(200);
