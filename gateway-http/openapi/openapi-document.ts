@@ -456,6 +456,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         delete: wrongMethod('Delete'),
         head: wrongMethod('Head'),
         options: wrongMethod('Options'),
+        trace: wrongMethod('Trace'),
       },
       '/api/{endpoint}': {
         get: {

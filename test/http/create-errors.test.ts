@@ -32,7 +32,7 @@ const post = (headers: Record<string, string>, body?: string | Buffer) =>
   });
 
 describe('405, code 2: other methods on /api/create', () => {
-  it.each(['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])(
+  it.each(['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'])(
     '%s answers 405 with Allow: POST, before any token check',
     async (method) => {
       const answer = await http.request({ method, path: '/api/create' });
