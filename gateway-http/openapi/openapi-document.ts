@@ -319,6 +319,7 @@ function operationsEndpoint(operation: {
   operationId: string;
   summary: string;
   description: string;
+  parameters?: Record<string, unknown>[];
   responses: Record<string, unknown>;
 }) {
   return {
@@ -464,7 +465,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           operationId: UNKNOWN_ENDPOINT_OPERATION,
           summary: 'Any path or method not documented here',
           description:
-            'Any other path under /api, any path of more than one segment, and any method not documented for a path are answered 404, code 24 (on /api/create: 405, code 2). Paths are case-sensitive: /API/create is such a path.',
+            'Any other path under /api, any other path of more than one segment, and any method not documented for a path are answered 404, code 24 (on /api/create: 405, code 2). Paths are case-sensitive: /API/create is such a path.',
           parameters: [
             {
               name: 'endpoint',
@@ -516,6 +517,29 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           'An interactive reference of this document (Swagger UI, served by the service itself) where a create can be sent.',
         responses: {
           '200': withRequestId('The page.', { 'text/html': { schema: { type: 'string' } } }),
+        },
+      }),
+      [`${DOCS_PATH}/{file}`]: operationsEndpoint({
+        operationId: 'apiReferenceFile',
+        summary: 'A file of the API reference page',
+        description:
+          "The page's own files: its start script, and Swagger UI's script, style sheet and icon from the swagger-ui-dist package. Any other name: 404, code 24.",
+        parameters: [
+          {
+            name: 'file',
+            in: 'path',
+            required: true,
+            description: 'A file the page loads.',
+            schema: { type: 'string', examples: ['swagger-ui-bundle.js'] },
+          },
+        ],
+        responses: {
+          '200': withRequestId('The file.', {
+            'text/javascript': { schema: { type: 'string' } },
+            'text/css': { schema: { type: 'string' } },
+            'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+          }),
+          '404': notFound,
         },
       }),
     },

@@ -32,6 +32,15 @@ describe('the OpenAPI 3.1 document', () => {
     expect((answer.json() as { openapi: string }).openapi).toBe('3.1.0');
   });
 
+  it('lists the files of the reference page it serves', async () => {
+    for (const file of ['init.js', 'swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']) {
+      for (const method of ['GET', 'HEAD']) {
+        expect((await http.request({ method, path: `/docs/${file}` })).status).toBe(200);
+      }
+    }
+    expect((await http.request({ path: '/docs/nothing.js' })).json()).toMatchObject({ code: 24 });
+  });
+
   it('documents the body rules the core enforces (a body the schema refuses is refused)', async () => {
     const document = JSON.parse(openApiText()) as {
       components: {
