@@ -208,8 +208,8 @@ function createErrorResponses(): Record<string, unknown> {
             : {}),
           ...(status === 503
             ? retryAfter(
-                false,
-                'Seconds to wait before retrying: 5 when the store or a rate-limit backend fails, else until the reputation lookup quota refills.',
+                true,
+                'Seconds to wait before retrying: 5 when the store or a rate-limit backend cannot be reached; when the reputation lookup quota is used up, until it refills.',
               )
             : {}),
           ...(REPLAYABLE_STATUSES.has(status) ? IDEMPOTENT_REPLAYED_HEADER : {}),

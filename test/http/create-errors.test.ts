@@ -539,18 +539,22 @@ describe('500 and 503: store failures (1, 23)', () => {
     }
   });
 
-  it('code 23 when the store backend is unavailable', async () => {
-    const store = failingStore(f.store, () => new BackendUnavailableError('connection refused'), {
-      parts: ['identities', 'links'],
-    });
-    const server = await startHttp(createCore({ ...f.core.deps, store }));
-    try {
-      const answer = await server.create(f.body(), f.token);
-      expectError(answer, 503, 23, ['The service is temporarily unavailable.']);
-    } finally {
-      await server.close();
-    }
-  });
+  it.each([[['identities', 'links']], [['links']]] as const)(
+    'code 23 with Retry-After: 5 when the store backend is unavailable (%j)',
+    async (parts) => {
+      const store = failingStore(f.store, () => new BackendUnavailableError('connection refused'), {
+        parts: [...parts],
+      });
+      const server = await startHttp(createCore({ ...f.core.deps, store }));
+      try {
+        const answer = await server.create(f.body(), f.token);
+        expectError(answer, 503, 23, ['The service is temporarily unavailable.']);
+        expect(answer.headers['retry-after']).toBe('5');
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });
 
 /** `text` in UTF-16 or UTF-32 (by the charset's name) in the byte order given. */

@@ -41,6 +41,14 @@ describe('the OpenAPI 3.1 document', () => {
     expect((await http.request({ path: '/docs/nothing.js' })).json()).toMatchObject({ code: 24 });
   });
 
+  it('requires Retry-After on a 503 of a create, as every 23 there carries it', () => {
+    const document = JSON.parse(openApiText()) as {
+      paths: Record<string, Record<string, { responses: Record<string, Record<string, unknown>> }>>;
+    };
+    const unavailable = document.paths['/api/create']?.['post']?.responses['503'];
+    expect(unavailable?.['headers']).toMatchObject({ 'Retry-After': { required: true } });
+  });
+
   it('documents the body rules the core enforces (a body the schema refuses is refused)', async () => {
     const document = JSON.parse(openApiText()) as {
       components: {
