@@ -90,6 +90,13 @@ export async function listenHttp(
   const sockets = new Set<Socket>();
   let draining = false;
 
+  const onRequest: RequestListener = (req, res) => {
+    // While draining, every answer closes its connection, so no keep-alive socket lingers.
+    if (draining) res.setHeader('Connection', 'close');
+    responses.add(res);
+    res.once('close', () => responses.delete(res));
+    app(req, res);
+  };
   const server = createServer(
     {
       requestTimeout: settings.requestTimeoutMs,
@@ -101,14 +108,12 @@ export async function listenHttp(
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.ceil(headersTimeout / 4))),
       ...options.messageClasses,
     },
-    (req, res) => {
-      // While draining, every answer closes its connection, so no keep-alive socket lingers.
-      if (draining) res.setHeader('Connection', 'close');
-      responses.add(res);
-      res.once('close', () => responses.delete(res));
-      app(req, res);
-    },
+    onRequest,
   );
+  // An Expect other than 100-continue: without a listener node answers a bare 417 itself, outside
+  // the contract. RFC 9110 lets a server ignore an expectation it does not know, so the request
+  // is served as any other.
+  server.on('checkExpectation', onRequest);
   server.maxHeadersCount = settings.maxHeadersCount;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -68,6 +68,16 @@ it('a method node knows but the service does not serve reaches the service', asy
   expect(answer).toMatch(/\{"data":null,"code":2,"errors":\["Method not allowed; use POST\."\]\}$/);
 });
 
+it('an Expect other than 100-continue reaches the service (node alone would answer a bare 417)', async () => {
+  const create = await rawExchange(
+    'POST /api/create HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+  );
+  expect(create).toMatch(/^HTTP\/1\.1 401 Unauthorized\r\n/);
+  expect(create).toMatch(/\{"data":null,"code":3,"errors":\[.+\]\}$/);
+  const health = await http.request({ path: '/healthz', headers: { expect: 'foo' } });
+  expect([health.status, health.json()]).toEqual([200, { status: 'ok' }]);
+});
+
 it('a request head over 16 KiB: a bare 431', async () => {
   const answer = await rawExchange(
     `GET /hello HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
