@@ -60,8 +60,12 @@ const utf16be = textDecoder('utf-16be');
 const utf32le = utf32Decoder(true);
 const utf32be = utf32Decoder(false);
 
+const utf8 = textDecoder('utf-8');
+
 const DECODERS: ReadonlyMap<string, Decode> = new Map([
-  ['utf-8', textDecoder('utf-8')],
+  ['utf-8', utf8],
+  // UTF-8's other common name (a label of it in the WHATWG Encoding Standard), sent by clients.
+  ['utf8', utf8],
   ['utf-16', byteOrderFromBody(2, utf16le, utf16be)],
   ['utf-16le', utf16le],
   ['utf-16be', utf16be],
