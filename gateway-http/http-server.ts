@@ -1,6 +1,7 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { RequestListener } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { MessageClasses } from './express-message-classes';
 
 export interface HttpServerOptions {
@@ -114,6 +115,21 @@ export async function listenHttp(
   // the contract. RFC 9110 lets a server ignore an expectation it does not know, so the request
   // is served as any other.
   server.on('checkExpectation', onRequest);
+  // CONNECT: without a listener node drops the connection unanswered. The service answers it as
+  // any method it does not serve (405 on /api/create, else 404), then closes the connection.
+  const Response = options.messageClasses?.ServerResponse ?? ServerResponse;
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    // Its usual target, host:port, is no path of this server: routed as OPTIONS * is, to the 404.
+    if (!req.url?.startsWith('/')) req.url = '*';
+    const res = new Response(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+    });
+    onRequest(req, res);
+  });
   server.maxHeadersCount = settings.maxHeadersCount;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

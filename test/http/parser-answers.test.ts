@@ -78,6 +78,16 @@ it('an Expect other than 100-continue reaches the service (node alone would answ
   expect([health.status, health.json()]).toEqual([200, { status: 'ok' }]);
 });
 
+it('CONNECT reaches the service too: 405 on /api/create, 404 elsewhere, then the connection closes', async () => {
+  const create = await rawExchange('CONNECT /api/create HTTP/1.1\r\nHost: x\r\n\r\n');
+  expect(create).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+  expect(create).toMatch(/\r\nAllow: POST\r\n/);
+  expect(create).toMatch(/\{"data":null,"code":2,"errors":\["Method not allowed; use POST\."\]\}$/);
+  const authority = await rawExchange('CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n');
+  expect(authority).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
+  expect(authority).toMatch(/\{"data":null,"code":24,"errors":\[.+\]\}$/);
+});
+
 it('a request head over 16 KiB: a bare 431', async () => {
   const answer = await rawExchange(
     `GET /hello HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
