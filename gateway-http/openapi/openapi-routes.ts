@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Express } from 'express';
 import {
@@ -28,12 +29,23 @@ export function addOpenApiRoutes(app: Express): void {
   });
   const directory = swaggerUiDirectory();
   for (const file of Object.keys(SWAGGER_UI_FILES) as SwaggerUiFile[]) {
+    // Read once, on first use, and sent whole as the page and the document are: res.sendFile
+    // would also answer Range and If-Match / If-Unmodified-Since, and its refusals of those
+    // (416, 412) reached the last resort as 500s.
+    let contents: Promise<Buffer> | undefined;
     app.get(`${DOCS_PATH}/${file}`, (_req, res, next) => {
-      res.setHeader('Content-Type', SWAGGER_UI_FILES[file]);
-      res.setHeader('Cache-Control', 'public, max-age=3600');
-      res.sendFile(join(directory, file), (error) => {
-        if (error) next(error);
-      });
+      contents ??= readFile(join(directory, file));
+      contents.then(
+        (bytes) => {
+          res.setHeader('Content-Type', SWAGGER_UI_FILES[file]);
+          res.setHeader('Cache-Control', 'public, max-age=3600');
+          res.send(bytes);
+        },
+        (error: unknown) => {
+          contents = undefined; // read again next time
+          next(error);
+        },
+      );
     });
   }
 }

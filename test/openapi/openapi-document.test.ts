@@ -41,6 +41,26 @@ describe('the OpenAPI 3.1 document', () => {
     expect((await http.request({ path: '/docs/nothing.js' })).json()).toMatchObject({ code: 24 });
   });
 
+  it.each([
+    ['Range', 'bytes=99999999-'],
+    ['Range', 'bytes=5-1'],
+    ['If-Match', '"nope"'],
+    ['If-Unmodified-Since', 'Thu, 01 Jan 1970 00:00:00 GMT'],
+  ])(
+    'serves a file of the page whole whatever its %s (%s): 200, never a 500',
+    async (name, value) => {
+      const answer = await http.request({
+        path: '/docs/swagger-ui.css',
+        headers: { [name]: value },
+      });
+      expect([answer.status, answer.headers['content-type']]).toEqual([
+        200,
+        'text/css; charset=utf-8',
+      ]);
+      expect(answer.text).toContain('.swagger-ui');
+    },
+  );
+
   it('requires Retry-After on a 503 of a create, as every 23 there carries it', () => {
     const document = JSON.parse(openApiText()) as {
       paths: Record<string, Record<string, { responses: Record<string, Record<string, unknown>> }>>;
