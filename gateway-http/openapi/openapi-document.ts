@@ -312,6 +312,16 @@ function followOperation(operationId: string, summary: string) {
 }
 
 /**
+ * What express's res.send answers a conditional GET or HEAD whose condition is false instead of a
+ * 200: If-None-Match: * asks for the answer only when there is none (RFC 9110, section 13.1.2).
+ */
+const notModified = {
+  description:
+    'Not modified: the request had If-None-Match: *, and there is a representation. No body.',
+  headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+};
+
+/**
  * An endpoint of the service's own (in the operations tag): a GET, and the HEAD express answers
  * with the same route (the same status and headers, no body).
  */
@@ -322,11 +332,15 @@ function operationsEndpoint(operation: {
   parameters?: Record<string, unknown>[];
   responses: Record<string, unknown>;
 }) {
+  const withConditional = {
+    ...operation,
+    responses: { ...operation.responses, '304': notModified },
+  };
   return {
-    get: { tags: ['operations'], ...operation },
+    get: { tags: ['operations'], ...withConditional },
     head: {
       tags: ['operations'],
-      ...operation,
+      ...withConditional,
       operationId: `${operation.operationId}Head`,
       summary: `${operation.summary} (headers only)`,
     },

@@ -68,6 +68,14 @@ describe('operations endpoints', () => {
     },
   );
 
+  it.each(['/healthz', '/readyz', '/openapi.json', '/docs', '/docs/init.js'])(
+    'GET %s with If-None-Match: * answers 304 (RFC 9110: it has a representation), as documented',
+    async (path) => {
+      const answer = await http.request({ path, headers: { 'if-none-match': '*' } });
+      expect([answer.status, answer.text]).toEqual([304, '']);
+    },
+  );
+
   it('answers the health endpoints on a link domain too (their aliases are reserved)', async () => {
     const answer = await http.request({ path: '/healthz', headers: { host: 'acme.link' } });
     expect(answer.status).toBe(200);
