@@ -23,7 +23,7 @@ export const ERROR_EXAMPLES: Record<ErrorReason, string> = {
   ALIAS_TAKEN: 'This alias is already taken on this link domain.',
   REDIRECT_TYPE_INVALID: 'redirect_type must be one of 301, 302, 303, 307, 308.',
   NOT_A_MEMBER: 'The access token does not belong to a member of this organization.',
-  URL_BLOCKED: 'The URL was refused: it carries credentials before the host',
+  URL_BLOCKED: 'The URL was refused: credentials before the host disguise the real destination',
   RATE_LIMITED: 'Rate limit of 60 requests per minute exceeded; retry in 42 s.',
   BODY_INVALID: 'The request body is not valid JSON.',
   CONTENT_TYPE_UNSUPPORTED: 'Content-Type must be application/json.',

@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pino from 'pino';
+import { credentialsRule } from '../../core/url-guard/credentials-rule';
+import { createUrlGuardChain } from '../../core/url-guard/url-guard-chain';
 import { openApiText } from '../../gateway-http/openapi/openapi-text';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
@@ -60,6 +63,29 @@ describe('the OpenAPI 3.1 document', () => {
       expect(answer.text).toContain('.swagger-ui');
     },
   );
+
+  it("shows as code 18's example a message the service gives", async () => {
+    const document = JSON.parse(openApiText()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const refused = document.paths['/api/create']?.['post']?.responses['422'] as {
+      content: Record<string, { examples: Record<string, { value: { errors: string[] } }> }>;
+    };
+    const example = refused.content['application/json']?.examples['code18']?.value;
+    const guarded = await createTestCore({
+      urlGuard: createUrlGuardChain([credentialsRule], pino({ level: 'silent' })),
+    });
+    const server = await startHttp(guarded.core);
+    try {
+      const answer = await server.create(
+        guarded.body({ url: 'https://paypal.com@evil.example/' }),
+        guarded.token,
+      );
+      expect(answer.json()).toEqual(example);
+    } finally {
+      await server.close();
+    }
+  });
 
   it('requires Retry-After on a 503 of a create, as every 23 there carries it', () => {
     const document = JSON.parse(openApiText()) as {
