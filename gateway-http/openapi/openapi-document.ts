@@ -11,6 +11,7 @@ import {
   redirectTypeSchema,
   REDIRECT_TYPES,
 } from '../../core/links/create-link-input';
+import { MAX_URL_LENGTH } from '../../core/links/long-url';
 import { urlGroupIdSchema } from '../../core/organizations/resolve-group';
 import { organizationKeySchema } from '../../core/organizations/resolve-organization';
 import { MAX_BODY_BYTES } from '../body-decoding';
@@ -34,6 +35,24 @@ function fieldSchema(schema: z.ZodType, description: string, examples?: unknown[
   return { ...json, description, ...(examples ? { examples } : {}) };
 }
 
+/**
+ * The url's JSON Schema. zod's knows nothing of the trim, so its lengths would count the
+ * surrounding whitespace the service drops: the pattern holds the 1 to MAX_URL_LENGTH characters
+ * between it instead (a URL has no whitespace inside).
+ */
+function urlFieldSchema(): JsonSchema {
+  const {
+    minLength: _minLength,
+    maxLength: _maxLength,
+    ...schema
+  } = fieldSchema(
+    longUrlSchema,
+    `The long URL: http:// or https://, with a host, no whitespace or control characters inside, at most ${MAX_URL_LENGTH} characters once surrounding whitespace is trimmed. Missing or blank: code 6; otherwise invalid: 7; refused by the anti-phishing check: 18.`,
+    ['https://example.com/a/long/path?q=1'],
+  );
+  return { ...schema, pattern: `^\\s*\\S{1,${MAX_URL_LENGTH}}\\s*$` };
+}
+
 const createRequestSchema: JsonSchema = {
   type: 'object',
   description: `At most ${MAX_BODY_BYTES / 1024} KiB of JSON. Unknown fields are ignored.`,
@@ -48,11 +67,7 @@ const createRequestSchema: JsonSchema = {
       'A URL group of the organization, as a string or a non-negative integer. Missing, null or empty: code 5; unknown: 14.',
       ['1'],
     ),
-    url: fieldSchema(
-      longUrlSchema,
-      'The long URL: http:// or https://, with a host, no whitespace or control characters inside; surrounding whitespace is trimmed. Missing or blank: code 6; otherwise invalid: 7; refused by the anti-phishing check: 18.',
-      ['https://example.com/a/long/path?q=1'],
-    ),
+    url: urlFieldSchema(),
     alias: fieldSchema(
       aliasSchema,
       'The short path. Omitted, null or empty: one is generated (7 characters). Other characters: code 8; longer than 64: 9; taken on the link domain or reserved: 15.',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import OpenAPIBackend, { type Document } from 'openapi-backend';
 import pino from 'pino';
 import { credentialsRule } from '../../core/url-guard/credentials-rule';
 import { createUrlGuardChain } from '../../core/url-guard/url-guard-chain';
@@ -85,6 +86,25 @@ describe('the OpenAPI 3.1 document', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("holds url's 2048 characters once trimmed, as the service does", async () => {
+    const api = await new OpenAPIBackend({
+      definition: JSON.parse(openApiText()) as Document,
+      quick: true,
+    }).init();
+    const request = (url: string) => ({
+      method: 'post',
+      path: '/api/create',
+      headers: { 'content-type': 'application/json' },
+      body: body({ url }),
+    });
+    const padded = `  https://example.com/${'a'.repeat(2048 - 20)}  `;
+    expect((await http.create(body({ url: padded }), token)).status).toBe(200);
+    expect(api.validateRequest(request(padded), 'createShortLink').errors ?? []).toEqual([]);
+    const tooLong = `https://example.com/${'a'.repeat(2048 - 19)}`;
+    expect((await http.create(body({ url: tooLong }), token)).json()).toMatchObject({ code: 7 });
+    expect(api.validateRequest(request(tooLong), 'createShortLink').errors).not.toEqual([]);
   });
 
   it('requires Retry-After on a 503 of a create, as every 23 there carries it', () => {
