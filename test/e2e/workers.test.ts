@@ -254,13 +254,29 @@ describe('WORKERS=2 when a worker cannot start', () => {
   it("stops with the worker's error and exit code 1 instead of restarting it in a loop", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
     dataDirs.push(dir);
+    // The primary has nothing to check in a seed file: the first worker reads it.
+    const seedFile = join(dir, 'seed.json');
+    await writeFile(seedFile, '{ "organizations": [');
+    const { code, output } = await runServiceUntilExit(build.dir, {
+      WORKERS: '2',
+      DATA_DIR: join(dir, 'data'),
+      SHORTLINK_SEED_FILE: seedFile,
+    });
+    expect(code).toBe(1);
+    expect(output).toContain(seedFile); // the worker's start-up error names the file
+    expect(output).toMatch(/shortlink failed to start: worker \d+ exited during start-up/);
+    expect(output).not.toMatch(/restarting it|gateway listening/);
+  });
+
+  it('refuses a DATA_DIR it cannot use in the primary, before any worker starts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
+    dataDirs.push(dir);
     const file = join(dir, 'not-a-directory');
     await writeFile(file, 'x');
     const { code, output } = await runServiceUntilExit(build.dir, { WORKERS: '2', DATA_DIR: file });
     expect(code).toBe(1);
-    expect(output).toContain(file); // the worker's start-up error names the path
-    expect(output).toMatch(/shortlink failed to start: worker \d+ exited during start-up/);
-    expect(output).not.toMatch(/restarting it|gateway listening/);
+    expect(output).toContain(`shortlink failed to start: DATA_DIR ${file} is not a directory`);
+    expect(output).not.toMatch(/worker \d+|gateway listening/);
   });
 });
 
