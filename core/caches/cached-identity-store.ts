@@ -116,6 +116,19 @@ export class CachedIdentityStore implements IdentityStore {
     this.tokens.delete(token.tokenHash);
   }
 
+  async removeToken(tokenHash: string): Promise<string | null> {
+    const userId = await this.inner.removeToken(tokenHash);
+    this.tokens.delete(tokenHash);
+    return userId;
+  }
+
+  async removeTokensOfUser(userId: string): Promise<number> {
+    const removed = await this.inner.removeTokensOfUser(userId);
+    // Cached by hash, not by user: which entries were this user's is not known here.
+    this.invalidate('tokens');
+    return removed;
+  }
+
   async saveMembership(userId: string, organizationId: string): Promise<void> {
     await this.inner.saveMembership(userId, organizationId);
     this.memberships.delete(cacheKey(userId, organizationId));

@@ -50,6 +50,8 @@ const IDENTITY_METHODS = [
   'saveToken',
   'saveMembership',
   'findUserById',
+  'removeToken',
+  'removeTokensOfUser',
 ] as const satisfies ReadonlyArray<AsyncMethodNames<IdentityStore>>;
 
 /** The link port timed, with its optional insertCompleting when the store has it. */

@@ -60,4 +60,16 @@ export interface IdentityStore {
   saveToken(token: TokenRecord): Promise<void>;
   saveMembership(userId: string, organizationId: string): Promise<void>;
   findUserById(id: string): Promise<User | null>;
+
+  /** Revocation: a removed hash is unknown afterwards (code 11), as one never saved. */
+  /**
+   * Removes the token hash; answers the user it belonged to, or null when no token has it (then
+   * nothing is written). The lookup and the removal are one atomic write.
+   */
+  removeToken(tokenHash: string): Promise<string | null>;
+  /**
+   * Removes every token hash of the user in one atomic write (LMDB, memory); MongoDB removes them
+   * with one deleteMany, atomic per token. Answers how many were removed.
+   */
+  removeTokensOfUser(userId: string): Promise<number>;
 }

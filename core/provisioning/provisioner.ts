@@ -224,6 +224,30 @@ export class Provisioner {
     return generated === undefined ? { tokenHash } : { token: generated, tokenHash };
   }
 
+  /**
+   * Revokes a token (given in clear, handled only as its hash): the store removes the hash, so
+   * the token answers code 11 from then on. Answers whose it was; an unknown token (never issued,
+   * or revoked already) is refused and nothing is written.
+   */
+  async revokeToken(token: string): Promise<{ userId: string }> {
+    if (typeof token !== 'string' || token === '') {
+      throw new ProvisioningError('no token given to revoke');
+    }
+    const userId = await this.identities.removeToken(hashSecret(token));
+    if (userId === null) {
+      throw new ProvisioningError(
+        'no such token: it is unknown or revoked already; nothing was changed',
+      );
+    }
+    return { userId };
+  }
+
+  /** Revokes every token of a user (one lost rather than leaked); answers how many. */
+  async revokeTokensOfUser(userId: string): Promise<number> {
+    await this.requireUser(userId);
+    return this.identities.removeTokensOfUser(userId);
+  }
+
   private async requireOrganization(id: string): Promise<Organization> {
     const organization = await this.identities.findOrganizationById(id);
     if (!organization) throw new ProvisioningError(`no organization "${id}"`);

@@ -177,6 +177,43 @@ describe('identity changes and the cache', () => {
     ).resolves.toBeDefined();
   });
 
+  it('a token revoked elsewhere (the admin CLI) answers code 11 within the TTL, not before', async () => {
+    const t = await setUp();
+    await t.caller().links.create(t.body());
+    await t.other.revokeToken(t.token);
+    t.advance(TTL_SECONDS * 1000 - 1);
+    await expect(
+      t.caller().links.create(t.body({ url: 'https://example.com/b' })),
+    ).resolves.toBeDefined();
+    t.advance(2);
+    const refused = await failureOf(
+      t.caller().links.create(t.body({ url: 'https://example.com/c' })),
+    );
+    expect(refused.code).toBe(11);
+  });
+
+  it('a token revoked through this process, alone or with all its user’s, answers 11 at once', async () => {
+    const t = await setUp();
+    const { token: second } = await t.here.issueToken('alice');
+    await t.caller().links.create(t.body());
+    await t.caller(second).links.create(t.body({ url: 'https://example.com/b' }));
+    await t.here.revokeToken(t.token);
+    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
+    await expect(
+      t.caller(second).links.create(t.body({ url: 'https://example.com/c' })),
+    ).resolves.toBeDefined();
+    await expect(t.here.revokeTokensOfUser('alice')).resolves.toBe(1);
+    expect((await failureOf(t.caller(second).links.create(t.body()))).code).toBe(11);
+  });
+
+  it('a token revoked elsewhere and reported by the backend (change stream) answers 11 at once', async () => {
+    const t = await setUp({ watchable: true });
+    await t.caller().links.create(t.body());
+    await t.other.revokeTokensOfUser('alice');
+    t.backend.emitIdentityChange('tokens');
+    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
+  });
+
   it('a membership added elsewhere works at once (no negative caching)', async () => {
     const t = await setUp({ watchable: true });
     await t.caller().links.create(t.body());

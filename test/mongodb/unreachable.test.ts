@@ -172,6 +172,8 @@ describe('MongoDB unreachable during a run', () => {
       (s) => s.identities.saveToken({ tokenHash: 'f', userId: 'alice', createdAt: new Date() }),
     ],
     ['identities.saveMembership', (s) => s.identities.saveMembership('alice', 'acme')],
+    ['identities.removeToken', (s) => s.identities.removeToken('f')],
+    ['identities.removeTokensOfUser', (s) => s.identities.removeTokensOfUser('alice')],
   ];
 
   it.each(operations)('%s rejects with BackendUnavailableError', async (_name, run) => {

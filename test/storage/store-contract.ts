@@ -322,6 +322,55 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(store.identities.findUserIdByTokenHash('1'.repeat(64))).resolves.toBeNull();
     });
 
+    it('removes one token hash, answering its user; an unknown hash writes nothing', async () => {
+      const createdAt = new Date('2026-01-02T03:04:05.006Z');
+      await store.identities.saveToken({ tokenHash: 'f'.repeat(64), userId: 'alice', createdAt });
+      await store.identities.saveToken({ tokenHash: '0'.repeat(64), userId: 'alice', createdAt });
+      await expect(store.identities.removeToken('f'.repeat(64))).resolves.toBe('alice');
+      await expect(store.identities.findUserIdByTokenHash('f'.repeat(64))).resolves.toBeNull();
+      await expect(store.identities.findUserIdByTokenHash('0'.repeat(64))).resolves.toBe('alice');
+      await expect(store.identities.removeToken('f'.repeat(64))).resolves.toBeNull();
+      await expect(store.identities.removeToken('1'.repeat(64))).resolves.toBeNull();
+      await expect(store.identities.findUserIdByTokenHash('0'.repeat(64))).resolves.toBe('alice');
+      // A removed hash is free again: saving it (for anyone) is a new token.
+      await store.identities.saveToken({ tokenHash: 'f'.repeat(64), userId: 'bob', createdAt });
+      await expect(store.identities.findUserIdByTokenHash('f'.repeat(64))).resolves.toBe('bob');
+    });
+
+    it("removes every token of one user, answering how many, and no one else's", async () => {
+      const createdAt = new Date('2026-01-02T03:04:05.006Z');
+      for (const [digit, userId] of [
+        ['a', 'alice'],
+        ['b', 'alice'],
+        ['c', 'alice'],
+        ['d', 'bob'],
+      ] as const) {
+        await store.identities.saveToken({ tokenHash: digit.repeat(64), userId, createdAt });
+      }
+      await expect(store.identities.removeTokensOfUser('alice')).resolves.toBe(3);
+      for (const digit of ['a', 'b', 'c']) {
+        await expect(store.identities.findUserIdByTokenHash(digit.repeat(64))).resolves.toBeNull();
+      }
+      await expect(store.identities.findUserIdByTokenHash('d'.repeat(64))).resolves.toBe('bob');
+      await expect(store.identities.removeTokensOfUser('alice')).resolves.toBe(0);
+      await expect(store.identities.removeTokensOfUser('nobody')).resolves.toBe(0);
+    });
+
+    it('removes a token exactly once when revoked concurrently', async () => {
+      await store.identities.saveToken({
+        tokenHash: 'f'.repeat(64),
+        userId: 'alice',
+        createdAt: new Date(),
+      });
+      const results = await settleAll(
+        Array.from({ length: CONCURRENCY }, () => store.identities.removeToken('f'.repeat(64))),
+      );
+      expect(results.filter((r) => !r.ok)).toEqual([]);
+      const users = results.map((r) => (r.ok ? r.value : undefined));
+      expect(users.filter((u) => u === 'alice')).toHaveLength(1);
+      expect(users.filter((u) => u === null)).toHaveLength(CONCURRENCY - 1);
+    });
+
     it('records memberships per (user, organization), idempotently', async () => {
       await expect(store.identities.isMember('alice', 'acme')).resolves.toBe(false);
       await store.identities.saveMembership('alice', 'acme');

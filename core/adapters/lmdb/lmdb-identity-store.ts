@@ -125,6 +125,35 @@ export class LmdbIdentityStore implements ports.IdentityStore {
     );
   }
 
+  removeToken(tokenHash: string): Promise<string | null> {
+    const { tokens } = this.dbs;
+    // In one write transaction: the user answered is the one whose token was removed.
+    return onLmdb(this.dbs, this.path, 'token removal', () =>
+      tokens.transaction(() => {
+        const holder = tokens.get(tokenHash);
+        if (holder === undefined) return null;
+        void tokens.remove(tokenHash);
+        return holder.userId;
+      }),
+    );
+  }
+
+  removeTokensOfUser(userId: string): Promise<number> {
+    const { tokens } = this.dbs;
+    // Tokens are keyed by hash alone: the user's are found by a scan, inside the write
+    // transaction, so a token saved meanwhile is either seen and removed or saved after it.
+    return onLmdb(this.dbs, this.path, 'token removal', () =>
+      tokens.transaction(() => {
+        const hashes: string[] = [];
+        for (const { key, value } of tokens.getRange()) {
+          if (value.userId === userId) hashes.push(key);
+        }
+        for (const hash of hashes) void tokens.remove(hash);
+        return hashes.length;
+      }),
+    );
+  }
+
   private read<T>(operation: string, run: () => T): Promise<T> {
     return readLmdb(this.dbs, this.path, operation, run);
   }

@@ -101,6 +101,22 @@ export class MemoryIdentityStore implements ports.IdentityStore {
     return Promise.resolve();
   }
 
+  removeToken(tokenHash: string): Promise<string | null> {
+    const holder = this.tokens.get(tokenHash);
+    this.tokens.delete(tokenHash);
+    return Promise.resolve(holder?.userId ?? null);
+  }
+
+  removeTokensOfUser(userId: string): Promise<number> {
+    let removed = 0;
+    for (const [tokenHash, token] of this.tokens) {
+      if (token.userId !== userId) continue;
+      this.tokens.delete(tokenHash);
+      removed += 1;
+    }
+    return Promise.resolve(removed);
+  }
+
   /** Everything held, as copies (the admin CLI writes it back to a seed file, hashes only). */
   snapshot(): MemoryIdentitySnapshot {
     return {

@@ -156,6 +156,24 @@ export class MongoIdentityStore implements ports.IdentityStore {
     if (stored && stored.userId !== token.userId) throw new TokenTakenError(token.userId);
   }
 
+  /** One findOneAndDelete: the document it answers is the one it removed. */
+  async removeToken(tokenHash: string): Promise<string | null> {
+    const removed = await onMongo('token removal', () =>
+      this.tokens.findOneAndDelete({ tokenHash }),
+    );
+    return removed?.userId ?? null;
+  }
+
+  /**
+   * One deleteMany, atomic per token (MongoDB has no atomic multi-document write outside a
+   * transaction, and a standalone server has none): a token saved for the user while it runs may
+   * stay, as it would had it been saved a moment later.
+   */
+  async removeTokensOfUser(userId: string): Promise<number> {
+    const result = await onMongo('token removal', () => this.tokens.deleteMany({ userId }));
+    return result.deletedCount;
+  }
+
   async saveMembership(userId: string, organizationId: string): Promise<void> {
     await onMongo('membership save', () =>
       upsertRacing(() =>
