@@ -11,12 +11,15 @@ export const USAGE = `usage: npm run admin -- <command> [options]
   user create   --id ID [--name NAME] [--org ORG_ID ...]
   member add    --user USER_ID --org ORG_ID
   token create  --user USER_ID
+  token revoke                    (reads ONE token from standard input: never give it as an argument)
+  token revoke  --user USER_ID --all  (every token of the user)
   backup        DIR      (LMDB only: a consistent copy of DATA_DIR into DIR, missing or empty)
 
 Works on MongoDB when MONGODB_URI is set; else on the seed file named by SHORTLINK_SEED_FILE (or
 --seed-file), created or rewritten (atomically, under a lock, mode 0600) with secrets as SHA-256 hashes only;
 else on the LMDB store in DATA_DIR (default ./data). Every command may run while the server runs.
-Each new secret is printed once; it cannot be shown again.`;
+Each new secret is printed once; it cannot be shown again. token revoke works on the store only
+(DATA_DIR or MONGODB_URI), never on a seed file.`;
 
 /** Every option of every command, as node:util's parseArgs reads them. */
 const OPTIONS = {
@@ -27,6 +30,7 @@ const OPTIONS = {
   org: { type: 'string', multiple: true },
   'api-id': { type: 'string' },
   user: { type: 'string' },
+  all: { type: 'boolean' },
   'seed-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -45,6 +49,8 @@ const COMMANDS = {
   'user create': { options: ['id', 'name', 'org', 'seed-file'], repeatable: ['org'] },
   'member add': { options: ['user', 'org', 'seed-file'] },
   'token create': { options: ['user', 'seed-file'] },
+  // --seed-file is taken only to refuse it with the reason (admin.ts), not as an unknown option.
+  'token revoke': { options: ['user', 'all', 'seed-file'] },
   backup: { options: [] },
 } as const satisfies Record<
   string,

@@ -22,6 +22,10 @@ export interface AdminTarget {
   close(): Promise<void>;
 }
 
+/** Whether admin commands write to the seed file: one is named and MONGODB_URI is not set. */
+export const targetsSeedFile = (config: Config, seedFile: string | undefined): boolean =>
+  !config.MONGODB_URI && Boolean(seedFile);
+
 /**
  * MongoDB with MONGODB_URI; else a seed file when one is named (it is applied at every start of
  * the server); else LMDB in DATA_DIR. Each is safe to write while the server runs. With
@@ -32,7 +36,7 @@ export async function openAdminTarget(
   seedFile: string | undefined,
   command?: (provisioner: Provisioner) => Promise<unknown>,
 ): Promise<AdminTarget> {
-  if (!config.MONGODB_URI && seedFile) return seedFileTarget(seedFile);
+  if (seedFile && targetsSeedFile(config, seedFile)) return seedFileTarget(seedFile);
   if (!config.MONGODB_URI && config.DATA_DIR === IN_MEMORY_DATA_DIR) {
     throw new ProvisioningError(
       `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with SHORTLINK_SEED_FILE / --seed-file`,

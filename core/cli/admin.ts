@@ -9,8 +9,10 @@ import {
   USAGE,
   type Options,
 } from './admin-command-line';
-import { openAdminTarget } from './admin-store';
+import { openAdminTarget, targetsSeedFile } from './admin-store';
 import { runBackup } from './backup';
+import { readTokenInput, tokenFromInput } from './token-input';
+import { REVOKE_ON_SEED_FILE_REFUSED, revokesByUser, seedFileStillLists } from './token-revoke';
 
 function required(options: Options, name: string): string {
   const value = options[name];
@@ -25,11 +27,16 @@ function optional(options: Options, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Runs one admin command and returns the lines to print. */
+/**
+ * Runs one admin command and returns the lines to print. `standardInput` is what the command
+ * read from standard input, for `token revoke` (read once by the caller: the command may run
+ * twice, first on an empty store).
+ */
 export async function runAdminCommand(
   provisioner: Provisioner,
   command: string,
   options: Options,
+  standardInput = '',
 ): Promise<string[]> {
   if (!isAdminCommand(command)) throw usageError(`unknown command "${command}"`);
   switch (command) {
@@ -86,6 +93,15 @@ export async function runAdminCommand(
       const { token } = await provisioner.issueToken(userId);
       return [`personal access token for ${userId} (shown once): ${token ?? ''}`];
     }
+    case 'token revoke': {
+      if (revokesByUser(options)) {
+        const userId = required(options, 'user');
+        const count = await provisioner.revokeTokensOfUser(userId);
+        return [`revoked ${count} ${count === 1 ? 'token' : 'tokens'} of user ${userId}`];
+      }
+      const { userId } = await provisioner.revokeToken(tokenFromInput(standardInput));
+      return [`revoked a token of user ${userId}`];
+    }
     default: {
       const unhandled: never = command;
       throw usageError(`unknown command "${String(unhandled)}"`);
@@ -104,17 +120,27 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write((await runBackup(config, commandLine.target)) + '\n');
     return;
   }
+  const seedFile = commandLine.seedFile ?? config.SHORTLINK_SEED_FILE;
+  let standardInput = '';
+  if (commandLine.command === 'token revoke') {
+    // Refused before standard input is read: a mistake costs no waiting for input.
+    if (targetsSeedFile(config, seedFile)) throw new ProvisioningError(REVOKE_ON_SEED_FILE_REFUSED);
+    if (!revokesByUser(commandLine.options)) {
+      if (process.stdin.isTTY) {
+        process.stderr.write('admin: the token to revoke, then Enter and Ctrl-D:\n');
+      }
+      standardInput = await readTokenInput(process.stdin);
+    }
+  }
   const command = (provisioner: Provisioner) =>
-    runAdminCommand(provisioner, commandLine.command, commandLine.options);
-  const target = await openAdminTarget(
-    config,
-    commandLine.seedFile ?? config.SHORTLINK_SEED_FILE,
-    command,
-  );
+    runAdminCommand(provisioner, commandLine.command, commandLine.options, standardInput);
+  const target = await openAdminTarget(config, seedFile, command);
   try {
     const lines = await command(target.provisioner);
     const saved = await target.save();
     if (saved) lines.push(saved);
+    if (commandLine.command === 'token revoke' && seedFile)
+      lines.push(seedFileStillLists(seedFile));
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await target.close();

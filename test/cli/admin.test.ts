@@ -1,5 +1,12 @@
 import { runAdminCommand } from '../../core/cli/admin';
-import { createCore, createMemoryStore, hashSecret, Provisioner, systemClock } from '../../core';
+import {
+  createCore,
+  createMemoryStore,
+  hashSecret,
+  Provisioner,
+  ProvisioningError,
+  systemClock,
+} from '../../core';
 import { applySeed } from '../../core/provisioning/seed-file';
 import { seedFromSnapshot } from '../../core/provisioning/seed-export';
 
@@ -188,5 +195,85 @@ describe('provisioning guards', () => {
         secretKey: 'same-key-of-two-organizations',
       }),
     ).rejects.toThrow(/already in use/);
+  });
+});
+
+describe('token revoke', () => {
+  const create = (store: ReturnType<typeof createMemoryStore>, token: string, orgKey: string) =>
+    createCore({ store })
+      .createCaller({ authorization: `Bearer ${token}` })
+      .links.create({ organization_key: orgKey, url_group_id: '7', url: 'https://example.com/r' });
+
+  it('revokes the one token read from standard input (newline trimmed): code 11 afterwards', async () => {
+    const { store, orgKey, token } = await provisionThroughCli();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    const other = secretOf(await runAdminCommand(provisioner, 'token create', { user: 'alice' }));
+    const lines = await runAdminCommand(provisioner, 'token revoke', {}, `${token}\n`);
+    expect(lines).toEqual(['revoked a token of user alice']);
+    expect(lines.join('\n')).not.toContain(token);
+    await expect(create(store, token, orgKey)).rejects.toMatchObject({ code: 11 });
+    await expect(store.identities.findUserIdByTokenHash(hashSecret(token))).resolves.toBeNull();
+    // The user's other token still works.
+    await expect(create(store, other, orgKey)).resolves.toBeDefined();
+  });
+
+  it('refuses an unknown (or already revoked) token, an empty input and two words, changing nothing', async () => {
+    const { store, token } = await provisionThroughCli();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    const before = JSON.stringify(store.identities.snapshot());
+    const unknown = `slpat_${'x'.repeat(40)}`;
+    for (const [input, message] of [
+      [unknown, /no such token: it is unknown or revoked already; nothing was changed/],
+      ['', /no token on standard input/],
+      [' \n\t\n', /no token on standard input/],
+      [`${token}\n${unknown}\n`, /more than one word/],
+    ] as const) {
+      const failure = runAdminCommand(provisioner, 'token revoke', {}, input);
+      await expect(failure).rejects.toBeInstanceOf(ProvisioningError);
+      await expect(failure).rejects.toThrow(message);
+      await failure.catch((error: Error) => expect(error.message).not.toContain(token));
+    }
+    expect(JSON.stringify(store.identities.snapshot())).toBe(before);
+    await runAdminCommand(provisioner, 'token revoke', {}, token);
+    await expect(runAdminCommand(provisioner, 'token revoke', {}, token)).rejects.toThrow(
+      /revoked already/,
+    );
+  });
+
+  it('revokes every token of a user with --user and --all, and says how many', async () => {
+    const { store, orgKey, token } = await provisionThroughCli();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    const second = secretOf(await runAdminCommand(provisioner, 'token create', { user: 'alice' }));
+    await runAdminCommand(provisioner, 'user create', { id: 'bob', org: ['acme'] });
+    const bobs = secretOf(await runAdminCommand(provisioner, 'token create', { user: 'bob' }));
+    await expect(
+      runAdminCommand(provisioner, 'token revoke', { user: 'alice', all: true }),
+    ).resolves.toEqual(['revoked 2 tokens of user alice']);
+    for (const revoked of [token, second]) {
+      await expect(create(store, revoked, orgKey)).rejects.toMatchObject({ code: 11 });
+    }
+    await expect(create(store, bobs, orgKey)).resolves.toBeDefined();
+    await expect(
+      runAdminCommand(provisioner, 'token revoke', { user: 'alice', all: true }),
+    ).resolves.toEqual(['revoked 0 tokens of user alice']);
+    await expect(
+      runAdminCommand(provisioner, 'token revoke', { user: 'bob', all: true }),
+    ).resolves.toEqual(['revoked 1 token of user bob']);
+  });
+
+  it('refuses an unknown user, --user without --all and --all without --user, changing nothing', async () => {
+    const { store } = await provisionThroughCli();
+    const provisioner = new Provisioner(store.identities, systemClock);
+    const before = JSON.stringify(store.identities.snapshot());
+    await expect(
+      runAdminCommand(provisioner, 'token revoke', { user: 'nobody', all: true }),
+    ).rejects.toThrow(/no user "nobody"/);
+    await expect(runAdminCommand(provisioner, 'token revoke', { user: 'alice' })).rejects.toThrow(
+      /--user needs --all[\s\S]*usage: npm run admin/,
+    );
+    await expect(runAdminCommand(provisioner, 'token revoke', { all: true })).rejects.toThrow(
+      /--all needs --user[\s\S]*usage: npm run admin/,
+    );
+    expect(JSON.stringify(store.identities.snapshot())).toBe(before);
   });
 });
