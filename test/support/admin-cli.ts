@@ -12,15 +12,25 @@ export interface AdminRun {
 /**
  * Runs the compiled admin CLI of `buildDir` (a compileToTemp build) as `npm run admin -- <args>`
  * does, with only the environment given, and resolves with its exit status and output whatever
- * the status.
+ * the status. Its standard input is empty.
  */
 export function runAdmin(
   buildDir: string,
   env: Record<string, string>,
   ...args: string[]
 ): Promise<AdminRun> {
+  return runAdminWithInput(buildDir, env, '', ...args);
+}
+
+/** Like runAdmin, with `input` as the CLI's standard input (`token revoke` reads a token there). */
+export function runAdminWithInput(
+  buildDir: string,
+  env: Record<string, string>,
+  input: string,
+  ...args: string[]
+): Promise<AdminRun> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [join(buildDir, 'core', 'cli', 'admin.js'), ...args],
       { env: { PATH: process.env.PATH ?? '', NODE_PATH: join(ROOT, 'node_modules'), ...env } },
@@ -29,6 +39,9 @@ export function runAdmin(
         resolve({ code, stdout, stderr });
       },
     );
+    // A CLI that exits without reading its input closes the pipe: that is no failure here.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input);
   });
 }
 

@@ -1,0 +1,189 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { hashSecret } from '../../core';
+import { createLmdbStore } from '../../core/adapters/lmdb';
+import { runAdmin, runAdminWithInput, shownOnce, type AdminRun } from '../support/admin-cli';
+import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import { startChildService, type ChildService } from '../reliability/support/child-service';
+import { sendRaw } from '../reliability/support/raw-http';
+import { UNLIMITED } from '../reliability/support/test-service';
+import { tempDirs } from '../support/temp-dirs';
+
+jest.setTimeout(120_000);
+
+const dirs = tempDirs('admin-token-revoke');
+let build: TempBuild;
+let service: ChildService | undefined;
+
+beforeAll(async () => {
+  build = await compileToTemp();
+});
+
+afterAll(async () => {
+  if (service && service.child.exitCode === null) service.child.kill('SIGKILL');
+  await build?.remove();
+  await dirs.removeAll();
+});
+
+async function admin(env: Record<string, string>, ...args: string[]): Promise<string> {
+  const run = await runAdmin(build.dir, env, ...args);
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  return run.stdout;
+}
+
+const revoke = (env: Record<string, string>, input: string, ...args: string[]) =>
+  runAdminWithInput(build.dir, env, input, 'token', 'revoke', ...args);
+
+/** Exit status 2, nothing on standard output; the reason on standard error. */
+function refused(run: AdminRun): string {
+  expect(run).toMatchObject({ code: 2, stdout: '' });
+  return run.stderr;
+}
+
+/** An organization, group "1", a member user and two tokens of it, through the CLI. */
+async function provision(env: Record<string, string>) {
+  const organizationKey = shownOnce(
+    await admin(env, 'org', 'create', '--id', 'acme', '--domain', 'acme.link'),
+  );
+  await admin(env, 'group', 'create', '--org', 'acme', '--api-id', '1');
+  await admin(env, 'user', 'create', '--id', 'alice', '--org', 'acme');
+  const token = shownOnce(await admin(env, 'token', 'create', '--user', 'alice'));
+  const second = shownOnce(await admin(env, 'token', 'create', '--user', 'alice'));
+  return { organizationKey, token, second };
+}
+
+/** What the LMDB store in `dataDir` answers for each token: its user or null. */
+async function usersOf(dataDir: string, ...tokens: string[]): Promise<Array<string | null>> {
+  const store = await createLmdbStore({ dataDir });
+  try {
+    return await Promise.all(
+      tokens.map((token) => store.identities.findUserIdByTokenHash(hashSecret(token))),
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+function create(port: number, token: string, organizationKey: string, alias: string) {
+  return sendRaw({
+    port,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      organization_key: organizationKey,
+      url_group_id: '1',
+      url: `https://example.com/${alias}`,
+      alias,
+    }),
+  });
+}
+
+/** The code of a create, asked again every 200 ms until it is `code` (the cache TTL) or 10 s. */
+async function codeOnceSettled(
+  port: number,
+  token: string,
+  organizationKey: string,
+  code: number,
+): Promise<unknown> {
+  let answer = await create(port, token, organizationKey, `late-${code}-0`);
+  for (let i = 1; i < 50 && JSON.parse(answer.text).code !== code; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    answer = await create(port, token, organizationKey, `late-${code}-${i}`);
+  }
+  return JSON.parse(answer.text).code;
+}
+
+describe('admin CLI: token revoke', () => {
+  it('revokes a token read from standard input in a running server’s LMDB store: code 11', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    service = await startChildService(build.dir, {
+      ...UNLIMITED,
+      DATA_DIR: dataDir,
+      IDENTITY_CACHE_TTL_SECONDS: '1',
+    });
+    const env = { DATA_DIR: dataDir };
+    const { organizationKey, token, second } = await provision(env);
+    const port = service.httpPort;
+    expect((await create(port, token, organizationKey, 'before')).status).toBe(200);
+
+    const run = await revoke(env, `${token}\n`);
+    expect(run).toMatchObject({ code: 0, stdout: 'revoked a token of user alice\n', stderr: '' });
+    // Within IDENTITY_CACHE_TTL_SECONDS (1 s here) the server answers 11 for it.
+    await expect(codeOnceSettled(port, token, organizationKey, 11)).resolves.toBe(11);
+    const refusedCreate = await create(port, token, organizationKey, 'after');
+    expect(refusedCreate.status).toBe(401);
+    expect(JSON.parse(refusedCreate.text)).toMatchObject({ code: 11 });
+    // The user's other token still works; --user --all revokes it too.
+    expect((await create(port, second, organizationKey, 'second')).status).toBe(200);
+    expect(await admin(env, 'token', 'revoke', '--user', 'alice', '--all')).toBe(
+      'revoked 1 token of user alice\n',
+    );
+    await expect(codeOnceSettled(port, second, organizationKey, 11)).resolves.toBe(11);
+    service.child.kill('SIGTERM');
+    await service.exited;
+  });
+
+  it('refuses with exit status 2 and writes nothing: unknown token, empty input, bad options', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    const env = { DATA_DIR: dataDir };
+    const { token, second } = await provision(env);
+    const unknown = `slpat_${'x'.repeat(40)}`;
+    expect(refused(await revoke(env, `${unknown}\n`))).toContain(
+      'no such token: it is unknown or revoked already; nothing was changed',
+    );
+    expect(refused(await revoke(env, ''))).toContain('no token on standard input');
+    expect(refused(await revoke(env, '\n  \n'))).toContain('no token on standard input');
+    expect(refused(await revoke(env, `${token}\n${second}\n`))).toContain('more than one word');
+    expect(refused(await revoke(env, 'x'.repeat(5000)))).toContain('more than 4096 bytes');
+    expect(refused(await revoke(env, '', '--user', 'nobody', '--all'))).toContain(
+      'no user "nobody"',
+    );
+    // --user alone does not revoke everything: a typo gets the usage.
+    for (const args of [['--user', 'alice'], ['--all'], [token]]) {
+      const stderr = refused(await revoke(env, token, ...args));
+      expect(stderr).toContain('usage: npm run admin');
+      expect(stderr).toMatch(/--user needs --all|--all needs --user|unexpected argument/);
+    }
+    await expect(usersOf(dataDir, token, second)).resolves.toEqual(['alice', 'alice']);
+  });
+
+  it('never repeats the token it read, revoked or refused', async () => {
+    const env = { DATA_DIR: join(await dirs.make(), 'data') };
+    const { token } = await provision(env);
+    const done = await revoke(env, token);
+    const again = await revoke(env, token);
+    expect(done.code).toBe(0);
+    expect(refused(again)).toContain('revoked already');
+    for (const run of [done, again]) expect(run.stdout + run.stderr).not.toContain(token);
+  });
+
+  it('creates no store in a DATA_DIR that holds none (a mistyped DATA_DIR)', async () => {
+    const missing = join(await dirs.make(), 'dat');
+    expect(refused(await revoke({ DATA_DIR: missing }, `slpat_${'y'.repeat(40)}`))).toContain(
+      `(DATA_DIR ${missing} holds no store yet; nothing was created)`,
+    );
+    expect(refused(await revoke({ DATA_DIR: missing }, '', '--user', 'a', '--all'))).toContain(
+      'no user "a"',
+    );
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it('refuses a seed file, named by SHORTLINK_SEED_FILE or --seed-file, leaving it as it was', async () => {
+    const seedFile = join(await dirs.make(), 'seed.json');
+    const seedEnv = { DATA_DIR: ':memory:', SHORTLINK_SEED_FILE: seedFile };
+    const { token } = await provision(seedEnv);
+    const before = await readFile(seedFile, 'utf8');
+    expect(before).toContain(hashSecret(token));
+    for (const [env, args] of [
+      [seedEnv, []],
+      [seedEnv, ['--user', 'alice', '--all']],
+      [{ DATA_DIR: ':memory:' }, ['--seed-file', seedFile]],
+    ] as const) {
+      const stderr = refused(await revoke(env, token, ...args));
+      expect(stderr).toContain('token revoke works on the store, not on a seed file');
+      expect(stderr).toContain('applied as an upsert at every start');
+      expect(stderr).not.toContain(token);
+    }
+    expect(await readFile(seedFile, 'utf8')).toBe(before);
+  });
+});
