@@ -89,6 +89,10 @@ export function parseCommandLine(argv: string[]): CommandLine {
   if (first === undefined) throw usageError('no command given');
   const command = first === 'backup' ? first : `${first} ${second ?? ''}`.trim();
   if (!Object.hasOwn(COMMANDS, command)) throw usageError(`unknown command "${command}"`);
+  // Not repeated for token revoke: the argument is likely the token, which must not reach logs.
+  if (extra.length > 0 && command === 'token revoke') {
+    throw usageError('token revoke takes no argument: give the token on standard input');
+  }
   if (extra.length > 0) throw usageError(`unexpected argument "${extra.join(' ')}"`);
   checkOptionsOf(command as Command, tokens);
 
