@@ -40,7 +40,8 @@ export interface NewOrganization {
 /**
  * Creates organizations, groups, users and tokens through the identity port. The `save...`
  * methods are upserts, so applying the same definitions twice (a seed file at every start)
- * changes nothing; the `create...` methods, the admin CLI's, refuse an id that exists, so a
+ * changes nothing, and a field left out (an organization's name, scheme or active flag, a group's
+ * or user's name) keeps what the store holds, the default going only to a new record; the `create...` methods, the admin CLI's, refuse an id that exists, so a
  * repeated command cannot replace an organization's key or link domain. Secrets are hashed here
  * and returned to the caller exactly once. A method that refuses writes nothing.
  */
@@ -82,7 +83,10 @@ export class Provisioner {
     const id = requireId(input.id, 'organization');
     const domain = typeof input.domain === 'string' ? normalizeLinkDomain(input.domain) : null;
     if (!domain) throw new ProvisioningError(`invalid link domain "${String(input.domain)}"`);
-    const scheme = input.scheme ?? 'https';
+    // An upsert keeps what a field left out holds now (a seed file applied at every start must not
+    // reactivate an organization the CLI deactivated); defaults are for a new organization.
+    const stored = onlyNew ? null : await this.identities.findOrganizationById(id);
+    const scheme = input.scheme ?? stored?.scheme ?? 'https';
     // Checked here, not only by the types: an embedder in plain JS reaches this too, and a link
     // domain's scheme is written into every short URL (`javascript://...` was).
     if (!isLinkScheme(scheme)) {
@@ -90,7 +94,7 @@ export class Provisioner {
         `organization "${id}": scheme must be "http" or "https", not ${JSON.stringify(scheme)}`,
       );
     }
-    const active = activeFlag(id, input.active ?? true);
+    const active = activeFlag(id, input.active ?? stored?.active ?? true);
     const { hash: keyHash, generated } = secretHash(
       `the secret key of organization "${id}"`,
       input.secretKey,
@@ -99,7 +103,7 @@ export class Provisioner {
     );
     const organization: Organization = {
       id,
-      name: input.name ?? input.id,
+      name: input.name ?? stored?.name ?? input.id,
       domain,
       scheme,
       active,
@@ -141,10 +145,16 @@ export class Provisioner {
     name?: string;
   }): Promise<UrlGroup> {
     await this.requireOrganization(input.organizationId);
+    const apiId = requireId(input.apiId, 'group api id');
+    // A name left out keeps the stored one, as for organizations.
+    const stored =
+      input.name === undefined
+        ? await this.identities.findGroup(input.organizationId, apiId)
+        : null;
     const group: UrlGroup = {
       organizationId: input.organizationId,
-      apiId: requireId(input.apiId, 'group api id'),
-      name: input.name ?? input.apiId,
+      apiId,
+      name: input.name ?? stored?.name ?? apiId,
     };
     await this.identities.saveGroup(group);
     return group;
@@ -175,7 +185,10 @@ export class Provisioner {
   }
 
   async saveUser(input: { id: string; name?: string; organizations?: string[] }): Promise<User> {
-    const user: User = { id: requireId(input.id, 'user'), name: input.name ?? input.id };
+    const id = requireId(input.id, 'user');
+    // A name left out keeps the stored one, as for organizations.
+    const stored = input.name === undefined ? await this.identities.findUserById(id) : null;
+    const user: User = { id, name: input.name ?? stored?.name ?? id };
     const organizations = input.organizations ?? [];
     if (!Array.isArray(organizations) || organizations.some((id) => typeof id !== 'string')) {
       throw new ProvisioningError(`user "${user.id}": organizations must be a list of ids`);
