@@ -60,7 +60,11 @@ describe('a seed file applied again keeps what its left-out fields hold in the s
     await provisioner.setOrganizationActive('acme', false);
     const reactivating: Seed = {
       ...seed,
-      organizations: seed.organizations.map((org) => ({ ...org, active: true, name: 'Acme' })),
+      organizations: (seed.organizations ?? []).map((org) => ({
+        ...org,
+        active: true,
+        name: 'Acme',
+      })),
     };
     await applySeed(provisioner, reactivating, 'seed.json');
     await expect(store.identities.findOrganizationById('acme')).resolves.toMatchObject({
