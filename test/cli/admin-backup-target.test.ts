@@ -36,6 +36,16 @@ describe('admin backup refuses a target the person can correct, with exit status
     expect(run.stderr).toContain(`the backup target ${target} exists and is not empty`);
   });
 
+  it('a folder inside the data directory', async () => {
+    const target = join(env.DATA_DIR as string, 'backups', 'today');
+    const run = await runAdmin(build.dir, env, 'backup', target);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `the backup target ${target} is inside the data directory ${env.DATA_DIR as string}`,
+    );
+    expect(existsSync(join(env.DATA_DIR as string, 'backups'))).toBe(false);
+  });
+
   it('a path through a file', async () => {
     const file = join(await dirs.make(), 'afile');
     await writeFile(file, 'a file');

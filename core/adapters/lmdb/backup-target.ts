@@ -1,5 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { systemErrorCode } from '../../errors/system-error-code';
 
 /** A backup target the store will not write into; the message says what is in the way. */
@@ -8,13 +8,22 @@ export class BackupTargetError extends Error {
 }
 
 /**
- * The absolute backup target, once it is known to be a missing or empty folder other than the
+ * The absolute backup target, once it is known to be a missing or empty folder outside the
  * data directory; otherwise a BackupTargetError saying what is actually in the way.
  */
 export async function checkBackupTarget(targetDir: string, dataDir: string): Promise<string> {
   const target = resolve(targetDir);
-  if (target === resolve(dataDir)) {
+  const data = resolve(dataDir);
+  if (target === data) {
     throw new BackupTargetError(`the backup target ${target} is the data directory itself`);
+  }
+  // A copy inside the store's own folder goes with it: removed by an `rm -rf` of the data
+  // directory (how a fresh start is made), lost with its disk.
+  const inside = relative(data, target);
+  if (!inside.startsWith('..') && !isAbsolute(inside)) {
+    throw new BackupTargetError(
+      `the backup target ${target} is inside the data directory ${data}; a backup there is removed with it: choose a folder outside it`,
+    );
   }
   let entries: string[];
   try {
