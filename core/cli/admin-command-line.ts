@@ -7,6 +7,7 @@ export const USAGE = `usage: npm run admin -- <command> [options]
   org create    --id ID --domain HOST[:PORT] [--name NAME] [--scheme https|http]
   org activate  --id ID
   org deactivate --id ID
+  org rotate-key --id ID   (a new secret key, printed once; the old one stops working)
   group create  --org ORG_ID --api-id API_ID [--name NAME]
   user create   --id ID [--name NAME] [--org ORG_ID ...]
   member add    --user USER_ID --org ORG_ID
@@ -45,6 +46,7 @@ const COMMANDS = {
   'org create': { options: ['id', 'domain', 'name', 'scheme', 'seed-file'] },
   'org activate': { options: ['id', 'seed-file'] },
   'org deactivate': { options: ['id', 'seed-file'] },
+  'org rotate-key': { options: ['id', 'seed-file'] },
   'group create': { options: ['org', 'api-id', 'name', 'seed-file'] },
   'user create': { options: ['id', 'name', 'org', 'seed-file'], repeatable: ['org'] },
   'member add': { options: ['user', 'org', 'seed-file'] },

@@ -57,6 +57,15 @@ export async function runAdminCommand(
         `organization secret key (shown once): ${secretKey ?? ''}`,
       ];
     }
+    case 'org rotate-key': {
+      const { organization, secretKey } = await provisioner.rotateOrganizationKey(
+        required(options, 'id'),
+      );
+      return [
+        `organization ${organization.id}: a new secret key; the old one no longer works`,
+        `organization secret key (shown once): ${secretKey}`,
+      ];
+    }
     case 'org activate':
     case 'org deactivate': {
       const active = command === 'org activate';

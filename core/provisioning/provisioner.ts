@@ -131,6 +131,21 @@ export class Provisioner {
     return generated === undefined ? { organization } : { organization, secretKey: generated };
   }
 
+  /**
+   * A new generated secret key for an organization (returned once); the old key stops working
+   * (answered as an unknown key, code 12) in the same write. Nothing else of the organization
+   * changes.
+   */
+  async rotateOrganizationKey(
+    id: string,
+  ): Promise<{ organization: Organization; secretKey: string }> {
+    const organization = await this.requireOrganization(id);
+    const secretKey = generateOrganizationKey();
+    const updated = { ...organization, keyHash: hashSecret(secretKey) };
+    await this.identities.saveOrganization(updated);
+    return { organization: updated, secretKey };
+  }
+
   async setOrganizationActive(id: string, active: boolean): Promise<Organization> {
     const checked = activeFlag(id, active);
     const organization = await this.requireOrganization(id);

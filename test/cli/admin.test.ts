@@ -82,6 +82,33 @@ describe('admin CLI commands', () => {
     ).rejects.toMatchObject({ code: 13 });
   });
 
+  it('rotates an organization key: the old one is code 12, the new one works, a seed carries its hash', async () => {
+    const { store, orgKey, token } = await provisionThroughCli();
+    const before = await store.identities.findOrganizationById('acme');
+    const lines = await runAdminCommand(
+      new Provisioner(store.identities, systemClock),
+      'org rotate-key',
+      { id: 'acme' },
+    );
+    const newKey = secretOf(lines);
+    expect(newKey).toMatch(/^slorg_[0-9A-Za-z]{40}$/);
+    const caller = createCore({ store }).createCaller({ authorization: `Bearer ${token}` });
+    await expect(
+      caller.links.create({ organization_key: orgKey, url_group_id: '7', url: 'https://e.com/' }),
+    ).rejects.toMatchObject({ code: 12 });
+    await expect(
+      caller.links.create({ organization_key: newKey, url_group_id: '7', url: 'https://e.com/' }),
+    ).resolves.toMatchObject({ domain: 'acme.link' });
+    // Nothing but the key changed.
+    expect(await store.identities.findOrganizationById('acme')).toEqual({
+      ...before,
+      keyHash: hashSecret(newKey),
+    });
+    const seedText = JSON.stringify(seedFromSnapshot(store.identities.snapshot()));
+    expect(seedText).toContain(hashSecret(newKey));
+    expect(seedText).not.toContain(hashSecret(orgKey));
+  });
+
   it('refuses unknown commands, missing options and unknown references clearly', async () => {
     const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
     await expect(runAdminCommand(provisioner, 'org explode', {})).rejects.toThrow(

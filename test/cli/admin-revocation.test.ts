@@ -12,7 +12,7 @@ import { tempDirs } from '../support/temp-dirs';
 
 jest.setTimeout(120_000);
 
-const dirs = tempDirs('admin-token-revoke');
+const dirs = tempDirs('admin-revocation');
 let build: TempBuild;
 let service: ChildService | undefined;
 
@@ -186,5 +186,55 @@ describe('admin CLI: token revoke', () => {
       expect(stderr).not.toContain(token);
     }
     expect(await readFile(seedFile, 'utf8')).toBe(before);
+  });
+});
+
+describe('admin CLI: org rotate-key', () => {
+  it('prints a new key once; in a running server the old key becomes code 12 and the new one works', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    const rotating = await startChildService(build.dir, {
+      ...UNLIMITED,
+      DATA_DIR: dataDir,
+      IDENTITY_CACHE_TTL_SECONDS: '1',
+    });
+    try {
+      const env = { DATA_DIR: dataDir };
+      const { organizationKey, token } = await provision(env);
+      const port = rotating.httpPort;
+      expect((await create(port, token, organizationKey, 'before-rotation')).status).toBe(200);
+
+      const output = await admin(env, 'org', 'rotate-key', '--id', 'acme');
+      expect(output).toContain('organization acme: a new secret key; the old one no longer works');
+      const newKey = shownOnce(output);
+      expect(newKey).toMatch(/^slorg_/);
+      expect(newKey).not.toBe(organizationKey);
+
+      expect(await codeOnceSettled(port, token, organizationKey, 12)).toBe(12);
+      const created = await create(port, token, newKey, 'after-rotation');
+      expect(created.status).toBe(200);
+      expect(JSON.parse(created.text)).toMatchObject({ data: { domain: 'acme.link' } });
+      // The key is printed once: the log holds neither key.
+      expect(rotating.output()).not.toContain(newKey);
+      expect(rotating.output()).not.toContain(organizationKey);
+    } finally {
+      rotating.child.kill('SIGTERM');
+      await rotating.exited;
+    }
+  });
+
+  it('refuses an unknown organization with exit status 2, writing nothing', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    const env = { DATA_DIR: dataDir };
+    const { organizationKey } = await provision(env);
+    const reason = refused(await runAdmin(build.dir, env, 'org', 'rotate-key', '--id', 'nope'));
+    expect(reason).toContain('nope');
+    const store = await createLmdbStore({ dataDir });
+    try {
+      await expect(
+        store.identities.findOrganizationByKeyHash(hashSecret(organizationKey)),
+      ).resolves.toMatchObject({ id: 'acme' });
+    } finally {
+      await store.close();
+    }
   });
 });
