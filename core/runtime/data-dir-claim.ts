@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { prepareDataDir } from '../adapters/lmdb/data-dir';
@@ -20,11 +20,13 @@ export interface DataDirClaim {
 const UNIX_SOCKETS_TABLE = '/proc/net/unix';
 const NAME_PREFIX = 'shortlink-data-dir';
 
-let claims = 0;
-
 interface Holder {
   scope: LimitsScope;
-  /** The holder's pid and the number of its claim (`4242-1`): one process may claim twice. */
+  /**
+   * The holder's pid and a random nonce (`4242-<uuid>`): unique even between processes that see
+   * the same pid (containers sharing a network namespace but not a pid namespace), and between
+   * two claims of one process.
+   */
   claim: string;
 }
 
@@ -104,13 +106,13 @@ export async function claimDataDir(
   const path = await prepareDataDir(dataDir);
   const { dev, ino } = await stat(path);
   const id = createHash('sha256').update(`${dev}:${ino}`).digest('hex').slice(0, 24);
-  claims += 1;
-  const own = `${process.pid}-${claims}`;
+  const own = `${process.pid}-${randomUUID()}`;
   let server: Server;
   let holders: Holder[];
   try {
     server = await listenOn(`${NAME_PREFIX}.${id}.${scope}.${own}`);
   } catch (error) {
+    // The name is unique, so this is no collision: the system has no abstract Unix sockets.
     logger.warn({ dataDir: path, err: error }, 'DATA_DIR not claimed: no abstract Unix socket');
     return { release: () => Promise.resolve() };
   }

@@ -1,4 +1,6 @@
-import { symlink } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { stat, symlink } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { claimDataDir, type DataDirClaim } from '../../core/runtime/data-dir-claim';
 import { ConfigError } from '../../core/runtime';
@@ -74,5 +76,24 @@ describe('a service claims the LMDB DATA_DIR it counts rate limits beside', () =
     await holder.release();
     // Had a refused claim stayed, this one would be refused too.
     await expect(claim(dataDir, 'local')).resolves.toBeDefined();
+  });
+
+  it('counts a holder that has its pid (another pid namespace) as another service', async () => {
+    const dataDir = await dirs.make();
+    const { dev, ino } = await stat(dataDir);
+    const id = createHash('sha256').update(`${dev}:${ino}`).digest('hex').slice(0, 24);
+    // A service in another container, numbered with this process's pid.
+    const foreign = createServer();
+    await new Promise<void>((resolve) =>
+      foreign.listen({ path: `\0shortlink-data-dir.${id}.local.${process.pid}-1` }, resolve),
+    );
+    try {
+      await expect(claimDataDir(dataDir, 'local', silentLogger)).rejects.toThrow(ConfigError);
+      await expect(claimDataDir(dataDir, 'shared', silentLogger)).rejects.toThrow(
+        'that counts rate limits in its own memory',
+      );
+    } finally {
+      await new Promise((resolve) => foreign.close(resolve));
+    }
   });
 });
