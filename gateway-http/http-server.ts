@@ -126,7 +126,9 @@ export async function listenHttp(
     res.assignSocket(socket as Socket);
     res.once('finish', () => {
       res.detachSocket(socket as Socket);
-      socket.end();
+      // Destroyed once the answer is written, not just ended: node's timeouts no longer watch a
+      // socket it handed over for CONNECT, so one whose client never closes would stay open.
+      (socket as Socket).destroySoon();
     });
     onRequest(req, res);
   });

@@ -88,6 +88,30 @@ it('CONNECT reaches the service too: 405 on /api/create, 404 elsewhere, then the
   expect(authority).toMatch(/\{"data":null,"code":24,"errors":\[.+\]\}$/);
 });
 
+it('CONNECT: the server closes its socket even when the client keeps its side open', async () => {
+  // node's timeouts no longer watch a socket handed over for CONNECT: an answer that only ended
+  // the server's side left the socket open for as long as the client kept its own. Once the
+  // server has closed it, what the client sends after the answer is refused (a reset).
+  const outcome = await new Promise<'closed' | 'open'>((resolve) => {
+    const socket = connect({ port: http.port, host: '127.0.0.1', allowHalfOpen: true }, () =>
+      socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n'),
+    );
+    const finish = (result: 'closed' | 'open') => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(result);
+    };
+    const timer = setTimeout(() => finish('open'), 2_000);
+    socket.resume();
+    socket.on('error', () => finish('closed'));
+    socket.on('end', () => {
+      socket.write('more');
+      setTimeout(() => socket.write('and more'), 200);
+    });
+  });
+  expect(outcome).toBe('closed');
+});
+
 it('a request head over 16 KiB: a bare 431', async () => {
   const answer = await rawExchange(
     `GET /hello HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
