@@ -9,7 +9,8 @@ import {
   USAGE,
   type Options,
 } from './admin-command-line';
-import { openAdminTarget, targetsSeedFile } from './admin-store';
+import { openAdminTarget, targetsSeedFile, type AdminTarget } from './admin-store';
+import { rotatedInSeedFile, rotatedInStore } from './key-rotation';
 import { runBackup } from './backup';
 import { readTokenInput, tokenFromInput } from './token-input';
 import { REVOKE_ON_SEED_FILE_REFUSED, revokesByUser, seedFileStillLists } from './token-revoke';
@@ -62,7 +63,7 @@ export async function runAdminCommand(
         required(options, 'id'),
       );
       return [
-        `organization ${organization.id}: a new secret key; the old one no longer works`,
+        `organization ${organization.id}: a new secret key`,
         `organization secret key (shown once): ${secretKey}`,
       ];
     }
@@ -118,6 +119,18 @@ export async function runAdminCommand(
   }
 }
 
+/** Where a rotated key takes effect, and what a seed file needs then (key-rotation.ts). */
+async function rotationNote(
+  target: AdminTarget,
+  organizationId: string,
+  seedFile: string | undefined,
+  onSeedFile: boolean,
+): Promise<string> {
+  if (onSeedFile && seedFile) return rotatedInSeedFile(seedFile);
+  const organization = await target.store.identities.findOrganizationById(organizationId);
+  return rotatedInStore(organizationId, organization?.keyHash ?? '');
+}
+
 async function main(argv: string[]): Promise<void> {
   const commandLine = parseCommandLine(argv);
   if (commandLine.help) {
@@ -150,6 +163,11 @@ async function main(argv: string[]): Promise<void> {
     if (saved) lines.push(saved);
     if (commandLine.command === 'token revoke' && seedFile)
       lines.push(seedFileStillLists(seedFile));
+    if (commandLine.command === 'org rotate-key') {
+      const organizationId = String(commandLine.options.id);
+      const onSeedFile = targetsSeedFile(config, seedFile);
+      lines.push(await rotationNote(target, organizationId, seedFile, onSeedFile));
+    }
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await target.close();

@@ -204,8 +204,11 @@ describe('admin CLI: org rotate-key', () => {
       expect((await create(port, token, organizationKey, 'before-rotation')).status).toBe(200);
 
       const output = await admin(env, 'org', 'rotate-key', '--id', 'acme');
-      expect(output).toContain('organization acme: a new secret key; the old one no longer works');
+      expect(output).toContain('organization acme: a new secret key');
       const newKey = shownOnce(output);
+      // A seed file listing the organization would restore the old key: the output says what to set.
+      expect(output).toContain('the old key no longer works');
+      expect(output).toContain(`set its secret_key_sha256 there to ${hashSecret(newKey)}`);
       expect(newKey).toMatch(/^slorg_/);
       expect(newKey).not.toBe(organizationKey);
 
@@ -220,6 +223,21 @@ describe('admin CLI: org rotate-key', () => {
       rotating.child.kill('SIGTERM');
       await rotating.exited;
     }
+  });
+
+  it('on a seed file, writes the new key’s hash there and says the server takes it at its next start', async () => {
+    const seedFile = join(await dirs.make(), 'seed.json');
+    const env = { SHORTLINK_SEED_FILE: seedFile };
+    const oldKey = shownOnce(
+      await admin(env, 'org', 'create', '--id', 'acme', '--domain', 'acme.link'),
+    );
+    const output = await admin(env, 'org', 'rotate-key', '--id', 'acme');
+    const newKey = shownOnce(output);
+    expect(output).toContain(`the server takes the new key when it next applies ${seedFile}`);
+    const seedText = await readFile(seedFile, 'utf8');
+    expect(seedText).toContain(hashSecret(newKey));
+    expect(seedText).not.toContain(hashSecret(oldKey));
+    expect(seedText).not.toContain(newKey);
   });
 
   it('refuses an unknown organization with exit status 2, writing nothing', async () => {
