@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLmdbStore } from '../../core/adapters/lmdb';
@@ -44,6 +44,31 @@ describe('admin backup refuses a target the person can correct, with exit status
       `the backup target ${target} is inside the data directory ${env.DATA_DIR as string}`,
     );
     expect(existsSync(join(env.DATA_DIR as string, 'backups'))).toBe(false);
+  });
+
+  it('a folder inside the data directory whose name begins with two dots, or reached by a symlink', async () => {
+    const dataDir = env.DATA_DIR as string;
+    const dotted = join(dataDir, '..backup');
+    const run = await runAdmin(build.dir, env, 'backup', dotted);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`is inside the data directory ${dataDir}`);
+    const link = join(await dirs.make(), 'to-data');
+    await symlink(dataDir, link);
+    const throughLink = await runAdmin(build.dir, env, 'backup', join(link, 'today'));
+    expect(throughLink.code).toBe(2);
+    expect(throughLink.stderr).toContain(`is inside the data directory ${dataDir}`);
+    expect(existsSync(dotted)).toBe(false);
+    expect(existsSync(join(dataDir, 'today'))).toBe(false);
+  });
+
+  it('a folder an interrupted backup left, named in the refusal', async () => {
+    const target = await dirs.make();
+    await mkdir(join(target, '.backup-in-progress'));
+    const run = await runAdmin(build.dir, env, 'backup', target);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `the backup target ${target} holds .backup-in-progress, left by a backup that did not finish: delete that folder and try again`,
+    );
   });
 
   it('a path through a file', async () => {

@@ -1,6 +1,9 @@
-import { readdir, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { systemErrorCode } from '../../errors/system-error-code';
+
+/** The folder inside a backup target that a copy is written to before it is moved into place. */
+export const BACKUP_IN_PROGRESS = '.backup-in-progress';
 
 /** A backup target the store will not write into; the message says what is in the way. */
 export class BackupTargetError extends Error {
@@ -13,14 +16,16 @@ export class BackupTargetError extends Error {
  */
 export async function checkBackupTarget(targetDir: string, dataDir: string): Promise<string> {
   const target = resolve(targetDir);
-  const data = resolve(dataDir);
-  if (target === data) {
+  // Compared as the file system resolves them, so a symlink into the data directory counts.
+  const data = await realpath(dataDir).catch(() => resolve(dataDir));
+  const real = await realTarget(target);
+  if (real === data) {
     throw new BackupTargetError(`the backup target ${target} is the data directory itself`);
   }
   // A copy inside the store's own folder goes with it: removed by an `rm -rf` of the data
   // directory (how a fresh start is made), lost with its disk.
-  const inside = relative(data, target);
-  if (!inside.startsWith('..') && !isAbsolute(inside)) {
+  const inside = relative(data, real);
+  if (inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside)) {
     throw new BackupTargetError(
       `the backup target ${target} is inside the data directory ${data}; a backup there is removed with it: choose a folder outside it`,
     );
@@ -41,10 +46,26 @@ export async function checkBackupTarget(targetDir: string, dataDir: string): Pro
       `the backup target ${target} cannot be read: ${(error as Error).message}`,
     );
   }
+  if (entries.length === 1 && entries[0] === BACKUP_IN_PROGRESS) {
+    throw new BackupTargetError(
+      `the backup target ${target} holds ${BACKUP_IN_PROGRESS}, left by a backup that did not finish: delete that folder and try again`,
+    );
+  }
   if (entries.length > 0) {
     throw new BackupTargetError(`the backup target ${target} exists and is not empty`);
   }
   return target;
+}
+
+/** `target` with its nearest existing ancestor's symlinks resolved (the rest need not exist). */
+async function realTarget(target: string): Promise<string> {
+  const missing: string[] = [];
+  for (let part = target; ; part = dirname(part)) {
+    const real = await realpath(part).catch(() => undefined);
+    if (real !== undefined) return join(real, ...missing);
+    if (part === dirname(part)) return target;
+    missing.unshift(basename(part));
+  }
 }
 
 /** The part of `path` nearest the root that exists and is not a folder (readdir said ENOTDIR). */

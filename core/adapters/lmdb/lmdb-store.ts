@@ -4,7 +4,7 @@ import { open, type RootDatabase } from 'lmdb';
 import { silentLogger, type Logger } from '../../ports/logger';
 import type { Store } from '../../ports/store';
 import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
-import { BackupTargetError, checkBackupTarget } from './backup-target';
+import { BackupTargetError, checkBackupTarget, BACKUP_IN_PROGRESS } from './backup-target';
 import { DATA_DIR_MODE, DataDirError, makeDirectories, prepareDataDir } from './data-dir';
 import { checkFormatVersion, FORMAT_VERSION } from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
@@ -145,9 +145,6 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string, logger: Logger): LmdbStor
     },
   };
 }
-
-/** The folder inside a backup target that a copy is written to before it is moved into place. */
-export const BACKUP_IN_PROGRESS = '.backup-in-progress';
 
 async function backupTo(dbs: LmdbDatabases, path: string, targetDir: string): Promise<string> {
   const target = await checkBackupTarget(targetDir, path);
