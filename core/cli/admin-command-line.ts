@@ -77,6 +77,15 @@ export type CommandLine =
 /** A mistake on the command line: exit status 2, with the usage. */
 export const usageError = (problem: string) => new ProvisioningError(`${problem}\n\n${USAGE}`);
 
+/**
+ * A word of the command line as a refusal may repeat it: a command word is, anything else (a
+ * token or key pasted in the wrong place, which must not reach a terminal log) is `…`.
+ */
+function repeatable(word: string | undefined): string {
+  if (word === undefined) return '';
+  return /^[a-z][a-z-]{0,31}$/.test(word) ? word : '…';
+}
+
 export function parseCommandLine(argv: string[]): CommandLine {
   let parsed;
   try {
@@ -90,12 +99,16 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const [first, second, ...extra] = positionals;
   if (first === undefined) throw usageError('no command given');
   const command = first === 'backup' ? first : `${first} ${second ?? ''}`.trim();
-  if (!Object.hasOwn(COMMANDS, command)) throw usageError(`unknown command "${command}"`);
+  if (!Object.hasOwn(COMMANDS, command)) {
+    throw usageError(`unknown command "${[first, second].map(repeatable).join(' ').trim()}"`);
+  }
   // Not repeated for token revoke: the argument is likely the token, which must not reach logs.
   if (extra.length > 0 && command === 'token revoke') {
     throw usageError('token revoke takes no argument: give the token on standard input');
   }
-  if (extra.length > 0) throw usageError(`unexpected argument "${extra.join(' ')}"`);
+  if (extra.length > 0) {
+    throw usageError(`unexpected argument "${extra.map(repeatable).join(' ')}"`);
+  }
   checkOptionsOf(command as Command, tokens);
 
   if (command === 'backup') return { help: false, command, target: second ?? '' };
