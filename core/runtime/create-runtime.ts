@@ -58,8 +58,15 @@ export async function createRuntime(
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
   const closers: Array<() => Promise<void>> = [];
+  // In reverse order of opening; one that fails does not keep the rest open (the DATA_DIR
+  // claim, released last, would otherwise outlive a store whose close failed). The first failure
+  // is rethrown once all have run.
   const closeAll = async () => {
-    for (const close of closers.reverse()) await close();
+    let failure: { error: unknown } | undefined;
+    for (const close of [...closers].reverse()) {
+      await close().catch((error: unknown) => (failure ??= { error }));
+    }
+    if (failure) throw failure.error;
   };
   try {
     const metrics = config.METRICS_PORT === 0 ? undefined : new ShortlinkMetrics();

@@ -3,7 +3,7 @@ import { stat, symlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { claimDataDir, type DataDirClaim } from '../../core/runtime/data-dir-claim';
-import { ConfigError } from '../../core/runtime';
+import { ConfigError, createRuntime, loadConfig } from '../../core/runtime';
 import { silentLogger } from '../../core/ports/logger';
 import { tempDirs } from '../support/temp-dirs';
 
@@ -95,5 +95,20 @@ describe('a service claims the LMDB DATA_DIR it counts rate limits beside', () =
     } finally {
       await new Promise((resolve) => foreign.close(resolve));
     }
+  });
+
+  it('is released by a runtime whose store fails to close', async () => {
+    const dataDir = await dirs.make();
+    const config = loadConfig({ DATA_DIR: dataDir, METRICS_PORT: '0' });
+    const runtime = await createRuntime(config, silentLogger);
+    const store = runtime.core.deps.store;
+    const close = store.close.bind(store);
+    store.close = async () => {
+      await close();
+      throw new Error('the store failed to close');
+    };
+    await expect(runtime.close()).rejects.toThrow('the store failed to close');
+    // Had the failure stopped the closing, the claim would still be held.
+    await expect(claim(dataDir, 'local')).resolves.toBeDefined();
   });
 });
