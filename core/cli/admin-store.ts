@@ -5,7 +5,11 @@ import { createMemoryStore, type MemoryStore } from '../adapters/memory/memory-s
 import { systemClock } from '../adapters/system-clock';
 import { silentLogger } from '../ports/logger';
 import type { Store } from '../ports/store';
-import { Provisioner, ProvisioningError } from '../provisioning/provisioner';
+import {
+  NotFoundProvisioningError,
+  Provisioner,
+  ProvisioningError,
+} from '../provisioning/provisioner';
 import { seedFromSnapshot } from '../provisioning/seed-export';
 import { loadSeedFile } from '../provisioning/seed-file';
 import { lockSeedFile } from '../provisioning/seed-file-lock';
@@ -50,7 +54,9 @@ export async function openAdminTarget(
     try {
       await command(new Provisioner(empty.identities, systemClock));
     } catch (error) {
-      if (!(error instanceof ProvisioningError)) throw error;
+      // The directory is named only when it can be the cause: a record the command names is not
+      // there. A missing option or a bad domain is refused as it is.
+      if (!(error instanceof NotFoundProvisioningError)) throw error;
       throw new ProvisioningError(
         `${error.message} (DATA_DIR ${resolve(config.DATA_DIR)} holds no store yet; nothing was created)`,
       );

@@ -25,6 +25,9 @@ export class ProvisioningError extends Error {
   override readonly name = 'ProvisioningError';
 }
 
+/** A refusal because a record the command names (an organization, a user, a token) is not there. */
+export class NotFoundProvisioningError extends ProvisioningError {}
+
 export interface NewOrganization {
   id: string;
   name?: string;
@@ -263,7 +266,7 @@ export class Provisioner {
     }
     const userId = await this.identities.removeToken(hashSecret(token));
     if (userId === null) {
-      throw new ProvisioningError(
+      throw new NotFoundProvisioningError(
         'no such token: it is unknown or revoked already; nothing was changed',
       );
     }
@@ -278,12 +281,14 @@ export class Provisioner {
 
   private async requireOrganization(id: string): Promise<Organization> {
     const organization = await this.identities.findOrganizationById(id);
-    if (!organization) throw new ProvisioningError(`no organization "${id}"`);
+    if (!organization) throw new NotFoundProvisioningError(`no organization "${id}"`);
     return organization;
   }
 
   private async requireUser(id: string): Promise<void> {
-    if (!(await this.identities.findUserById(id))) throw new ProvisioningError(`no user "${id}"`);
+    if (!(await this.identities.findUserById(id))) {
+      throw new NotFoundProvisioningError(`no user "${id}"`);
+    }
   }
 }
 

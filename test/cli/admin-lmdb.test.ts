@@ -198,6 +198,11 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
     await adminFails({ DATA_DIR: missing }, 'user', 'create', '--id', 'bob', '--org', 'acme');
     expect(existsSync(missing)).toBe(false);
     expect(stderr).toContain(`no user "alice" (DATA_DIR ${missing} holds no store yet`);
+    // A mistake of the command line is not blamed on the directory.
+    const usage = await adminFails({ DATA_DIR: missing }, 'org', 'create', '--id', 'x');
+    expect(usage).toContain('--domain is required');
+    expect(usage).not.toContain('holds no store yet');
+    expect(existsSync(missing)).toBe(false);
     await mkdir(join(base, 'empty'));
     await adminFails(
       { DATA_DIR: join(base, 'empty') },
