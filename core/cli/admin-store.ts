@@ -14,7 +14,7 @@ import { seedFromSnapshot } from '../provisioning/seed-export';
 import { loadSeedFile } from '../provisioning/seed-file';
 import { lockSeedFile } from '../provisioning/seed-file-lock';
 import { writeSeedFile } from '../provisioning/seed-file-writer';
-import { IN_MEMORY_DATA_DIR, type Config } from '../runtime/config';
+import { IN_MEMORY_DATA_DIR, storeKindOf, type Config } from '../runtime/config';
 import { createStoreFromConfig } from '../runtime/store-from-config';
 
 /** Where an admin command writes: the configured store, or a seed file. */
@@ -28,7 +28,7 @@ export interface AdminTarget {
 
 /** Whether admin commands write to the seed file: one is named and MONGODB_URI is not set. */
 export const targetsSeedFile = (config: Config, seedFile: string | undefined): boolean =>
-  !config.MONGODB_URI && Boolean(seedFile);
+  storeKindOf(config) !== 'mongodb' && Boolean(seedFile);
 
 /**
  * MongoDB with MONGODB_URI; else a seed file when one is named (it is applied at every start of
@@ -41,7 +41,7 @@ export async function openAdminTarget(
   command?: (provisioner: Provisioner) => Promise<unknown>,
 ): Promise<AdminTarget> {
   if (seedFile && targetsSeedFile(config, seedFile)) return seedFileTarget(seedFile);
-  if (!config.MONGODB_URI && config.DATA_DIR === IN_MEMORY_DATA_DIR) {
+  if (storeKindOf(config) === 'memory') {
     throw new ProvisioningError(
       `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with SHORTLINK_SEED_FILE / --seed-file`,
     );
@@ -49,7 +49,7 @@ export async function openAdminTarget(
   // Opening a DATA_DIR that holds no store creates one. The command (when given) is first run
   // on an empty store in memory, so one that fails there (a mistyped DATA_DIR: "no user ...")
   // fails before anything is created; its secrets, if any, are never shown.
-  if (command && !config.MONGODB_URI && holdsNoStore(config.DATA_DIR)) {
+  if (command && storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
     const empty = createMemoryStore();
     try {
       await command(new Provisioner(empty.identities, systemClock));

@@ -115,6 +115,12 @@ export type Config = z.output<typeof configSchema>;
 
 export { ConfigError } from './settings';
 
+/** Which store a configuration selects: MongoDB with MONGODB_URI, else memory or LMDB by DATA_DIR. */
+export function storeKindOf(config: Config): 'mongodb' | 'memory' | 'lmdb' {
+  if (config.MONGODB_URI) return 'mongodb';
+  return config.DATA_DIR === IN_MEMORY_DATA_DIR ? 'memory' : 'lmdb';
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return parseSettings(configSchema, env);
 }

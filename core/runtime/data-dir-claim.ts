@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { prepareDataDir } from '../adapters/lmdb/data-dir';
 import type { Logger } from '../ports/logger';
-import { IN_MEMORY_DATA_DIR, type Config } from './config';
+import { storeKindOf, type Config } from './config';
 import { ConfigError } from './settings';
 
 /**
@@ -144,7 +144,7 @@ export async function claimDataDir(
  * store or MongoDB, whose limits are one process's or MongoDB's own.
  */
 export function claimServedDataDir(config: Config, logger: Logger): Promise<DataDirClaim> {
-  if (config.MONGODB_URI || config.DATA_DIR === IN_MEMORY_DATA_DIR) {
+  if (storeKindOf(config) !== 'lmdb') {
     return Promise.resolve({ release: () => Promise.resolve() });
   }
   return claimDataDir(config.DATA_DIR, config.REDIS_URL ? 'shared' : 'local', logger);

@@ -3,7 +3,7 @@ import { createMemoryStore } from '../adapters/memory/memory-store';
 import { createMongoStore } from '../adapters/mongodb/mongo-store';
 import type { Logger } from '../ports/logger';
 import type { Store } from '../ports/store';
-import { IN_MEMORY_DATA_DIR, type Config } from './config';
+import { storeKindOf, type Config } from './config';
 
 /**
  * MongoDB when MONGODB_URI is set; otherwise the embedded store: LMDB in DATA_DIR (durable, safe
@@ -17,6 +17,6 @@ export function createStoreFromConfig(
   { migrate = true }: { migrate?: boolean } = {},
 ): Promise<Store> {
   if (config.MONGODB_URI) return createMongoStore({ uri: config.MONGODB_URI, logger });
-  if (config.DATA_DIR === IN_MEMORY_DATA_DIR) return Promise.resolve(createMemoryStore());
+  if (storeKindOf(config) === 'memory') return Promise.resolve(createMemoryStore());
   return createLmdbStore({ dataDir: config.DATA_DIR, logger, migrate });
 }
