@@ -16,6 +16,9 @@ export interface DataDirClaim {
   release(): Promise<void>;
 }
 
+/** What a service holds where no claim is made (another store, another system). */
+const NO_CLAIM: DataDirClaim = { release: () => Promise.resolve() };
+
 /** Where Linux lists every Unix socket of this network namespace, abstract names with `@`. */
 const UNIX_SOCKETS_TABLE = '/proc/net/unix';
 const NAME_PREFIX = 'shortlink-data-dir';
@@ -101,7 +104,7 @@ export async function claimDataDir(
 ): Promise<DataDirClaim> {
   if (process.platform !== 'linux') {
     logger.debug({ dataDir }, 'DATA_DIR not claimed: claims need Linux');
-    return { release: () => Promise.resolve() };
+    return NO_CLAIM;
   }
   const path = await prepareDataDir(dataDir);
   const { dev, ino } = await stat(path);
@@ -114,7 +117,7 @@ export async function claimDataDir(
   } catch (error) {
     // The name is unique, so this is no collision: the system has no abstract Unix sockets.
     logger.warn({ dataDir: path, err: error }, 'DATA_DIR not claimed: no abstract Unix socket');
-    return { release: () => Promise.resolve() };
+    return NO_CLAIM;
   }
   const release = () => closeServer(server);
   try {
@@ -144,8 +147,6 @@ export async function claimDataDir(
  * store or MongoDB, whose limits are one process's or MongoDB's own.
  */
 export function claimServedDataDir(config: Config, logger: Logger): Promise<DataDirClaim> {
-  if (storeKindOf(config) !== 'lmdb') {
-    return Promise.resolve({ release: () => Promise.resolve() });
-  }
+  if (storeKindOf(config) !== 'lmdb') return Promise.resolve(NO_CLAIM);
   return claimDataDir(config.DATA_DIR, config.REDIS_URL ? 'shared' : 'local', logger);
 }
