@@ -44,8 +44,9 @@ export interface NewOrganization {
  * Creates organizations, groups, users and tokens through the identity port. The `save...`
  * methods are upserts, so applying the same definitions twice (a seed file at every start)
  * changes nothing, and a field left out (an organization's name, scheme or active flag, a group's
- * or user's name) keeps what the store holds, the default going only to a new record; the `create...` methods, the admin CLI's, refuse an id that exists, so a
- * repeated command cannot replace an organization's key or link domain. Secrets are hashed here
+ * or user's name) keeps what the store holds, the default going only to a new record; the
+ * `create...` methods, the admin CLI's, refuse an id that exists, so a repeated command cannot
+ * replace an organization's key or link domain. Secrets are hashed here
  * and returned to the caller exactly once. A method that refuses writes nothing.
  */
 export class Provisioner {
@@ -142,17 +143,24 @@ export class Provisioner {
   async rotateOrganizationKey(
     id: string,
   ): Promise<{ organization: Organization; secretKey: string }> {
-    const organization = await this.requireOrganization(id);
     const secretKey = generateOrganizationKey();
-    const updated = { ...organization, keyHash: hashSecret(secretKey) };
-    await this.identities.saveOrganization(updated);
-    return { organization: updated, secretKey };
+    const organization = await this.changeOrganization(id, { keyHash: hashSecret(secretKey) });
+    return { organization, secretKey };
   }
 
   async setOrganizationActive(id: string, active: boolean): Promise<Organization> {
-    const checked = activeFlag(id, active);
-    const organization = await this.requireOrganization(id);
-    const updated = { ...organization, active: checked };
+    return this.changeOrganization(id, { active: activeFlag(id, active) });
+  }
+
+  /**
+   * An existing organization with `change` applied, saved whole. It reads, then writes: a change
+   * made by another process between the two is overwritten (both callers are commands run by hand).
+   */
+  private async changeOrganization(
+    id: string,
+    change: Partial<Pick<Organization, 'active' | 'keyHash'>>,
+  ): Promise<Organization> {
+    const updated = { ...(await this.requireOrganization(id)), ...change };
     await this.identities.saveOrganization(updated);
     return updated;
   }
