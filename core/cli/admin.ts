@@ -119,14 +119,16 @@ export async function runAdminCommand(
   }
 }
 
-/** Where a rotated key takes effect, and what a seed file needs then (key-rotation.ts). */
+/**
+ * Where a rotated key takes effect, and what a seed file needs then (key-rotation.ts);
+ * `targetSeedFile` is the seed file the command wrote, if it wrote one.
+ */
 async function rotationNote(
   target: AdminTarget,
   organizationId: string,
-  seedFile: string | undefined,
-  onSeedFile: boolean,
+  targetSeedFile: string | undefined,
 ): Promise<string> {
-  if (onSeedFile && seedFile) return rotatedInSeedFile(seedFile);
+  if (targetSeedFile !== undefined) return rotatedInSeedFile(targetSeedFile);
   const organization = await target.store.identities.findOrganizationById(organizationId);
   return rotatedInStore(organizationId, organization?.keyHash ?? '');
 }
@@ -164,9 +166,9 @@ async function main(argv: string[]): Promise<void> {
     if (commandLine.command === 'token revoke' && seedFile)
       lines.push(seedFileStillLists(seedFile));
     if (commandLine.command === 'org rotate-key') {
-      const organizationId = String(commandLine.options.id);
-      const onSeedFile = targetsSeedFile(config, seedFile);
-      lines.push(await rotationNote(target, organizationId, seedFile, onSeedFile));
+      const organizationId = required(commandLine.options, 'id');
+      const targetSeedFile = targetsSeedFile(config, seedFile) ? seedFile : undefined;
+      lines.push(await rotationNote(target, organizationId, targetSeedFile));
     }
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
