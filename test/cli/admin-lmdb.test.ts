@@ -1,12 +1,11 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { silentLogger } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import { createRuntime, loadConfig } from '../../core/runtime';
 import { startChildService, type ChildService } from '../reliability/support/child-service';
+import { runAdmin, shownOnce } from '../support/admin-cli';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { sendRaw } from '../reliability/support/raw-http';
 import { UNLIMITED } from '../reliability/support/test-service';
@@ -15,8 +14,6 @@ import { tempDirs } from '../support/temp-dirs';
 
 jest.setTimeout(120_000);
 
-const ROOT = join(__dirname, '..', '..');
-const run = promisify(execFile);
 const dirs = tempDirs('admin-lmdb');
 let build: TempBuild;
 let service: ChildService | undefined;
@@ -31,28 +28,19 @@ afterAll(async () => {
   await dirs.removeAll();
 });
 
-/** `npm run admin -- <args>` as the compiled CLI, with only the environment given. */
+/** `npm run admin -- <args>` as the compiled CLI, with only the environment given: its output. */
 async function admin(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const { stdout } = await run(
-    process.execPath,
-    [join(build.dir, 'core', 'cli', 'admin.js'), ...args],
-    {
-      env: { PATH: process.env.PATH ?? '', NODE_PATH: join(ROOT, 'node_modules'), ...env },
-    },
-  );
+  const { code, stdout, stderr } = await runAdmin(build.dir, env, ...args);
+  if (code !== 0) throw new Error(`admin ${args.join(' ')} exited ${code}: ${stderr}`);
   return stdout;
 }
 
+/** The same, refused with exit status 2: what it said on standard error. */
 async function adminFails(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const failure = await admin(env, ...args).then(
-    () => undefined,
-    (error: { stderr?: string; code?: number }) => error,
-  );
-  expect(failure?.code).toBe(2);
-  return failure?.stderr ?? '';
+  const { code, stderr } = await runAdmin(build.dir, env, ...args);
+  expect(code).toBe(2);
+  return stderr;
 }
-
-const shownOnce = (output: string) => /\(shown once\): (\S+)/.exec(output)?.[1] ?? '';
 
 async function provision(env: Record<string, string>, id: string, domain: string) {
   const organizationKey = shownOnce(
