@@ -20,6 +20,7 @@ import {
   TokenTakenError,
 } from '../errors/shortlink-error';
 import { isLinkScheme, normalizeLinkDomain } from './link-domain';
+import { StagedIdentityStore } from './staged-identity-store';
 
 export class ProvisioningError extends Error {
   override readonly name = 'ProvisioningError';
@@ -54,6 +55,15 @@ export class Provisioner {
     private readonly identities: IdentityStore,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * A provisioner over a rehearsal of this one's store: it reads the store and checks as this one
+   * does, and writes nothing to it. Applying a seed there first makes any refusal come before the
+   * real apply's first write.
+   */
+  rehearsal(): Provisioner {
+    return new Provisioner(new StagedIdentityStore(this.identities), this.clock);
+  }
 
   saveOrganization(
     input: NewOrganization,

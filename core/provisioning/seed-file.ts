@@ -97,9 +97,27 @@ export function parseSeed(value: unknown, source = 'seed'): z.output<typeof seed
   return parsed.data;
 }
 
-/** Applies a seed idempotently: organizations and groups first, then users, tokens, members. */
+/**
+ * Applies a seed idempotently: organizations and groups first, then users, tokens, members. It is
+ * rehearsed first (Provisioner.rehearsal), so that a seed refused for any entry (a link domain,
+ * a key or a token held by another record, a user of an unknown organization) writes nothing,
+ * rather than the entries before it. A change another process makes between the rehearsal and
+ * the apply can still stop the apply partway; a seed is applied as an upsert at every start.
+ */
 export async function applySeed(provisioner: Provisioner, value: unknown, source?: string) {
   const seed = parseSeed(value, source);
+  await applyParsedSeed(provisioner.rehearsal(), seed);
+  await applyParsedSeed(provisioner, seed);
+  return {
+    organizations: seed.organizations.length,
+    users: seed.users.length,
+  };
+}
+
+async function applyParsedSeed(
+  provisioner: Provisioner,
+  seed: z.output<typeof seedSchema>,
+): Promise<void> {
   for (const org of seed.organizations) {
     await provisioner.saveOrganization({
       id: org.id,
@@ -128,10 +146,6 @@ export async function applySeed(provisioner: Provisioner, value: unknown, source
     for (const tokenHash of user.token_sha256s)
       await provisioner.issueToken(user.id, { tokenHash });
   }
-  return {
-    organizations: seed.organizations.length,
-    users: seed.users.length,
-  };
 }
 
 export async function loadSeedFile(provisioner: Provisioner, path: string) {
