@@ -32,8 +32,18 @@ export const DEFAULT_DATA_DIR = './data';
  * date JavaScript and the stores can hold (a record's expiry is a date).
  */
 export const MAX_IDEMPOTENCY_TTL_SECONDS = 10 * 365 * 86_400;
-/** The most WORKERS: far more processes than any host serves usefully, far fewer than a fork bomb. */
-export const MAX_WORKERS = 1024;
+/**
+ * The most WORKERS (and what `auto` gives at most). Every process on an LMDB DATA_DIR takes a slot
+ * of its reader table, which holds 126: past about 120 workers the rest failed to start
+ * (MDB_READERS_FULL), and the primary had forked them all at once (WORKERS=1000 on a 2-core host
+ * took 17 GB of memory). 64 leaves room for the primary, the admin CLI and a backup, and is more
+ * processes than LMDB's one writer at a time can keep busy.
+ */
+export const MAX_WORKERS = 64;
+/** What a valid WORKERS setting gives: `auto` is one per available core, at most MAX_WORKERS. */
+export function workerCount(setting: string, cores = availableParallelism()): number {
+  return setting === 'auto' ? Math.min(cores, MAX_WORKERS) : Number(setting);
+}
 /** The DATA_DIR value that selects the in-memory store (nothing survives the process). */
 export const IN_MEMORY_DATA_DIR = ':memory:';
 
@@ -68,7 +78,7 @@ export const configSchema = z.object({
     .string()
     .trim()
     .regex(/^(auto|[1-9]\d*)$/, 'must be a whole number of at least 1, or auto')
-    .transform((value) => (value === 'auto' ? availableParallelism() : Number(value)))
+    .transform((value) => workerCount(value))
     .refine((workers) => workers <= MAX_WORKERS, `must be at most ${MAX_WORKERS}`)
     .default(1),
   /** How long a completed request's answer is replayed for its idempotency key. */

@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '../../core/runtime';
+import { MAX_WORKERS, workerCount } from '../../core/runtime/config';
 import { MAX_IN_PROCESS_ENTRIES, MAX_TIMER_MS } from '../../core/runtime/settings';
 import { loadHttpConfig } from '../../gateway-http/http-config';
 
@@ -60,9 +62,19 @@ describe('upper bounds of the settings', () => {
       );
     }
     expect(loadConfig({ WORKERS: '3' }).WORKERS).toBe(3);
-    expect(loadConfig({ WORKERS: '1024' }).WORKERS).toBe(1024);
-    for (const value of ['1025', '99999999999999999999']) {
-      expect(() => loadConfig({ WORKERS: value })).toThrow('WORKERS: must be at most 1024');
+    expect(loadConfig({ WORKERS: '64' }).WORKERS).toBe(64);
+    for (const value of ['65', '1000', '99999999999999999999']) {
+      expect(() => loadConfig({ WORKERS: value })).toThrow('WORKERS: must be at most 64');
     }
+    const auto = loadConfig({ WORKERS: 'auto' }).WORKERS;
+    expect(auto).toBe(Math.min(availableParallelism(), MAX_WORKERS));
+  });
+});
+
+describe('WORKERS=auto on a host with more cores than MAX_WORKERS', () => {
+  it('gives MAX_WORKERS rather than refusing the start', () => {
+    expect(workerCount('auto', 192)).toBe(MAX_WORKERS);
+    expect(workerCount('auto', 2)).toBe(2);
+    expect(workerCount('7', 192)).toBe(7);
   });
 });
