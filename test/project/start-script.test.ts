@@ -1,8 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { copyFile, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { eventually } from '../support/eventually';
 import { tempDirs } from '../support/temp-dirs';
 
 jest.setTimeout(120_000);
@@ -107,5 +108,57 @@ describe('npm start', () => {
     await npmRun(dir, 'prestart');
     expect(existsSync(join(dir, 'dist', 'gateway-http', 'main.js'))).toBe(true);
     expect(existsSync(join(dir, 'dist', 'gateway-http', 'part.js'))).toBe(true);
+  });
+});
+
+/** A stand-in for the server: notes its pid, and on SIGTERM notes the signal and exits. */
+const PROBE_SERVER = `
+const { writeFileSync } = require('node:fs');
+writeFileSync('pid', String(process.pid));
+process.on('SIGTERM', () => { writeFileSync('signal', 'SIGTERM'); process.exit(0); });
+setInterval(() => undefined, 1000);
+`;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm start, stopped by a signal to npm', () => {
+  it("hands the signal to the server: npm's shell runs it in its own place (exec)", async () => {
+    const dir = await dirs.make();
+    const manifest = {
+      name: 'start-signal-probe',
+      private: true,
+      scripts: { start: scripts.start },
+    };
+    await writeFile(join(dir, 'package.json'), JSON.stringify(manifest));
+    await mkdir(join(dir, 'dist', 'gateway-http'), { recursive: true });
+    await writeFile(join(dir, 'dist', 'gateway-http', 'main.js'), PROBE_SERVER);
+    const npm = spawn(NPM, ['start', '--silent'], {
+      cwd: dir,
+      stdio: 'ignore',
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
+    let server: number | undefined;
+    const read = (file: string) => readFile(join(dir, file), 'utf8').catch(() => '');
+    try {
+      await eventually(async () => (await read('pid')) !== '', 'the server to start');
+      server = Number(await read('pid'));
+      // What a supervisor or a script does: signal the pid it started, npm's.
+      npm.kill('SIGTERM');
+      await eventually(
+        async () => (await read('signal')) === 'SIGTERM',
+        'the server to get SIGTERM',
+      );
+      await eventually(() => !isAlive(server as number), 'the server to exit');
+    } finally {
+      npm.kill('SIGKILL');
+      if (server !== undefined && isAlive(server)) process.kill(server, 'SIGKILL');
+    }
   });
 });
