@@ -11,7 +11,8 @@ export function isLinkScheme(value: unknown): value is LinkScheme {
  * Normalises a link domain (`host` or `host:port`) with the WHATWG URL parser: lower case,
  * internationalised names in punycode, no trailing dot; so `Acme.Link.`, `acme.link` and
  * `ACME.LINK` are one domain, and `bücher.link` is `xn--bcher-kva.link`. Null when the text is
- * anything else (a path, credentials, a scheme), or a host longer than a DNS name can be.
+ * anything else (a path, credentials, a scheme, an empty label, port 0), or a host longer than a
+ * DNS name can be.
  */
 export function normalizeLinkDomain(text: string): string | null {
   const host = parseHostText(text);
@@ -20,6 +21,9 @@ export function normalizeLinkDomain(text: string): string | null {
   // Longer than a DNS name can be, no request could reach it; and LMDB keys the domain index by
   // it, where a key that long fails after the organization itself was written.
   if (hostname === '' || hostname.length > MAX_HOST_LENGTH) return null;
+  // The URL parser takes an empty label (`x..link`) and port 0; neither names a host a browser
+  // can reach, and every short URL of the domain would carry it.
+  if (hostname.split('.').includes('') || host.url.port === '0') return null;
   // URL drops the default port (":80"); a domain written with it keeps it.
   const port = host.url.port !== '' ? host.url.port : /:0*80$/.test(host.text) ? '80' : '';
   return port === '' ? hostname : `${hostname}:${port}`;

@@ -178,7 +178,18 @@ describe('provisioning: secrets', () => {
 
   it('refuses an invalid link domain and unknown references', async () => {
     const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
-    for (const domain of ['', 'https://x.link', 'x.link/path', 'user@x.link', 'a b.link']) {
+    for (const domain of [
+      '',
+      'https://x.link',
+      'x.link/path',
+      'user@x.link',
+      'a b.link',
+      'x..link',
+      '.x.link',
+      'x.link..',
+      'x.link:0',
+      'x.link:000',
+    ]) {
       await expect(provisioner.saveOrganization({ id: 'x', domain })).rejects.toBeInstanceOf(
         ProvisioningError,
       );
