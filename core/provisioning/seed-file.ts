@@ -104,10 +104,10 @@ export function parseSeed(value: unknown, source = 'seed'): z.output<typeof seed
  * rather than the entries before it. A change another process makes between the rehearsal and
  * the apply can still stop the apply partway; a seed is applied as an upsert at every start.
  */
-export async function applySeed(provisioner: Provisioner, value: unknown, source?: string) {
+export async function applySeed(provisioner: Provisioner, value: unknown, source = 'seed') {
   const seed = parseSeed(value, source);
-  await applyParsedSeed(provisioner.rehearsal(), seed);
-  await applyParsedSeed(provisioner, seed);
+  await applyParsedSeed(provisioner.rehearsal(), seed, source);
+  await applyParsedSeed(provisioner, seed, source);
   return {
     organizations: seed.organizations.length,
     users: seed.users.length,
@@ -117,34 +117,56 @@ export async function applySeed(provisioner: Provisioner, value: unknown, source
 async function applyParsedSeed(
   provisioner: Provisioner,
   seed: z.output<typeof seedSchema>,
+  source: string,
 ): Promise<void> {
-  for (const org of seed.organizations) {
-    await provisioner.saveOrganization({
-      id: org.id,
-      ...(org.name !== undefined && { name: org.name }),
-      domain: org.domain,
-      ...(org.scheme !== undefined && { scheme: org.scheme }),
-      ...(org.active !== undefined && { active: org.active }),
-      ...(org.secret_key !== undefined && { secretKey: org.secret_key }),
-      ...(org.secret_key_sha256 !== undefined && { secretKeyHash: org.secret_key_sha256 }),
-    });
-    for (const group of org.groups) {
-      await provisioner.saveGroup({
-        organizationId: org.id,
-        apiId: String(group.api_id),
-        ...(group.name !== undefined && { name: group.name }),
+  for (const [index, org] of seed.organizations.entries()) {
+    await naming(source, `organizations.${index}`, async () => {
+      await provisioner.saveOrganization({
+        id: org.id,
+        ...(org.name !== undefined && { name: org.name }),
+        domain: org.domain,
+        ...(org.scheme !== undefined && { scheme: org.scheme }),
+        ...(org.active !== undefined && { active: org.active }),
+        ...(org.secret_key !== undefined && { secretKey: org.secret_key }),
+        ...(org.secret_key_sha256 !== undefined && { secretKeyHash: org.secret_key_sha256 }),
       });
-    }
-  }
-  for (const user of seed.users) {
-    await provisioner.saveUser({
-      id: user.id,
-      ...(user.name !== undefined && { name: user.name }),
-      organizations: user.organizations,
+      for (const group of org.groups) {
+        await provisioner.saveGroup({
+          organizationId: org.id,
+          apiId: String(group.api_id),
+          ...(group.name !== undefined && { name: group.name }),
+        });
+      }
     });
-    for (const token of user.tokens) await provisioner.issueToken(user.id, { token });
-    for (const tokenHash of user.token_sha256s)
-      await provisioner.issueToken(user.id, { tokenHash });
+  }
+  for (const [index, user] of seed.users.entries()) {
+    await naming(source, `users.${index}`, async () => {
+      await provisioner.saveUser({
+        id: user.id,
+        ...(user.name !== undefined && { name: user.name }),
+        organizations: user.organizations,
+      });
+      for (const token of user.tokens) await provisioner.issueToken(user.id, { token });
+      for (const tokenHash of user.token_sha256s) {
+        await provisioner.issueToken(user.id, { tokenHash });
+      }
+    });
+  }
+}
+
+/**
+ * Runs one entry's writes; a refusal names the seed and the entry, as the schema's refusals do
+ * (`seed file seed.json is refused: users.1: no organization "nosuchorg"`). A store failure
+ * is left as it is: it is about the store, not the file.
+ */
+async function naming(source: string, entry: string, apply: () => Promise<void>): Promise<void> {
+  try {
+    await apply();
+  } catch (error) {
+    if (!(error instanceof ProvisioningError)) throw error;
+    throw new ProvisioningError(`${source} is refused: ${entry}: ${error.message}`, {
+      cause: error,
+    });
   }
 }
 

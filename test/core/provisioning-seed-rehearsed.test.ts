@@ -62,27 +62,27 @@ describe.each(stores)('on the %s store', (_name, make) => {
       [
         'a link domain held by a stored organization',
         { organizations: [{ id: 'bravo', domain: 'HELD.link.', secret_key: KEY_B }] },
-        /organization "bravo": the link domain "held.link" already belongs to another organization/,
+        /^seed\.json is refused: organizations\.1: organization "bravo": the link domain "held\.link" already belongs to another organization$/,
       ],
       [
         'a secret key held by a stored organization',
         { organizations: [{ id: 'bravo', domain: 'bravo.link', secret_key: KEY_C }] },
-        /organization "bravo": its secret key is already in use/,
+        /^seed\.json is refused: organizations\.1: organization "bravo": its secret key is already in use$/,
       ],
       [
         'a token held by a stored user',
         { users: [{ id: 'second', tokens: [TOKEN_2] }] },
-        /a token of user "second" is already in use by another user/,
+        /^seed\.json is refused: users\.1: a token of user "second" is already in use by another user$/,
       ],
       [
         'a user of an organization that exists nowhere',
         { users: [{ id: 'second', organizations: ['nowhere'] }] },
-        /no organization "nowhere"/,
+        /^seed\.json is refused: users\.1: no organization "nowhere"$/,
       ],
       [
         'a link domain given twice in the file',
         { organizations: [{ id: 'bravo', domain: 'alpha.link', secret_key: KEY_B }] },
-        /organization "bravo": the link domain "alpha.link" already belongs to another organization/,
+        /^seed\.json is refused: organizations\.1: organization "bravo": the link domain "alpha\.link" already belongs to another organization$/,
       ],
     ])('%s', async (_case, late, refusal) => {
       const { store, provisioner } = await storeWithHolder();
