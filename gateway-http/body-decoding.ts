@@ -36,8 +36,11 @@ function contentEncodingUnsupported(given: string | undefined): UndecodableBody 
   );
 }
 
+/** Names every charset taken (json-charsets.ts), UTF-8 first: it is the one to use. */
+const CHARSET_UNSUPPORTED_MESSAGE =
+  'The request body must be JSON in UTF-8 (or in UTF-16 or UTF-32, named by the charset parameter).';
 const charsetUnsupported = () =>
-  new UndecodableBody('CONTENT_TYPE_UNSUPPORTED', 'The request body must be JSON in UTF-8.');
+  new UndecodableBody('CONTENT_TYPE_UNSUPPORTED', CHARSET_UNSUPPORTED_MESSAGE);
 
 const notJson = () => new UndecodableBody('BODY_INVALID', 'The request body is not valid JSON.');
 

@@ -267,12 +267,14 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
     expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
   });
 
-  it('code 21 for a JSON body in a charset other than UTF-8', async () => {
+  it('code 21 for a JSON body in a charset other than UTF-8, 16 or 32, naming those', async () => {
     const answer = await post(
       { ...auth(), 'content-type': 'application/json; charset=latin1' },
       '{}',
     );
-    expectError(answer, 415, 21, ['The request body must be JSON in UTF-8.']);
+    expectError(answer, 415, 21, [
+      'The request body must be JSON in UTF-8 (or in UTF-16 or UTF-32, named by the charset parameter).',
+    ]);
   });
 
   it.each(['utf-7', 'UTF-7', 'utf-7-imap', '"utf-7"'])(
@@ -285,7 +287,9 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
         { ...auth(), 'content-type': `application/json; charset=${charset}` },
         body,
       );
-      expectError(answer, 415, 21, ['The request body must be JSON in UTF-8.']);
+      expectError(answer, 415, 21, [
+        'The request body must be JSON in UTF-8 (or in UTF-16 or UTF-32, named by the charset parameter).',
+      ]);
       expect(f.linkCount()).toBe(before);
     },
   );
