@@ -71,36 +71,36 @@ export async function startService(
 }
 
 /**
- * Stops the service on SIGTERM, SIGINT or SIGHUP (and on a crash), within SHUTDOWN_TIMEOUT_MS. A
- * worker takes a repeated stop signal as the same stop: a terminal's Ctrl-C (or hang-up) reaches it
- * as well as the primary, which forwards the stop.
+ * Stops the service on SIGTERM, SIGINT or SIGHUP (and on a crash), within SHUTDOWN_TIMEOUT_MS.
+ * The stop signals are heard by heedStopSignals; close-with-grace handles a crash and the deadline.
  */
 function stopOnSignals(
   config: Config,
   logger: Logger,
   service: Service,
-  /** In a worker: where its stop signals, heard since its start, are answered. */
-  onWorkerStop?: (stop: () => void) => void,
+  /** Where the stop signals heard since the process started are answered. */
+  onStop: (stop: () => void) => void,
 ): void {
-  const inWorker = onWorkerStop !== undefined;
   const grace = closeWithGrace(
-    { delay: config.SHUTDOWN_TIMEOUT_MS, logger, skip: inWorker ? [...STOP_SIGNALS] : [] },
-    async ({ signal, err }) => {
+    { delay: config.SHUTDOWN_TIMEOUT_MS, logger, skip: [...STOP_SIGNALS] },
+    async ({ err }) => {
       if (err) logger.error({ err }, 'shutting down after an error');
-      else if (signal) logger.info({ signal }, 'shutting down');
       await service.shutdown();
     },
   );
-  onWorkerStop?.(() => void grace.close());
+  onStop(() => void grace.close());
 }
 
 /**
- * A worker hears the stop signals from its first moment. One that comes while the service is
- * still starting (a replacement of a crashed worker, when the primary is stopped) is held until
- * the service runs, which then stops at once; unheard, it ended the worker mid-start. Repeated
- * signals are the same stop.
+ * The stop signals of a serving process (one process, or a worker). A worker hears them from its
+ * first moment: one that comes while it is still starting (a replacement of a crashed worker, when
+ * the primary is stopped) is held until the service runs, which then stops at once; unheard, it
+ * ended the worker mid-start. Repeated signals are the same stop: a terminal's Ctrl-C reaches the
+ * process from the terminal and again from npm, which forwards it (the server runs in place of
+ * npm's shell), and a worker's from its primary too. close-with-grace would take the second one
+ * as "exit now" and cut the drain short; the drain is bounded by SHUTDOWN_TIMEOUT_MS anyway.
  */
-function heedWorkerStopSignals(logger: Logger): (stop: () => void) => void {
+function heedStopSignals(logger: Logger): (stop: () => void) => void {
   let heard = false;
   let stopNow: (() => void) | undefined;
   for (const signal of STOP_SIGNALS) {
@@ -159,12 +159,14 @@ async function main(): Promise<void> {
     process.exit(code);
   }
 
-  const onWorkerStop = cluster.isWorker ? heedWorkerStopSignals(logger) : undefined;
+  // A worker hears them from its start (see heedStopSignals); one process only once it serves, so
+  // that a signal during its start-up (a backend that does not answer) still ends it at once.
+  const onWorkerStop = cluster.isWorker ? heedStopSignals(logger) : undefined;
   const service = await startService(process.env, logger, {
     mayProvisionDemo: !cluster.isWorker || process.env[WORKER_ROLE_ENV] === 'first',
     runtimeOptions: { localLimits: cluster.isWorker ? 'cluster' : 'process' },
   });
-  stopOnSignals(config, logger, service, onWorkerStop);
+  stopOnSignals(config, logger, service, onWorkerStop ?? heedStopSignals(logger));
   if (cluster.isWorker && service.runtime.metrics) {
     // What this worker answers when its primary's aggregator asks: its own registry, not
     // prom-client's global one. prom-client installs the worker's answering listener when an

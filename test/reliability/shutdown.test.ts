@@ -238,3 +238,51 @@ describe('SIGTERM to the process under load', () => {
     expect(s.output()).not.toMatch(/killed by timeout|"level":50/);
   });
 });
+
+/**
+ * Ctrl-C on `npm start` reaches the server twice: from the terminal (the whole process group) and
+ * from npm, which forwards it to the server running in place of its shell. The second must not
+ * cut the drain short.
+ */
+describe('a stop signal repeated while the process drains', () => {
+  let build: TempBuild;
+  let gate: ReputationGate;
+  let service: ChildService | undefined;
+
+  beforeAll(async () => {
+    build = await compileToTemp();
+    gate = await startReputationGate();
+  });
+  afterAll(async () => {
+    gate.release();
+    if (service && service.child.exitCode === null) service.child.kill('SIGKILL');
+    await gate.close();
+    await build.remove();
+  });
+
+  it('is the same stop: every accepted request is answered and the exit code is 0', async () => {
+    service = await startChildService(build.dir, {
+      ...UNLIMITED,
+      ...gate.env,
+      SHUTDOWN_TIMEOUT_MS: '60000',
+    });
+    const s = service;
+    const client = grpcClient(s.grpcPort);
+    const { rest, grpc } = sendCreatesOnBothGateways(s, { rest: 5, grpc: 5 }, [client]);
+    expect(await within(gate.waitForLookups(10), 60_000)).not.toBe('timed out');
+
+    s.child.kill('SIGINT');
+    await s.logged('shutting down');
+    // The second after the first was taken: two at once are one pending signal to the kernel.
+    s.child.kill('SIGINT');
+    await pause(200);
+    expect(s.child.exitCode).toBeNull();
+
+    gate.release();
+    for (const answer of await Promise.all(rest)) expect(expectEnvelope(answer).code).toBe(0);
+    for (const outcome of await Promise.all(grpc)) expect(outcome.error).toBeUndefined();
+    client.close();
+    expect(await within(s.exited, 60_000)).toBe(0);
+    expect(s.output()).not.toMatch(/second SIGINT|killed by timeout|"level":50/);
+  });
+});
