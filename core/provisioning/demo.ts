@@ -9,8 +9,7 @@ export interface DemoCredentials {
 
 /**
  * The out-of-the-box demo: an organization whose link domain is this server itself
- * (`localhost:<port>`, or `localhost` on port 80, scheme http), group "1", and a user with a
- * fresh token.
+ * (`localhost:<port>`, scheme http), group "1", and a user with a fresh token.
  */
 export async function provisionDemo(
   provisioner: Provisioner,
@@ -19,8 +18,7 @@ export async function provisionDemo(
   const { organization, secretKey } = await provisioner.saveOrganization({
     id: 'demo',
     name: 'Demo organization',
-    // Port 80 is http's default: written out, it would be refused (Provisioner).
-    domain: port === 80 ? 'localhost' : `localhost:${port}`,
+    domain: `localhost:${port}`,
     scheme: 'http',
   });
   await provisioner.saveGroup({ organizationId: organization.id, apiId: '1', name: 'Default' });

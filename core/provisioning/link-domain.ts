@@ -28,15 +28,3 @@ export function normalizeLinkDomain(text: string): string | null {
   const port = host.url.port !== '' ? host.url.port : /:0*80$/.test(host.text) ? '80' : '';
   return port === '' ? hostname : `${hostname}:${port}`;
 }
-
-const DEFAULT_PORTS: Record<LinkScheme, string> = { http: '80', https: '443' };
-
-/**
- * The scheme's default port when a normalised link domain ends with it (`acme.link:443` for
- * https), else null. Browsers leave that port out of a short URL and of `Host`, so such a domain
- * is a second name of the host without it.
- */
-export function defaultPortIn(domain: string, scheme: LinkScheme): string | null {
-  const port = DEFAULT_PORTS[scheme];
-  return domain.endsWith(`:${port}`) ? port : null;
-}

@@ -19,7 +19,7 @@ import {
   OrganizationExistsError,
   TokenTakenError,
 } from '../errors/shortlink-error';
-import { defaultPortIn, isLinkScheme, normalizeLinkDomain } from './link-domain';
+import { isLinkScheme, normalizeLinkDomain } from './link-domain';
 import { StagedIdentityStore } from './staged-identity-store';
 
 export class ProvisioningError extends Error {
@@ -108,7 +108,6 @@ export class Provisioner {
         `organization "${id}": scheme must be "http" or "https", not ${JSON.stringify(scheme)}`,
       );
     }
-    refuseDefaultPort(id, domain, scheme, stored);
     const active = activeFlag(id, input.active ?? stored?.active ?? true);
     const { hash: keyHash, generated } = secretHash(
       `the secret key of organization "${id}"`,
@@ -341,27 +340,6 @@ function secretHash(
   }
   const generated = generate();
   return { hash: hashSecret(generated), generated };
-}
-
-/**
- * Refuses a link domain written with its scheme's default port (`acme.link:443` for https): a
- * browser drops that port from the short URL and sends `Host: acme.link`, which did not find the
- * organization's links, and the name without the port could go to another organization. One an
- * earlier release stored that way, saved again unchanged (a seed file at every start), is kept:
- * its links are stored under it.
- */
-function refuseDefaultPort(
-  id: string,
-  domain: string,
-  scheme: LinkScheme,
-  stored: Organization | null,
-): void {
-  const port = defaultPortIn(domain, scheme);
-  if (port === null || (stored?.domain === domain && stored.scheme === scheme)) return;
-  const bare = domain.slice(0, -(port.length + 1));
-  throw new ProvisioningError(
-    `organization "${id}": write the link domain as "${bare}": ${port} is the default port of ${scheme}, which browsers leave out of short URLs`,
-  );
 }
 
 /**

@@ -2,7 +2,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  applySeed,
   createCore,
   createMemoryStore,
   generateOrganizationKey,
@@ -198,71 +197,6 @@ describe('provisioning: secrets', () => {
       /no organization/,
     );
     await expect(provisioner.issueToken('nobody')).rejects.toThrow(/no user/);
-  });
-});
-
-describe("provisioning: a link domain written with its scheme's default port", () => {
-  it.each<[string, 'http' | 'https', string]>([
-    ['Acme.Link:443', 'https', 'acme.link'],
-    ['acme.link:0443', 'https', 'acme.link'],
-    ['localhost:80', 'http', 'localhost'],
-  ])('%s for %s is refused, naming %s, and nothing is written', async (domain, scheme, bare) => {
-    const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
-    await expect(provisioner.saveOrganization({ id: 'acme', domain, scheme })).rejects.toThrow(
-      `organization "acme": write the link domain as "${bare}"`,
-    );
-    await expect(provisioner.createOrganization({ id: 'acme', domain, scheme })).rejects.toThrow(
-      ProvisioningError,
-    );
-    await expect(store.identities.findOrganizationById('acme')).resolves.toBeNull();
-  });
-
-  it.each<[string, 'http' | 'https']>([
-    ['acme.link:80', 'https'],
-    ['acme.link:443', 'http'],
-    ['acme.link:8443', 'https'],
-  ])('%s for %s, another port, is taken as written', async (domain, scheme) => {
-    const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
-    const { organization } = await provisioner.saveOrganization({ id: 'acme', domain, scheme });
-    expect(organization.domain).toBe(domain);
-  });
-
-  it('keeps one an earlier release stored, saved again unchanged; refuses a change to it', async () => {
-    const store = createMemoryStore();
-    await store.identities.saveOrganization({
-      id: 'old',
-      name: 'Old',
-      domain: 'old.link:443',
-      scheme: 'https',
-      active: true,
-      keyHash: hashSecret('slorg_old-organization-secret-key'),
-    });
-    const provisioner = new Provisioner(store.identities, systemClock);
-    const seed: Seed = {
-      organizations: [
-        { id: 'old', domain: 'old.link:443', secret_key: 'slorg_old-organization-secret-key' },
-      ],
-    };
-    await expect(applySeed(provisioner, seed, 'seed.json')).resolves.toEqual({
-      organizations: 1,
-      users: 0,
-    });
-    await expect(provisioner.setOrganizationActive('old', false)).resolves.toMatchObject({
-      domain: 'old.link:443',
-    });
-    await expect(
-      provisioner.saveOrganization({ id: 'old', domain: 'old.link:443', scheme: 'http' }),
-    ).resolves.toMatchObject({ organization: { domain: 'old.link:443', scheme: 'http' } });
-    await expect(
-      provisioner.saveOrganization({ id: 'old', domain: 'old.link:80', scheme: 'http' }),
-    ).rejects.toThrow('write the link domain as "old.link"');
-  });
-
-  it('gives the demo on port 80 the domain localhost', async () => {
-    const store = createMemoryStore();
-    const demo = await provisionDemo(new Provisioner(store.identities, systemClock), 80);
-    expect(demo.domain).toBe('localhost');
   });
 });
 
