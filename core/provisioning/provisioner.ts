@@ -22,6 +22,10 @@ import {
 import { isLinkScheme, normalizeLinkDomain } from './link-domain';
 import { StagedIdentityStore } from './staged-identity-store';
 
+/** What a link domain must look like, said with every refusal of one. */
+const LINK_DOMAIN_FORM =
+  'give a host name (no empty label, at most 253 characters) or an IP address, with a port from 1 to 65535 when not the default, and nothing else (no scheme, path or credentials)';
+
 export class ProvisioningError extends Error {
   override readonly name = 'ProvisioningError';
 }
@@ -96,7 +100,11 @@ export class Provisioner {
   ): Promise<{ organization: Organization; secretKey?: string }> {
     const id = requireId(input.id, 'organization');
     const domain = typeof input.domain === 'string' ? normalizeLinkDomain(input.domain) : null;
-    if (!domain) throw new ProvisioningError(`invalid link domain "${String(input.domain)}"`);
+    if (!domain) {
+      throw new ProvisioningError(
+        `invalid link domain "${String(input.domain)}": ${LINK_DOMAIN_FORM}`,
+      );
+    }
     // An upsert keeps what a field left out holds now (a seed file applied at every start must not
     // reactivate an organization the CLI deactivated); defaults are for a new organization.
     const stored = onlyNew ? null : await this.identities.findOrganizationById(id);

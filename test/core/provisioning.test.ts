@@ -189,8 +189,10 @@ describe('provisioning: secrets', () => {
       'x.link:0',
       'x.link:000',
     ]) {
-      await expect(provisioner.saveOrganization({ id: 'x', domain })).rejects.toBeInstanceOf(
-        ProvisioningError,
+      await expect(provisioner.saveOrganization({ id: 'x', domain })).rejects.toThrow(
+        new ProvisioningError(
+          `invalid link domain "${domain}": give a host name (no empty label, at most 253 characters) or an IP address, with a port from 1 to 65535 when not the default, and nothing else (no scheme, path or credentials)`,
+        ),
       );
     }
     await expect(provisioner.saveGroup({ organizationId: 'nope', apiId: '1' })).rejects.toThrow(
