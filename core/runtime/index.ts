@@ -9,6 +9,7 @@ export {
   ConfigError,
   DEFAULT_DATA_DIR,
   IN_MEMORY_DATA_DIR,
+  MAX_WORKERS,
   type Config,
 } from './config';
 export { createRuntime, type Runtime, type RuntimeOptions } from './create-runtime';

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { silentLogger } from '../../core';
 import { MAX_TIMER_MS } from '../../core/runtime/settings';
 import { superviseWorkers } from '../../core/runtime/cluster/supervise-workers';
+import { MAX_WORKERS } from '../../core/runtime/config';
 import { WORKER_READY } from '../../core/runtime/cluster/worker-messages';
 
 /** A stand-in for a forked worker: it records the signals the primary sends it. */
@@ -203,5 +204,16 @@ describe('the primary while a worker is still starting', () => {
     await starting;
     jest.advanceTimersByTime(60_000);
     expect(forked).toHaveLength(4); // replaced in turn, not left one worker short
+  });
+});
+
+describe('a WORKERS count past what loadConfig allows, from an embedder', () => {
+  withFakeCluster(() => readyWorker());
+
+  it.each([0, 1.5, MAX_WORKERS + 1, 1000])('refuses %s and forks nothing', async (workers) => {
+    await expect(
+      superviseWorkers({ workers, shutdownTimeoutMs: 1_000, logger: silentLogger }),
+    ).rejects.toThrow(new RangeError(`workers must be a whole number from 1 to ${MAX_WORKERS}`));
+    expect(cluster.fork).not.toHaveBeenCalled();
   });
 });

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '../../core/runtime';
 import { MAX_WORKERS, workerCount } from '../../core/runtime/config';
 import { MAX_IN_PROCESS_ENTRIES, MAX_TIMER_MS } from '../../core/runtime/settings';
@@ -66,8 +65,6 @@ describe('upper bounds of the settings', () => {
     for (const value of ['65', '1000', '99999999999999999999']) {
       expect(() => loadConfig({ WORKERS: value })).toThrow('WORKERS: must be at most 64');
     }
-    const auto = loadConfig({ WORKERS: 'auto' }).WORKERS;
-    expect(auto).toBe(Math.min(availableParallelism(), MAX_WORKERS));
   });
 });
 

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { holdClusterRateLimits } from '../../adapters/rate-limit/cluster-rate-limiter';
 import type { Logger } from '../../ports/logger';
 import { MAX_TIMER_MS } from '../settings';
+import { MAX_WORKERS } from '../config';
 import { RestartBackoff, type BackoffOptions } from './restart-backoff';
 import {
   isWorkerReady,
@@ -54,6 +55,10 @@ const killDeadlineMs = (shutdownTimeoutMs: number) =>
  */
 export async function superviseWorkers(options: SuperviseOptions): Promise<Supervisor> {
   const { logger } = options;
+  // The bound loadConfig holds WORKERS to, for an embedder that calls this directly.
+  if (!Number.isInteger(options.workers) || options.workers < 1 || options.workers > MAX_WORKERS) {
+    throw new RangeError(`workers must be a whole number from 1 to ${MAX_WORKERS}`);
+  }
   const backoff = new RestartBackoff(options.backoff);
   const live = new Map<Worker, number>(); // worker → when it was forked
   const ready = new WeakSet<Worker>(); // the workers that said they are serving
