@@ -162,10 +162,11 @@ describe('graceful shutdown under load (in-process, REST and gRPC)', () => {
 });
 
 /**
- * The real process entry (`node dist/gateway-http/main.js`, compiled to a temporary directory)
- * and a real SIGTERM, with creates in flight over REST and gRPC.
+ * For a describe: the process entry compiled to a temporary directory and a reputation gate that
+ * holds creates in the core. `start()` starts `node <build>/gateway-http/main.js` on them (with a
+ * drain long enough never to end first); it is killed after the describe if it still runs.
  */
-describe('SIGTERM to the process under load', () => {
+function childServiceWithGate() {
   let build: TempBuild;
   let gate: ReputationGate;
   let service: ChildService | undefined;
@@ -180,14 +181,27 @@ describe('SIGTERM to the process under load', () => {
     await gate.close();
     await build.remove();
   });
+  return {
+    start: async () => {
+      service = await startChildService(build.dir, {
+        ...UNLIMITED,
+        ...gate.env,
+        SHUTDOWN_TIMEOUT_MS: '60000',
+      });
+      return { s: service, gate };
+    },
+  };
+}
+
+/**
+ * The real process entry (`node dist/gateway-http/main.js`, compiled to a temporary directory)
+ * and a real SIGTERM, with creates in flight over REST and gRPC.
+ */
+describe('SIGTERM to the process under load', () => {
+  const held = childServiceWithGate();
 
   it('answers every accepted request, refuses new ones and exits 0', async () => {
-    service = await startChildService(build.dir, {
-      ...UNLIMITED,
-      ...gate.env,
-      SHUTDOWN_TIMEOUT_MS: '60000',
-    });
-    const s = service;
+    const { s, gate } = await held.start();
     const client = grpcClient(s.grpcPort);
     const metadata = bearerMetadata(`Bearer ${s.token}`);
     // Keep-alive sockets, so `Connection: close` below is the server's choice, not the client's.
@@ -245,28 +259,10 @@ describe('SIGTERM to the process under load', () => {
  * cut the drain short.
  */
 describe('a stop signal repeated while the process drains', () => {
-  let build: TempBuild;
-  let gate: ReputationGate;
-  let service: ChildService | undefined;
-
-  beforeAll(async () => {
-    build = await compileToTemp();
-    gate = await startReputationGate();
-  });
-  afterAll(async () => {
-    gate.release();
-    if (service && service.child.exitCode === null) service.child.kill('SIGKILL');
-    await gate.close();
-    await build.remove();
-  });
+  const held = childServiceWithGate();
 
   it('is the same stop: every accepted request is answered and the exit code is 0', async () => {
-    service = await startChildService(build.dir, {
-      ...UNLIMITED,
-      ...gate.env,
-      SHUTDOWN_TIMEOUT_MS: '60000',
-    });
-    const s = service;
+    const { s, gate } = await held.start();
     const client = grpcClient(s.grpcPort);
     const { rest, grpc } = sendCreatesOnBothGateways(s, { rest: 5, grpc: 5 }, [client]);
     expect(await within(gate.waitForLookups(10), 60_000)).not.toBe('timed out');
