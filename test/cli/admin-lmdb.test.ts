@@ -4,40 +4,24 @@ import { join } from 'node:path';
 import { silentLogger } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import { createRuntime, loadConfig } from '../../core/runtime';
-import { startChildService, type ChildService } from '../reliability/support/child-service';
 import { runAdmin, shownOnce } from '../support/admin-cli';
-import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
-import { sendRaw } from '../reliability/support/raw-http';
-import { UNLIMITED } from '../reliability/support/test-service';
 import { formatVersionIn } from '../support/raw-lmdb';
-import { tempDirs } from '../support/temp-dirs';
+import { adminBesideServer, createWithAlias } from '../support/admin-beside-server';
 
 jest.setTimeout(120_000);
 
-const dirs = tempDirs('admin-lmdb');
-let build: TempBuild;
-let service: ChildService | undefined;
-
-beforeAll(async () => {
-  build = await compileToTemp();
-});
-
-afterAll(async () => {
-  if (service && service.child.exitCode === null) service.child.kill('SIGKILL');
-  await build?.remove();
-  await dirs.removeAll();
-});
+const { dirs, buildDir, startServer } = adminBesideServer('admin-lmdb');
 
 /** `npm run admin -- <args>` as the compiled CLI, with only the environment given: its output. */
 async function admin(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const { code, stdout, stderr } = await runAdmin(build.dir, env, ...args);
+  const { code, stdout, stderr } = await runAdmin(buildDir(), env, ...args);
   if (code !== 0) throw new Error(`admin ${args.join(' ')} exited ${code}: ${stderr}`);
   return stdout;
 }
 
 /** The same, refused with exit status 2: what it said on standard error. */
 async function adminFails(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const { code, stderr } = await runAdmin(build.dir, env, ...args);
+  const { code, stderr } = await runAdmin(buildDir(), env, ...args);
   expect(code).toBe(2);
   return stderr;
 }
@@ -52,41 +36,39 @@ async function provision(env: Record<string, string>, id: string, domain: string
   return { organizationKey, token };
 }
 
-function create(port: number, token: string, organizationKey: string, alias: string) {
-  return sendRaw({
-    port,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-    body: JSON.stringify({
-      organization_key: organizationKey,
-      url_group_id: '1',
-      url: `https://example.com/${alias}`,
-      alias,
-    }),
-  });
-}
-
 describe('admin CLI on the LMDB store (DATA_DIR)', () => {
   it('provisions into DATA_DIR while the server runs; the server accepts the new credentials', async () => {
     const dataDir = join(await dirs.make(), 'data');
     // The CLI is another process: the server sees its changes within IDENTITY_CACHE_TTL_SECONDS.
-    service = await startChildService(build.dir, {
-      ...UNLIMITED,
-      DATA_DIR: dataDir,
-      IDENTITY_CACHE_TTL_SECONDS: '1',
-    });
+    const service = await startServer(dataDir);
     const env = { DATA_DIR: dataDir };
     const beta = await provision(env, 'beta', 'beta.link');
     expect(beta.token).toMatch(/^slpat_/);
-    const answer = await create(service.httpPort, beta.token, beta.organizationKey, 'from-cli');
+    const answer = await createWithAlias(
+      service.httpPort,
+      beta.token,
+      beta.organizationKey,
+      'from-cli',
+    );
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toMatchObject({ data: { domain: 'beta.link' } });
 
     // Deactivation through the CLI is seen by the running server within the cache TTL (code 13).
     await admin(env, 'org', 'deactivate', '--id', 'beta');
-    let refused = await create(service.httpPort, beta.token, beta.organizationKey, 'late-0');
+    let refused = await createWithAlias(
+      service.httpPort,
+      beta.token,
+      beta.organizationKey,
+      'late-0',
+    );
     for (let i = 1; i < 50 && JSON.parse(refused.text).code !== 13; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      refused = await create(service.httpPort, beta.token, beta.organizationKey, `late-${i}`);
+      refused = await createWithAlias(
+        service.httpPort,
+        beta.token,
+        beta.organizationKey,
+        `late-${i}`,
+      );
     }
     expect(JSON.parse(refused.text)).toMatchObject({ code: 13 });
 

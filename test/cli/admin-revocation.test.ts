@@ -4,36 +4,20 @@ import { join } from 'node:path';
 import { hashSecret } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import { runAdmin, runAdminWithInput, shownOnce, type AdminRun } from '../support/admin-cli';
-import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
-import { startChildService, type ChildService } from '../reliability/support/child-service';
-import { sendRaw } from '../reliability/support/raw-http';
-import { UNLIMITED } from '../reliability/support/test-service';
-import { tempDirs } from '../support/temp-dirs';
+import { adminBesideServer, createWithAlias } from '../support/admin-beside-server';
 
 jest.setTimeout(120_000);
 
-const dirs = tempDirs('admin-revocation');
-let build: TempBuild;
-let service: ChildService | undefined;
-
-beforeAll(async () => {
-  build = await compileToTemp();
-});
-
-afterAll(async () => {
-  if (service && service.child.exitCode === null) service.child.kill('SIGKILL');
-  await build?.remove();
-  await dirs.removeAll();
-});
+const { dirs, buildDir, startServer } = adminBesideServer('admin-revocation');
 
 async function admin(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const run = await runAdmin(build.dir, env, ...args);
+  const run = await runAdmin(buildDir(), env, ...args);
   expect(run).toMatchObject({ code: 0, stderr: '' });
   return run.stdout;
 }
 
 const revoke = (env: Record<string, string>, input: string, ...args: string[]) =>
-  runAdminWithInput(build.dir, env, input, 'token', 'revoke', ...args);
+  runAdminWithInput(buildDir(), env, input, 'token', 'revoke', ...args);
 
 /** Exit status 2, nothing on standard output; the reason on standard error. */
 function refused(run: AdminRun): string {
@@ -65,19 +49,6 @@ async function usersOf(dataDir: string, ...tokens: string[]): Promise<Array<stri
   }
 }
 
-function create(port: number, token: string, organizationKey: string, alias: string) {
-  return sendRaw({
-    port,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-    body: JSON.stringify({
-      organization_key: organizationKey,
-      url_group_id: '1',
-      url: `https://example.com/${alias}`,
-      alias,
-    }),
-  });
-}
-
 /** The code of a create, asked again every 200 ms until it is `code` (the cache TTL) or 10 s. */
 async function codeOnceSettled(
   port: number,
@@ -85,10 +56,10 @@ async function codeOnceSettled(
   organizationKey: string,
   code: number,
 ): Promise<unknown> {
-  let answer = await create(port, token, organizationKey, `late-${code}-0`);
+  let answer = await createWithAlias(port, token, organizationKey, `late-${code}-0`);
   for (let i = 1; i < 50 && JSON.parse(answer.text).code !== code; i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 200));
-    answer = await create(port, token, organizationKey, `late-${code}-${i}`);
+    answer = await createWithAlias(port, token, organizationKey, `late-${code}-${i}`);
   }
   return JSON.parse(answer.text).code;
 }
@@ -96,25 +67,21 @@ async function codeOnceSettled(
 describe('admin CLI: token revoke', () => {
   it('revokes a token read from standard input in a running server’s LMDB store: code 11', async () => {
     const dataDir = join(await dirs.make(), 'data');
-    service = await startChildService(build.dir, {
-      ...UNLIMITED,
-      DATA_DIR: dataDir,
-      IDENTITY_CACHE_TTL_SECONDS: '1',
-    });
+    const service = await startServer(dataDir);
     const env = { DATA_DIR: dataDir };
     const { organizationKey, token, second } = await provision(env);
     const port = service.httpPort;
-    expect((await create(port, token, organizationKey, 'before')).status).toBe(200);
+    expect((await createWithAlias(port, token, organizationKey, 'before')).status).toBe(200);
 
     const run = await revoke(env, `${token}\n`);
     expect(run).toMatchObject({ code: 0, stdout: 'revoked a token of user alice\n', stderr: '' });
     // Within IDENTITY_CACHE_TTL_SECONDS (1 s here) the server answers 11 for it.
     await expect(codeOnceSettled(port, token, organizationKey, 11)).resolves.toBe(11);
-    const refusedCreate = await create(port, token, organizationKey, 'after');
+    const refusedCreate = await createWithAlias(port, token, organizationKey, 'after');
     expect(refusedCreate.status).toBe(401);
     expect(JSON.parse(refusedCreate.text)).toMatchObject({ code: 11 });
     // The user's other token still works; --user --all revokes it too.
-    expect((await create(port, second, organizationKey, 'second')).status).toBe(200);
+    expect((await createWithAlias(port, second, organizationKey, 'second')).status).toBe(200);
     expect(await admin(env, 'token', 'revoke', '--user', 'alice', '--all')).toBe(
       'revoked 1 token of user alice\n',
     );
@@ -192,16 +159,14 @@ describe('admin CLI: token revoke', () => {
 describe('admin CLI: org rotate-key', () => {
   it('prints a new key once; in a running server the old key becomes code 12 and the new one works', async () => {
     const dataDir = join(await dirs.make(), 'data');
-    const rotating = await startChildService(build.dir, {
-      ...UNLIMITED,
-      DATA_DIR: dataDir,
-      IDENTITY_CACHE_TTL_SECONDS: '1',
-    });
+    const rotating = await startServer(dataDir);
     try {
       const env = { DATA_DIR: dataDir };
       const { organizationKey, token } = await provision(env);
       const port = rotating.httpPort;
-      expect((await create(port, token, organizationKey, 'before-rotation')).status).toBe(200);
+      expect((await createWithAlias(port, token, organizationKey, 'before-rotation')).status).toBe(
+        200,
+      );
 
       const output = await admin(env, 'org', 'rotate-key', '--id', 'acme');
       expect(output).toContain('organization acme: a new secret key');
@@ -213,7 +178,7 @@ describe('admin CLI: org rotate-key', () => {
       expect(newKey).not.toBe(organizationKey);
 
       expect(await codeOnceSettled(port, token, organizationKey, 12)).toBe(12);
-      const created = await create(port, token, newKey, 'after-rotation');
+      const created = await createWithAlias(port, token, newKey, 'after-rotation');
       expect(created.status).toBe(200);
       expect(JSON.parse(created.text)).toMatchObject({ data: { domain: 'acme.link' } });
       // The key is printed once: the log holds neither key.
@@ -244,7 +209,7 @@ describe('admin CLI: org rotate-key', () => {
     const dataDir = join(await dirs.make(), 'data');
     const env = { DATA_DIR: dataDir };
     const { organizationKey } = await provision(env);
-    const reason = refused(await runAdmin(build.dir, env, 'org', 'rotate-key', '--id', 'nope'));
+    const reason = refused(await runAdmin(buildDir(), env, 'org', 'rotate-key', '--id', 'nope'));
     expect(reason).toContain('nope');
     const store = await createLmdbStore({ dataDir });
     try {
