@@ -1,6 +1,7 @@
 import type {
   IdentityStore,
   Organization,
+  OrganizationChange,
   TokenRecord,
   UrlGroup,
   User,
@@ -102,13 +103,28 @@ export class CachedIdentityStore implements IdentityStore {
     this.invalidate('organizations');
   }
 
+  async updateOrganization(id: string, change: OrganizationChange): Promise<Organization | null> {
+    const updated = await this.inner.updateOrganization(id, change);
+    this.invalidate('organizations');
+    return updated;
+  }
+
   async saveGroup(group: UrlGroup): Promise<void> {
     await this.inner.saveGroup(group);
     this.groups.delete(cacheKey(group.organizationId, group.apiId));
   }
 
+  async insertGroup(group: UrlGroup): Promise<void> {
+    await this.inner.insertGroup(group);
+    this.groups.delete(cacheKey(group.organizationId, group.apiId));
+  }
+
   saveUser(user: User): Promise<void> {
     return this.inner.saveUser(user);
+  }
+
+  insertUser(user: User): Promise<void> {
+    return this.inner.insertUser(user);
   }
 
   async saveToken(token: TokenRecord): Promise<void> {

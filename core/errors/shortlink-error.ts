@@ -79,6 +79,32 @@ export class OrganizationExistsError extends Error {
 }
 
 /**
+ * A group inserted as new (`insertGroup`) whose api id exists in its organization: checked in the
+ * same atomic write, so of two concurrent creates one wins and the other changes nothing.
+ */
+export class GroupExistsError extends Error {
+  constructor(
+    readonly organizationId: string,
+    readonly apiId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`group "${apiId}" already exists in organization "${organizationId}"`, options);
+    this.name = 'GroupExistsError';
+  }
+}
+
+/** A user inserted as new (`insertUser`) whose id exists: checked as for groups. */
+export class UserExistsError extends Error {
+  constructor(
+    readonly id: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`user "${id}" already exists`, options);
+    this.name = 'UserExistsError';
+  }
+}
+
+/**
  * An organization saved with a key hash another organization holds. Every store refuses it in its
  * atomic write (a unique key), so one organization's key never resolves to another. The message
  * holds no secret.

@@ -24,6 +24,9 @@ export interface User {
   name: string;
 }
 
+/** What `updateOrganization` may change: the fields the admin CLI changes alone. */
+export type OrganizationChange = Partial<Pick<Organization, 'active' | 'keyHash'>>;
+
 export interface TokenRecord {
   /** SHA-256 (hex) of the personal access token. */
   tokenHash: string;
@@ -51,8 +54,22 @@ export interface IdentityStore {
    * exists, checked in the same atomic write (never a lookup before it), and writes nothing.
    */
   insertOrganization(organization: Organization): Promise<void>;
+  /**
+   * An existing organization with `change` applied, read and written in one atomic write (a
+   * change made meanwhile by another caller, of another field, is kept): answers it as changed,
+   * or null when no organization has the id (then nothing is written). A key hash another
+   * organization holds rejects with OrganizationKeyTakenError, as in saveOrganization.
+   */
+  updateOrganization(id: string, change: OrganizationChange): Promise<Organization | null>;
   saveGroup(group: UrlGroup): Promise<void>; // by (organizationId, apiId)
+  /**
+   * Like saveGroup, for a new (organizationId, apiId) only: rejects with GroupExistsError when it
+   * exists, checked in the same atomic write, and writes nothing.
+   */
+  insertGroup(group: UrlGroup): Promise<void>;
   saveUser(user: User): Promise<void>; // by id
+  /** Like saveUser, for a new id only: rejects with UserExistsError, as insertGroup. */
+  insertUser(user: User): Promise<void>;
   /**
    * By token hash. A hash keeps its first user: saving it again for that user changes nothing;
    * for another user it rejects with TokenTakenError, checked in the same atomic write.

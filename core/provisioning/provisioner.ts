@@ -11,13 +11,16 @@ import type {
   IdentityStore,
   LinkScheme,
   Organization,
+  OrganizationChange,
   UrlGroup,
   User,
 } from '../ports/identity-store';
 import {
+  GroupExistsError,
   LinkDomainTakenError,
   OrganizationExistsError,
   TokenTakenError,
+  UserExistsError,
 } from '../errors/shortlink-error';
 import { isLinkScheme, normalizeLinkDomain } from './link-domain';
 import { StagedIdentityStore } from './staged-identity-store';
@@ -171,15 +174,12 @@ export class Provisioner {
   }
 
   /**
-   * An existing organization with `change` applied, saved whole. It reads, then writes: a change
-   * made by another process between the two is overwritten (both callers are commands run by hand).
+   * An existing organization with `change` applied, in one atomic write of the store: a change
+   * another command makes at the same moment (a rotation beside a deactivation) is kept.
    */
-  private async changeOrganization(
-    id: string,
-    change: Partial<Pick<Organization, 'active' | 'keyHash'>>,
-  ): Promise<Organization> {
-    const updated = { ...(await this.requireOrganization(id)), ...change };
-    await this.identities.saveOrganization(updated);
+  private async changeOrganization(id: string, change: OrganizationChange): Promise<Organization> {
+    const updated = await this.identities.updateOrganization(id, change);
+    if (!updated) throw noOrganization(id);
     return updated;
   }
 
@@ -204,28 +204,44 @@ export class Provisioner {
     return group;
   }
 
-  /** A new group; refuses one that exists in the organization. */
+  /**
+   * A new group; refuses one that exists in the organization. The store checks it in the same
+   * atomic write, so of two concurrent creates of one group one wins and the other writes nothing.
+   */
   async createGroup(input: {
     organizationId: string;
     apiId: string;
     name?: string;
   }): Promise<UrlGroup> {
     const apiId = requireId(input.apiId, 'group api id');
-    if (await this.identities.findGroup(input.organizationId, apiId)) {
-      throw new ProvisioningError(
-        `group "${apiId}" already exists in organization "${input.organizationId}"`,
-      );
+    await this.requireOrganization(input.organizationId);
+    const group: UrlGroup = {
+      organizationId: input.organizationId,
+      apiId,
+      name: input.name ?? apiId,
+    };
+    try {
+      await this.identities.insertGroup(group);
+    } catch (error) {
+      if (!(error instanceof GroupExistsError)) throw error;
+      throw new ProvisioningError(error.message, { cause: error });
     }
-    return this.saveGroup({ ...input, apiId });
+    return group;
   }
 
-  /** A new user; refuses an id that exists. */
+  /** A new user; refuses an id that exists, checked as for groups (createGroup). */
   async createUser(input: { id: string; name?: string; organizations?: string[] }): Promise<User> {
     const id = requireId(input.id, 'user');
-    if (await this.identities.findUserById(id)) {
-      throw new ProvisioningError(`user "${id}" already exists`);
+    const user: User = { id, name: input.name ?? id };
+    const organizations = await this.requireOrganizations(user.id, input.organizations);
+    try {
+      await this.identities.insertUser(user);
+    } catch (error) {
+      if (!(error instanceof UserExistsError)) throw error;
+      throw new ProvisioningError(error.message, { cause: error });
     }
-    return this.saveUser({ ...input, id });
+    await this.saveMemberships(user.id, organizations);
+    return user;
   }
 
   async saveUser(input: { id: string; name?: string; organizations?: string[] }): Promise<User> {
@@ -233,17 +249,29 @@ export class Provisioner {
     // A name left out keeps the stored one, as for organizations.
     const stored = input.name === undefined ? await this.identities.findUserById(id) : null;
     const user: User = { id, name: input.name ?? stored?.name ?? id };
-    const organizations = input.organizations ?? [];
-    if (!Array.isArray(organizations) || organizations.some((id) => typeof id !== 'string')) {
-      throw new ProvisioningError(`user "${user.id}": organizations must be a list of ids`);
-    }
-    // Every organization is checked before anything is written: a refused user leaves no trace.
-    for (const organizationId of organizations) await this.requireOrganization(organizationId);
+    const organizations = await this.requireOrganizations(user.id, input.organizations);
     await this.identities.saveUser(user);
-    for (const organizationId of organizations) {
-      await this.identities.saveMembership(user.id, organizationId);
-    }
+    await this.saveMemberships(user.id, organizations);
     return user;
+  }
+
+  /**
+   * A user's organizations, each checked to exist before anything is written: a refused user
+   * leaves no trace.
+   */
+  private async requireOrganizations(userId: string, given: unknown): Promise<string[]> {
+    const organizations: unknown = given ?? [];
+    if (!isListOfIds(organizations)) {
+      throw new ProvisioningError(`user "${userId}": organizations must be a list of ids`);
+    }
+    for (const organizationId of organizations) await this.requireOrganization(organizationId);
+    return organizations;
+  }
+
+  private async saveMemberships(userId: string, organizations: string[]): Promise<void> {
+    for (const organizationId of organizations) {
+      await this.identities.saveMembership(userId, organizationId);
+    }
   }
 
   async addMember(userId: string, organizationId: string): Promise<void> {
@@ -307,7 +335,7 @@ export class Provisioner {
 
   private async requireOrganization(id: string): Promise<Organization> {
     const organization = await this.identities.findOrganizationById(id);
-    if (!organization) throw new NotFoundProvisioningError(`no organization "${id}"`);
+    if (!organization) throw noOrganization(id);
     return organization;
   }
 
@@ -377,4 +405,12 @@ function requireId(value: string, what: string): string {
     throw new ProvisioningError(`${what} id must have at most ${MAX_ID_LENGTH} characters`);
   }
   return id;
+}
+
+function noOrganization(id: string): NotFoundProvisioningError {
+  return new NotFoundProvisioningError(`no organization "${id}"`);
+}
+
+function isListOfIds(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((id) => typeof id === 'string');
 }

@@ -1,11 +1,14 @@
 import {
+  GroupExistsError,
   LinkDomainTakenError,
   OrganizationExistsError,
   TokenTakenError,
+  UserExistsError,
 } from '../errors/shortlink-error';
 import type {
   IdentityStore,
   Organization,
+  OrganizationChange,
   TokenRecord,
   UrlGroup,
   User,
@@ -73,6 +76,14 @@ export class StagedIdentityStore implements IdentityStore {
     await this.saveOrganization(organization);
   }
 
+  async updateOrganization(id: string, change: OrganizationChange): Promise<Organization | null> {
+    const previous = await this.findOrganizationById(id);
+    if (!previous) return null;
+    const updated = { ...previous, ...change };
+    await this.saveOrganization(updated);
+    return updated;
+  }
+
   async findGroup(organizationId: string, apiId: string): Promise<UrlGroup | null> {
     return (
       this.groups.get(pairKey(organizationId, apiId)) ?? this.base.findGroup(organizationId, apiId)
@@ -84,6 +95,13 @@ export class StagedIdentityStore implements IdentityStore {
     return Promise.resolve();
   }
 
+  async insertGroup(group: UrlGroup): Promise<void> {
+    if (await this.findGroup(group.organizationId, group.apiId)) {
+      throw new GroupExistsError(group.organizationId, group.apiId);
+    }
+    await this.saveGroup(group);
+  }
+
   async findUserById(id: string): Promise<User | null> {
     return this.users.get(id) ?? this.base.findUserById(id);
   }
@@ -91,6 +109,11 @@ export class StagedIdentityStore implements IdentityStore {
   saveUser(user: User): Promise<void> {
     this.users.set(user.id, user);
     return Promise.resolve();
+  }
+
+  async insertUser(user: User): Promise<void> {
+    if (await this.findUserById(user.id)) throw new UserExistsError(user.id);
+    await this.saveUser(user);
   }
 
   async findUserIdByTokenHash(tokenHash: string): Promise<string | null> {

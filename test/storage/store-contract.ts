@@ -11,6 +11,7 @@ import {
 } from '../../core';
 import { createTestCore, scriptedAliases } from '../support/core-fixture';
 import { insertNew, newLink, organization, settleAll } from './fixtures';
+import { describeIdentityWritesContract } from './identity-writes-contract';
 
 /** How the suite obtains stores from one adapter. */
 export interface StoreFactory {
@@ -402,6 +403,8 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(store.identities.findUserIdByTokenHash('f'.repeat(64))).resolves.toBe('alice');
     });
   });
+
+  describeIdentityWritesContract(() => store);
 
   describe('idempotency records', () => {
     it('claims an absent key once; a second claim answers the live running record', async () => {

@@ -2,10 +2,13 @@ import type * as ports from '../../ports/identity-store';
 import {
   LinkDomainTakenError,
   OrganizationExistsError,
+  GroupExistsError,
   OrganizationKeyTakenError,
   TokenTakenError,
+  UserExistsError,
 } from '../../errors/shortlink-error';
-import type { LmdbDatabases } from './databases';
+import type { Database, Key } from 'lmdb';
+import type { LmdbDatabases, PairKey } from './databases';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
 /**
@@ -66,34 +69,62 @@ export class LmdbIdentityStore implements ports.IdentityStore {
   }
 
   private writeOrganization(organization: ports.Organization, onlyNew: boolean): Promise<void> {
-    const { organizations, organizationsByKeyHash, organizationsByDomain } = this.dbs;
+    const { organizations } = this.dbs;
     const stored = { ...organization };
     return this.write('organization save', async () => {
       const outcome = await organizations.transaction(() => {
         const previous = organizations.get(stored.id);
         if (onlyNew && previous !== undefined) return 'exists' as const;
-        const holder = organizationsByKeyHash.get(stored.keyHash);
-        // Checked inside the write transaction; nothing is written when the key is taken.
-        if (holder !== undefined && holder !== stored.id) return 'key_in_use' as const;
-        const domainHolder = organizationsByDomain.get(stored.domain);
-        if (domainHolder !== undefined && domainHolder !== stored.id) {
-          return 'domain_in_use' as const;
-        }
-        if (previous && previous.keyHash !== stored.keyHash) {
-          void organizationsByKeyHash.remove(previous.keyHash);
-        }
-        if (previous && previous.domain !== stored.domain) {
-          void organizationsByDomain.remove(previous.domain);
-        }
-        void organizations.put(stored.id, stored);
-        void organizationsByKeyHash.put(stored.keyHash, stored.id);
-        void organizationsByDomain.put(stored.domain, stored.id);
-        return 'saved' as const;
+        return this.placeOrganization(stored, previous);
       });
       if (outcome === 'exists') throw new OrganizationExistsError(stored.id);
-      if (outcome === 'domain_in_use') throw new LinkDomainTakenError(stored.domain);
-      if (outcome === 'key_in_use') throw new OrganizationKeyTakenError(stored.id);
+      throwIfRefused(outcome, stored);
     });
+  }
+
+  async updateOrganization(
+    id: string,
+    change: ports.OrganizationChange,
+  ): Promise<ports.Organization | null> {
+    const { organizations } = this.dbs;
+    let updated: ports.Organization | null = null;
+    await this.write('organization update', async () => {
+      const outcome = await organizations.transaction(() => {
+        const previous = organizations.get(id);
+        if (previous === undefined) return 'missing' as const;
+        updated = { ...previous, ...change };
+        return this.placeOrganization(updated, previous);
+      });
+      if (outcome === 'missing') updated = null;
+      else if (updated) throwIfRefused(outcome, updated);
+    });
+    return updated;
+  }
+
+  /**
+   * Inside a write transaction: writes `stored` over `previous` (its record under the same id,
+   * if any) with its key-hash and link-domain index entries, unless another organization holds
+   * its key hash or link domain (then nothing is written).
+   */
+  private placeOrganization(
+    stored: ports.Organization,
+    previous: ports.Organization | undefined,
+  ): PlaceOutcome {
+    const { organizations, organizationsByKeyHash, organizationsByDomain } = this.dbs;
+    const holder = organizationsByKeyHash.get(stored.keyHash);
+    if (holder !== undefined && holder !== stored.id) return 'key_in_use';
+    const domainHolder = organizationsByDomain.get(stored.domain);
+    if (domainHolder !== undefined && domainHolder !== stored.id) return 'domain_in_use';
+    if (previous && previous.keyHash !== stored.keyHash) {
+      void organizationsByKeyHash.remove(previous.keyHash);
+    }
+    if (previous && previous.domain !== stored.domain) {
+      void organizationsByDomain.remove(previous.domain);
+    }
+    void organizations.put(stored.id, stored);
+    void organizationsByKeyHash.put(stored.keyHash, stored.id);
+    void organizationsByDomain.put(stored.domain, stored.id);
+    return 'saved';
   }
 
   saveGroup(group: ports.UrlGroup): Promise<void> {
@@ -102,8 +133,26 @@ export class LmdbIdentityStore implements ports.IdentityStore {
     );
   }
 
+  insertGroup(group: ports.UrlGroup): Promise<void> {
+    const { groups } = this.dbs;
+    const key: PairKey = [group.organizationId, group.apiId];
+    return this.write('group save', async () => {
+      if (!(await insertIfAbsent(groups, key, { ...group }))) {
+        throw new GroupExistsError(group.organizationId, group.apiId);
+      }
+    });
+  }
+
   saveUser(user: ports.User): Promise<void> {
     return this.write('user save', () => this.dbs.users.put(user.id, { ...user }));
+  }
+
+  insertUser(user: ports.User): Promise<void> {
+    return this.write('user save', async () => {
+      if (!(await insertIfAbsent(this.dbs.users, user.id, { ...user }))) {
+        throw new UserExistsError(user.id);
+      }
+    });
   }
 
   saveToken(token: ports.TokenRecord): Promise<void> {
@@ -161,4 +210,21 @@ export class LmdbIdentityStore implements ports.IdentityStore {
   private async write(operation: string, run: () => Promise<unknown>): Promise<void> {
     await onLmdb(this.dbs, this.path, operation, run);
   }
+}
+
+type PlaceOutcome = 'saved' | 'key_in_use' | 'domain_in_use';
+
+/** The error for an organization write `placeOrganization` refused; none when it was saved. */
+function throwIfRefused(outcome: PlaceOutcome, organization: ports.Organization): void {
+  if (outcome === 'domain_in_use') throw new LinkDomainTakenError(organization.domain);
+  if (outcome === 'key_in_use') throw new OrganizationKeyTakenError(organization.id);
+}
+
+/** Writes `value` under `key` when no record is there, in one write transaction: whether it did. */
+function insertIfAbsent<V, K extends Key>(db: Database<V, K>, key: K, value: V): Promise<boolean> {
+  return db.transaction(() => {
+    if (db.doesExist(key)) return false;
+    void db.put(key, value);
+    return true;
+  });
 }

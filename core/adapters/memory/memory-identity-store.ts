@@ -1,8 +1,10 @@
 import {
+  GroupExistsError,
   LinkDomainTakenError,
   OrganizationExistsError,
   OrganizationKeyTakenError,
   TokenTakenError,
+  UserExistsError,
 } from '../../errors/shortlink-error';
 import type * as ports from '../../ports/identity-store';
 
@@ -77,14 +79,37 @@ export class MemoryIdentityStore implements ports.IdentityStore {
     return Promise.resolve();
   }
 
+  /** Read and written in one synchronous step: nothing else runs between the two. */
+  updateOrganization(
+    id: string,
+    change: ports.OrganizationChange,
+  ): Promise<ports.Organization | null> {
+    const previous = this.organizations.get(id);
+    if (!previous) return Promise.resolve(null);
+    const updated = { ...previous, ...change };
+    return this.saveOrganization(updated).then(() => updated);
+  }
+
   saveGroup(group: ports.UrlGroup): Promise<void> {
     this.groups.set(pairKey(group.organizationId, group.apiId), { ...group });
     return Promise.resolve();
   }
 
+  insertGroup(group: ports.UrlGroup): Promise<void> {
+    if (this.groups.has(pairKey(group.organizationId, group.apiId))) {
+      return Promise.reject(new GroupExistsError(group.organizationId, group.apiId));
+    }
+    return this.saveGroup(group);
+  }
+
   saveUser(user: ports.User): Promise<void> {
     this.users.set(user.id, { ...user });
     return Promise.resolve();
+  }
+
+  insertUser(user: ports.User): Promise<void> {
+    if (this.users.has(user.id)) return Promise.reject(new UserExistsError(user.id));
+    return this.saveUser(user);
   }
 
   saveToken(token: ports.TokenRecord): Promise<void> {

@@ -1,9 +1,11 @@
 import type { Collection, Db } from 'mongodb';
 import {
+  GroupExistsError,
   LinkDomainTakenError,
   OrganizationExistsError,
   OrganizationKeyTakenError,
   TokenTakenError,
+  UserExistsError,
 } from '../../errors/shortlink-error';
 import type * as ports from '../../ports/identity-store';
 import { isDuplicateKeyOn, onMongo, upsertRacing } from './backend-errors';
@@ -118,6 +120,54 @@ export class MongoIdentityStore implements ports.IdentityStore {
       if (isDuplicateKeyOn(error, INDEXES.organizationKeyHash)) {
         throw new OrganizationKeyTakenError(id, { cause: error });
       }
+      throw error;
+    }
+  }
+
+  /**
+   * One findOneAndUpdate that sets only the changed fields, so a concurrent change of another
+   * field is kept; the unique key-hash index refuses a key another organization holds.
+   */
+  async updateOrganization(
+    id: string,
+    change: ports.OrganizationChange,
+  ): Promise<ports.Organization | null> {
+    try {
+      const document = await onMongo('organization update', () =>
+        this.organizations.findOneAndUpdate(
+          { _id: id },
+          { $set: change },
+          { returnDocument: 'after' },
+        ),
+      );
+      return document ? toOrganization(document) : null;
+    } catch (error) {
+      if (isDuplicateKeyOn(error, INDEXES.organizationKeyHash)) {
+        throw new OrganizationKeyTakenError(id, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /** An insert, which the unique (organizationId, apiId) index refuses when the group exists. */
+  async insertGroup(group: ports.UrlGroup): Promise<void> {
+    const { organizationId, apiId, name } = group;
+    try {
+      await onMongo('group save', () => this.groups.insertOne({ organizationId, apiId, name }));
+    } catch (error) {
+      if (isDuplicateKeyOn(error, INDEXES.groupApiId)) {
+        throw new GroupExistsError(organizationId, apiId, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /** An insert, which the unique `_id` refuses when the user exists. */
+  async insertUser(user: ports.User): Promise<void> {
+    try {
+      await onMongo('user save', () => this.users.insertOne({ _id: user.id, name: user.name }));
+    } catch (error) {
+      if (isDuplicateKeyOn(error, ID_INDEX)) throw new UserExistsError(user.id, { cause: error });
       throw error;
     }
   }

@@ -1,0 +1,130 @@
+import { MongoServerError, type Db } from 'mongodb';
+import {
+  GroupExistsError,
+  OrganizationKeyTakenError,
+  Provisioner,
+  ProvisioningError,
+  systemClock,
+  UserExistsError,
+} from '../../core';
+import { MongoIdentityStore } from '../../core/adapters/mongodb/mongo-identity-store';
+import { organization } from '../storage/fixtures';
+
+/**
+ * The admin CLI's `group create`, `user create`, `org rotate-key` and `org deactivate` on MongoDB:
+ * each one driver call that the server decides alone (an insert refused by a unique index, an
+ * update of the changed fields), never a lookup and then a write. Checked with a fake Db that
+ * records each call and answers as a server does; the real server run is test/storage's contract
+ * suite, where MONGODB_URI reaches one.
+ */
+interface Call {
+  collection: string;
+  method: string;
+  args: unknown[];
+}
+
+function fakeDb(answer: (call: Call) => Promise<unknown>) {
+  const calls: Call[] = [];
+  const method =
+    (collection: string, name: string) =>
+    (...args: unknown[]) => {
+      const call = { collection, method: name, args };
+      calls.push(call);
+      return answer(call);
+    };
+  const collection = (name: string) =>
+    Object.fromEntries(
+      ['insertOne', 'findOneAndUpdate', 'findOne', 'replaceOne', 'updateOne'].map((m) => [
+        m,
+        method(name, m),
+      ]),
+    );
+  return { db: { collection } as unknown as Db, calls };
+}
+
+function duplicateKey(collection: string, index: string, keyValue: Record<string, unknown>) {
+  return new MongoServerError({
+    code: 11000,
+    errmsg: `E11000 duplicate key error collection: shortlink.${collection} index: ${index} dup key: ${JSON.stringify(keyValue)}`,
+    keyPattern: Object.fromEntries(Object.keys(keyValue).map((field) => [field, 1])),
+    keyValue,
+  });
+}
+
+describe('MongoDB: group and user created only when new', () => {
+  it('inserts a group (never upserts); a duplicate on its unique index is GroupExistsError', async () => {
+    const { db, calls } = fakeDb(() =>
+      Promise.reject(
+        duplicateKey('groups', 'organization_api_id_unique', {
+          organizationId: 'acme',
+          apiId: '1',
+        }),
+      ),
+    );
+    const store = new MongoIdentityStore(db);
+    const group = { organizationId: 'acme', apiId: '1', name: 'Default' };
+    await expect(store.insertGroup(group)).rejects.toBeInstanceOf(GroupExistsError);
+    expect(calls).toEqual([{ collection: 'groups', method: 'insertOne', args: [group] }]);
+  });
+
+  it('inserts a user under its id; a duplicate _id is UserExistsError, and `user create` a clear refusal', async () => {
+    const { db, calls } = fakeDb((call) =>
+      call.collection === 'organizations'
+        ? Promise.resolve({ _id: 'acme', ...organization() })
+        : Promise.reject(duplicateKey('users', '_id_', { _id: 'alice' })),
+    );
+    const store = new MongoIdentityStore(db);
+    await expect(store.insertUser({ id: 'alice', name: 'Alice' })).rejects.toBeInstanceOf(
+      UserExistsError,
+    );
+    expect(calls).toEqual([
+      { collection: 'users', method: 'insertOne', args: [{ _id: 'alice', name: 'Alice' }] },
+    ]);
+    calls.length = 0;
+    const refusal = new Provisioner(store, systemClock).createUser({
+      id: 'alice',
+      organizations: ['acme'],
+    });
+    await expect(refusal).rejects.toBeInstanceOf(ProvisioningError);
+    await expect(refusal).rejects.toThrow('user "alice" already exists');
+    // The organization was read, the user inserted once, and no membership written.
+    expect(calls.map((call) => `${call.collection}.${call.method}`)).toEqual([
+      'organizations.findOne',
+      'users.insertOne',
+    ]);
+  });
+});
+
+describe('MongoDB: an organization changed in place', () => {
+  it('sets only the changed field, in one findOneAndUpdate answering the document after it', async () => {
+    const { id, ...fields } = organization({ active: false });
+    const { db, calls } = fakeDb(() => Promise.resolve({ _id: id, ...fields }));
+    const changed = await new MongoIdentityStore(db).updateOrganization('acme', { active: false });
+    expect(changed).toEqual(organization({ active: false }));
+    expect(calls).toEqual([
+      {
+        collection: 'organizations',
+        method: 'findOneAndUpdate',
+        args: [{ _id: 'acme' }, { $set: { active: false } }, { returnDocument: 'after' }],
+      },
+    ]);
+  });
+
+  it('answers null when no document has the id, and `org deactivate` refuses it', async () => {
+    const { db } = fakeDb(() => Promise.resolve(null));
+    const store = new MongoIdentityStore(db);
+    await expect(store.updateOrganization('ghost', { active: false })).resolves.toBeNull();
+    await expect(
+      new Provisioner(store, systemClock).setOrganizationActive('ghost', false),
+    ).rejects.toThrow('no organization "ghost"');
+  });
+
+  it('turns a duplicate on the key-hash index into OrganizationKeyTakenError', async () => {
+    const { db } = fakeDb(() =>
+      Promise.reject(duplicateKey('organizations', 'key_hash_unique', { keyHash: 'b'.repeat(64) })),
+    );
+    await expect(
+      new MongoIdentityStore(db).updateOrganization('acme', { keyHash: 'b'.repeat(64) }),
+    ).rejects.toBeInstanceOf(OrganizationKeyTakenError);
+  });
+});
