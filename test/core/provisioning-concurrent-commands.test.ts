@@ -1,15 +1,6 @@
-import { join } from 'node:path';
-import {
-  createMemoryStore,
-  hashSecret,
-  Provisioner,
-  ProvisioningError,
-  systemClock,
-  type Store,
-} from '../../core';
-import { createLmdbStore } from '../../core/adapters/lmdb';
+import { hashSecret, Provisioner, ProvisioningError, systemClock, type Store } from '../../core';
 import { settleAll } from '../storage/fixtures';
-import { tempDirs } from '../support/temp-dirs';
+import { embeddedStores } from '../support/embedded-stores';
 
 /**
  * The admin CLI's create and change commands run at the same moment (two people, two scripts):
@@ -17,26 +8,39 @@ import { tempDirs } from '../support/temp-dirs';
  */
 const CONCURRENCY = 10;
 
-const dirs = tempDirs('provisioning-concurrent');
-const opened: Store[] = [];
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-});
-afterAll(() => dirs.removeAll());
-
-const stores: Array<[string, () => Promise<Store>]> = [
-  ['memory', () => Promise.resolve(createMemoryStore())],
-  ['LMDB', async () => createLmdbStore({ dataDir: join(await dirs.make(), 'data') })],
-];
+const stores = embeddedStores('provisioning-concurrent');
 
 describe.each(stores)('on the %s store', (_name, makeStore) => {
   let provisioner: Provisioner;
   let store: Store;
   beforeEach(async () => {
     store = await makeStore();
-    opened.push(store);
     provisioner = new Provisioner(store.identities, systemClock);
     await provisioner.createOrganization({ id: 'acme', domain: 'acme.link' });
+  });
+
+  it('of four concurrent `org create` of one id one wins; the others get no key', async () => {
+    const results = await Promise.allSettled(
+      [0, 1, 2, 3].map((i) =>
+        provisioner.createOrganization({ id: 'race', domain: `race${i}.link` }),
+      ),
+    );
+    const created = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(created).toHaveLength(1);
+    for (const result of results) {
+      if (result.status === 'rejected') {
+        expect(result.reason).toBeInstanceOf(ProvisioningError);
+        expect(String(result.reason)).toContain('organization "race" already exists');
+      }
+    }
+    const [winner] = created;
+    const stored = await store.identities.findOrganizationById('race');
+    expect(stored).toEqual(winner?.organization);
+    expect(stored?.keyHash).toBe(hashSecret(winner?.secretKey ?? ''));
+    expect(await store.identities.listLinkDomains()).toEqual(
+      expect.arrayContaining([winner?.organization.domain]),
+    );
+    expect(await store.identities.listLinkDomains()).toHaveLength(2);
   });
 
   it(`of ${CONCURRENCY} concurrent \`group create\` for one new group, one succeeds`, async () => {

@@ -1,14 +1,5 @@
-import { join } from 'node:path';
-import {
-  applySeed,
-  createMemoryStore,
-  Provisioner,
-  systemClock,
-  type Seed,
-  type Store,
-} from '../../core';
-import { createLmdbStore } from '../../core/adapters/lmdb';
-import { tempDirs } from '../support/temp-dirs';
+import { applySeed, Provisioner, systemClock, type Seed, type Store } from '../../core';
+import { embeddedStores } from '../support/embedded-stores';
 
 const KEY_A = 'slorg_alpha-organization-secret-key';
 const KEY_B = 'slorg_bravo-organization-secret-key';
@@ -16,23 +7,12 @@ const KEY_C = 'slorg_charlie-organization-key-0001';
 const TOKEN_1 = 'slpat_first-user-token-0000000000';
 const TOKEN_2 = 'slpat_second-user-token-000000000';
 
-const dirs = tempDirs('seed-rehearsed');
-const opened: Store[] = [];
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-});
-afterAll(() => dirs.removeAll());
-
-const stores: Array<[string, () => Promise<Store>]> = [
-  ['memory', () => Promise.resolve(createMemoryStore())],
-  ['LMDB', async () => createLmdbStore({ dataDir: join(await dirs.make(), 'data') })],
-];
+const stores = embeddedStores('seed-rehearsed');
 let makeStore: () => Promise<Store>;
 
 /** A store holding organization "held" on held.link (key KEY_C) and user "holder" with TOKEN_2. */
 async function storeWithHolder() {
   const store = await makeStore();
-  opened.push(store);
   const provisioner = new Provisioner(store.identities, systemClock);
   await applySeed(provisioner, {
     organizations: [{ id: 'held', domain: 'held.link', secret_key: KEY_C }],

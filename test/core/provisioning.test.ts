@@ -14,13 +14,8 @@ import {
   systemClock,
   type Seed,
 } from '../../core';
-import { createLmdbStore } from '../../core/adapters/lmdb';
 import { createTestCore } from '../support/core-fixture';
 import { failureOf } from '../support/failures';
-import { tempDirs } from '../support/temp-dirs';
-
-const dirs = tempDirs('provisioning');
-afterAll(() => dirs.removeAll());
 
 /** Everything the memory identity store holds, Maps and Sets included, as one JSON text. */
 function dumpIdentityStore(identities: object): string {
@@ -200,41 +195,6 @@ describe('provisioning: secrets', () => {
     );
     await expect(provisioner.issueToken('nobody')).rejects.toThrow(/no user/);
   });
-});
-
-describe('provisioning: creating an organization', () => {
-  it.each([
-    ['memory', () => Promise.resolve(createMemoryStore())],
-    ['LMDB', async () => createLmdbStore({ dataDir: join(await dirs.make(), 'data') })],
-  ])(
-    'on %s, of four concurrent creates of one id one wins; the others get no key',
-    async (_kind, open) => {
-      const store = await open();
-      try {
-        const provisioner = new Provisioner(store.identities, systemClock);
-        const results = await Promise.allSettled(
-          [0, 1, 2, 3].map((i) =>
-            provisioner.createOrganization({ id: 'race', domain: `race${i}.link` }),
-          ),
-        );
-        const created = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-        expect(created).toHaveLength(1);
-        for (const result of results) {
-          if (result.status === 'rejected') {
-            expect(result.reason).toBeInstanceOf(ProvisioningError);
-            expect(String(result.reason)).toContain('organization "race" already exists');
-          }
-        }
-        const [winner] = created;
-        const stored = await store.identities.findOrganizationById('race');
-        expect(stored).toEqual(winner?.organization);
-        expect(stored?.keyHash).toBe(hashSecret(winner?.secretKey ?? ''));
-        expect(await store.identities.listLinkDomains()).toEqual([winner?.organization.domain]);
-      } finally {
-        await store.close();
-      }
-    },
-  );
 });
 
 describe('provisioning: the demo', () => {
