@@ -1,4 +1,5 @@
 import type {
+  IdentitySnapshot,
   IdentityStore,
   Organization,
   OrganizationChange,
@@ -88,6 +89,10 @@ export class CachedIdentityStore implements IdentityStore {
 
   findUserById(id: string): Promise<User | null> {
     return this.inner.findUserById(id);
+  }
+
+  listAll(): Promise<IdentitySnapshot> {
+    return this.inner.listAll();
   }
 
   // Writes invalidate after they land, so a lookup racing the write cannot keep the old value.

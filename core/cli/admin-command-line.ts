@@ -8,8 +8,10 @@ export const USAGE = `usage: npm run admin -- <command> [options]
   org activate  --id ID
   org deactivate --id ID
   org rotate-key --id ID   (a new secret key, printed once; the old one stops working)
+  org list                 (one JSON object per line: id, name, link domain, active, groups)
   group create  --org ORG_ID --api-id API_ID [--name NAME]
   user create   --id ID [--name NAME] [--org ORG_ID ...]
+  user list                (one JSON object per line: id, name, organizations, token count)
   member add    --user USER_ID --org ORG_ID
   token create  --user USER_ID
   token revoke                    (reads ONE token from standard input: never give it as an argument)
@@ -47,8 +49,10 @@ const COMMANDS = {
   'org activate': { options: ['id', 'seed-file'] },
   'org deactivate': { options: ['id', 'seed-file'] },
   'org rotate-key': { options: ['id', 'seed-file'] },
+  'org list': { options: ['seed-file'] },
   'group create': { options: ['org', 'api-id', 'name', 'seed-file'] },
   'user create': { options: ['id', 'name', 'org', 'seed-file'], repeatable: ['org'] },
+  'user list': { options: ['seed-file'] },
   'member add': { options: ['user', 'org', 'seed-file'] },
   'token create': { options: ['user', 'seed-file'] },
   // --seed-file is taken only to refuse it with the reason (admin.ts), not as an unknown option.
@@ -60,8 +64,11 @@ const COMMANDS = {
 >;
 type Command = keyof typeof COMMANDS;
 
-/** The commands that write identities (backup, the one other, copies the store). */
+/** The commands that read or write identities (backup, the one other, copies the store). */
 export type AdminCommand = Exclude<Command, 'backup'>;
+
+/** The commands that only read: they write nothing, not even a seed file or a new store. */
+export const LISTING_COMMANDS: ReadonlySet<AdminCommand> = new Set(['org list', 'user list']);
 
 export const isAdminCommand = (command: string): command is AdminCommand =>
   command !== 'backup' && Object.hasOwn(COMMANDS, command);

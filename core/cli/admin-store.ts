@@ -38,18 +38,33 @@ export const targetsSeedFile = (config: Config, seedFile: string | undefined): b
 export async function openAdminTarget(
   config: Config,
   seedFile: string | undefined,
-  command?: (provisioner: Provisioner) => Promise<unknown>,
+  command?: ((provisioner: Provisioner) => Promise<unknown>) | 'read',
 ): Promise<AdminTarget> {
-  if (seedFile && targetsSeedFile(config, seedFile)) return seedFileTarget(seedFile);
+  if (seedFile && targetsSeedFile(config, seedFile)) {
+    if (command === 'read' && !existsSync(seedFile)) {
+      throw new ProvisioningError(`the seed file ${seedFile} does not exist: nothing to list`);
+    }
+    return seedFileTarget(seedFile);
+  }
   if (storeKindOf(config) === 'memory') {
     throw new ProvisioningError(
       `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with SHORTLINK_SEED_FILE / --seed-file`,
     );
   }
+  // A command that only reads never creates a store: a mistyped DATA_DIR is said as such.
+  if (command === 'read' && storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
+    throw new ProvisioningError(
+      `DATA_DIR ${resolve(config.DATA_DIR)} holds no store: nothing to list (nothing was created)`,
+    );
+  }
   // Opening a DATA_DIR that holds no store creates one. The command (when given) is first run
   // on an empty store in memory, so one that fails there (a mistyped DATA_DIR: "no user ...")
   // fails before anything is created; its secrets, if any, are never shown.
-  if (command && storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
+  if (
+    typeof command === 'function' &&
+    storeKindOf(config) === 'lmdb' &&
+    holdsNoStore(config.DATA_DIR)
+  ) {
     const empty = createMemoryStore();
     try {
       await command(new Provisioner(empty.identities, systemClock));

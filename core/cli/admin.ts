@@ -4,6 +4,7 @@ import { ProvisioningError } from '../provisioning/provisioner';
 import { loadConfig } from '../runtime/config';
 import {
   isAdminCommand,
+  LISTING_COMMANDS,
   parseCommandLine,
   usageError,
   USAGE,
@@ -73,6 +74,10 @@ export async function runAdminCommand(
       const organization = await provisioner.setOrganizationActive(required(options, 'id'), active);
       return [`organization ${organization.id} is ${active ? 'active' : 'inactive'}`];
     }
+    case 'org list':
+      return (await provisioner.listOrganizations()).map((listing) => JSON.stringify(listing));
+    case 'user list':
+      return (await provisioner.listUsers()).map((listing) => JSON.stringify(listing));
     case 'group create': {
       const name = optional(options, 'name');
       const group = await provisioner.createGroup({
@@ -158,10 +163,11 @@ async function main(argv: string[]): Promise<void> {
   }
   const command = (provisioner: Provisioner) =>
     runAdminCommand(provisioner, commandLine.command, commandLine.options, standardInput);
-  const target = await openAdminTarget(config, seedFile, command);
+  const listing = LISTING_COMMANDS.has(commandLine.command);
+  const target = await openAdminTarget(config, seedFile, listing ? 'read' : command);
   try {
     const lines = await command(target.provisioner);
-    const saved = await target.save();
+    const saved = listing ? undefined : await target.save();
     if (saved) lines.push(saved);
     if (commandLine.command === 'token revoke' && seedFile)
       lines.push(seedFileStillLists(seedFile));

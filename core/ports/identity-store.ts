@@ -34,6 +34,15 @@ export interface TokenRecord {
   createdAt: Date;
 }
 
+/** Every identity record a store holds, as copies (secrets only as their stored hashes). */
+export interface IdentitySnapshot {
+  organizations: Organization[];
+  groups: UrlGroup[];
+  users: User[];
+  tokens: TokenRecord[];
+  memberships: Array<{ userId: string; organizationId: string }>;
+}
+
 export interface IdentityStore {
   findUserIdByTokenHash(tokenHash: string): Promise<string | null>;
   findOrganizationByKeyHash(keyHash: string): Promise<Organization | null>;
@@ -77,6 +86,11 @@ export interface IdentityStore {
   saveToken(token: TokenRecord): Promise<void>;
   saveMembership(userId: string, organizationId: string): Promise<void>;
   findUserById(id: string): Promise<User | null>;
+  /**
+   * Every record, read at one moment where the store can (one read transaction on LMDB; one query
+   * per collection on MongoDB): for the admin CLI's listings, which are small next to the links.
+   */
+  listAll(): Promise<IdentitySnapshot>;
 
   /** Revocation: a removed hash is unknown afterwards (code 11), as one never saved. */
   /**

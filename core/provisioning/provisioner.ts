@@ -22,6 +22,12 @@ import {
   TokenTakenError,
   UserExistsError,
 } from '../errors/shortlink-error';
+import {
+  listOrganizations,
+  listUsers,
+  type OrganizationListing,
+  type UserListing,
+} from './identity-listing';
 import { isLinkScheme, normalizeLinkDomain } from './link-domain';
 import { StagedIdentityStore } from './staged-identity-store';
 
@@ -272,6 +278,16 @@ export class Provisioner {
     for (const organizationId of organizations) {
       await this.identities.saveMembership(userId, organizationId);
     }
+  }
+
+  /** Every organization with its groups, by id; no key or key hash. */
+  async listOrganizations(): Promise<OrganizationListing[]> {
+    return listOrganizations(await this.identities.listAll());
+  }
+
+  /** Every user with their organizations and how many tokens they hold, by id; no token. */
+  async listUsers(): Promise<UserListing[]> {
+    return listUsers(await this.identities.listAll());
   }
 
   async addMember(userId: string, organizationId: string): Promise<void> {

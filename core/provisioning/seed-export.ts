@@ -1,8 +1,8 @@
-import type { MemoryIdentitySnapshot } from '../adapters/memory/memory-identity-store';
+import type { IdentitySnapshot } from '../ports/identity-store';
 import type { Seed } from './seed-file';
 
 /** A seed file holding everything in `snapshot`, with secrets as SHA-256 hashes only. */
-export function seedFromSnapshot(snapshot: MemoryIdentitySnapshot): Seed {
+export function seedFromSnapshot(snapshot: IdentitySnapshot): Seed {
   return {
     organizations: snapshot.organizations.map((org) => ({
       id: org.id,

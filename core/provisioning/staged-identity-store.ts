@@ -6,6 +6,7 @@ import {
   UserExistsError,
 } from '../errors/shortlink-error';
 import type {
+  IdentitySnapshot,
   IdentityStore,
   Organization,
   OrganizationChange,
@@ -137,6 +138,11 @@ export class StagedIdentityStore implements IdentityStore {
   saveMembership(userId: string, organizationId: string): Promise<void> {
     this.memberships.add(pairKey(userId, organizationId));
     return Promise.resolve();
+  }
+
+  /** A rehearsal checks a seed file and lists nothing: refused rather than half-emulated. */
+  listAll(): Promise<IdentitySnapshot> {
+    return Promise.reject(new Error('a provisioning rehearsal does not list'));
   }
 
   /** A rehearsal is of a seed file, which never revokes: refused rather than half-emulated. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silentLogger } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
@@ -243,5 +243,90 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
         await runtime.close();
       }
     }
+  });
+});
+
+describe('admin CLI listings (org list, user list)', () => {
+  const jsonLines = (output: string): unknown[] =>
+    output
+      .trim()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as unknown);
+
+  it('lists what DATA_DIR holds, one JSON object per line, with no secret or hash', async () => {
+    const env = { DATA_DIR: join(await dirs.make(), 'data') };
+    const beta = await provision(env, 'beta', 'beta.link');
+    await provision(env, 'alpha', 'alpha.link');
+    await admin(env, 'group', 'create', '--org', 'beta', '--api-id', '0', '--name', 'Zero');
+    await admin(env, 'member', 'add', '--user', 'beta-user', '--org', 'alpha');
+    await admin(env, 'token', 'create', '--user', 'beta-user');
+    await admin(env, 'org', 'deactivate', '--id', 'alpha');
+
+    const organizations = await admin(env, 'org', 'list');
+    expect(jsonLines(organizations)).toEqual([
+      {
+        id: 'alpha',
+        name: 'alpha',
+        linkDomain: 'https://alpha.link',
+        active: false,
+        groups: [{ apiId: '1', name: '1' }],
+      },
+      {
+        id: 'beta',
+        name: 'beta',
+        linkDomain: 'https://beta.link',
+        active: true,
+        groups: [
+          { apiId: '0', name: 'Zero' },
+          { apiId: '1', name: '1' },
+        ],
+      },
+    ]);
+    const users = await admin(env, 'user', 'list');
+    expect(jsonLines(users)).toEqual([
+      { id: 'alpha-user', name: 'alpha-user', organizations: ['alpha'], tokens: 1 },
+      { id: 'beta-user', name: 'beta-user', organizations: ['alpha', 'beta'], tokens: 2 },
+    ]);
+    for (const output of [organizations, users]) {
+      expect(output).not.toContain(beta.organizationKey);
+      expect(output).not.toContain(beta.token);
+      expect(output).not.toMatch(/[0-9a-f]{64}/);
+    }
+  });
+
+  it('creates nothing on a DATA_DIR that holds no store, and says so (exit 2)', async () => {
+    const dataDir = join(await dirs.make(), 'mistyped');
+    for (const command of [
+      ['org', 'list'],
+      ['user', 'list'],
+    ]) {
+      const stderr = await adminFails({ DATA_DIR: dataDir }, ...command);
+      expect(stderr).toContain(`DATA_DIR ${dataDir} holds no store: nothing to list`);
+      expect(existsSync(dataDir)).toBe(false);
+    }
+  });
+
+  it('reads a seed file without rewriting it; a missing one is refused', async () => {
+    const seedFile = join(await dirs.make(), 'seed.json');
+    await provision({ SHORTLINK_SEED_FILE: seedFile }, 'gamma', 'gamma.link');
+    const before = await readFile(seedFile, 'utf8');
+    const modified = (await stat(seedFile)).mtimeMs;
+    const listed = await admin({ SHORTLINK_SEED_FILE: seedFile }, 'org', 'list');
+    expect(jsonLines(listed)).toMatchObject([{ id: 'gamma', linkDomain: 'https://gamma.link' }]);
+    expect(listed).not.toContain('seed file');
+    await expect(readFile(seedFile, 'utf8')).resolves.toBe(before);
+    expect((await stat(seedFile)).mtimeMs).toBe(modified);
+    const missing = join(await dirs.make(), 'none.json');
+    const stderr = await adminFails({ SHORTLINK_SEED_FILE: missing }, 'user', 'list');
+    expect(stderr).toContain(`the seed file ${missing} does not exist: nothing to list`);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it('takes no option but --seed-file', async () => {
+    const env = { DATA_DIR: join(await dirs.make(), 'data') };
+    await expect(adminFails(env, 'org', 'list', '--id', 'acme')).resolves.toContain(
+      '"org list" takes no --id',
+    );
   });
 });

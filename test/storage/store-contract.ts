@@ -11,7 +11,7 @@ import {
 } from '../../core';
 import { createTestCore, scriptedAliases } from '../support/core-fixture';
 import { insertNew, newLink, organization, settleAll } from './fixtures';
-import { describeIdentityWritesContract } from './identity-writes-contract';
+import { describeAdminIdentityContract } from './admin-identity-contract';
 
 /** How the suite obtains stores from one adapter. */
 export interface StoreFactory {
@@ -404,7 +404,7 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
     });
   });
 
-  describeIdentityWritesContract(() => store);
+  describeAdminIdentityContract(() => store);
 
   describe('idempotency records', () => {
     it('claims an absent key once; a second claim answers the live running record', async () => {

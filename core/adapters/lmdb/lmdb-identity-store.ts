@@ -7,7 +7,7 @@ import {
   TokenTakenError,
   UserExistsError,
 } from '../../errors/shortlink-error';
-import type { Database, Key } from 'lmdb';
+import type { Database, Key, RangeOptions } from 'lmdb';
 import type { LmdbDatabases, PairKey } from './databases';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
@@ -58,6 +58,33 @@ export class LmdbIdentityStore implements ports.IdentityStore {
 
   findUserById(id: string): Promise<ports.User | null> {
     return this.read('user lookup', () => this.dbs.users.get(id) ?? null);
+  }
+
+  /** In one read transaction: one moment of the store, whatever other processes write meanwhile. */
+  listAll(): Promise<ports.IdentitySnapshot> {
+    const { root, organizations, groups, users, tokens, memberships } = this.dbs;
+    return this.read('identity listing', () => {
+      const transaction = root.useReadTransaction();
+      try {
+        const values = <V>(db: { getRange(o: RangeOptions): Iterable<{ value: V }> }) =>
+          [...db.getRange({ transaction })].map(({ value }) => ({ ...value }));
+        return {
+          organizations: values(organizations),
+          groups: values(groups),
+          users: values(users),
+          // Stored as lmdb-js's MessagePack gives a Date back: as its ISO text.
+          tokens: values(tokens).map((token) => ({
+            ...token,
+            createdAt: new Date(token.createdAt),
+          })),
+          memberships: [...memberships.getKeys({ transaction })].map(
+            ([userId, organizationId]) => ({ userId, organizationId }),
+          ),
+        };
+      } finally {
+        transaction.done();
+      }
+    });
   }
 
   saveOrganization(organization: ports.Organization): Promise<void> {

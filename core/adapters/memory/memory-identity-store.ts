@@ -142,8 +142,12 @@ export class MemoryIdentityStore implements ports.IdentityStore {
     return Promise.resolve(removed);
   }
 
+  listAll(): Promise<ports.IdentitySnapshot> {
+    return Promise.resolve(this.snapshot());
+  }
+
   /** Everything held, as copies (the admin CLI writes it back to a seed file, hashes only). */
-  snapshot(): MemoryIdentitySnapshot {
+  snapshot(): ports.IdentitySnapshot {
     return {
       organizations: [...this.organizations.values()].map((o) => ({ ...o })),
       groups: [...this.groups.values()].map((g) => ({ ...g })),
@@ -155,12 +159,4 @@ export class MemoryIdentityStore implements ports.IdentityStore {
       }),
     };
   }
-}
-
-export interface MemoryIdentitySnapshot {
-  organizations: ports.Organization[];
-  groups: ports.UrlGroup[];
-  users: ports.User[];
-  tokens: ports.TokenRecord[];
-  memberships: Array<{ userId: string; organizationId: string }>;
 }

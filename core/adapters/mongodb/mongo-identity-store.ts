@@ -90,6 +90,30 @@ export class MongoIdentityStore implements ports.IdentityStore {
     return document ? { id: document._id, name: document.name } : null;
   }
 
+  /** One query per collection (a standalone server has no snapshot across them). */
+  async listAll(): Promise<ports.IdentitySnapshot> {
+    return onMongo('identity listing', async () => {
+      const [organizations, groups, users, tokens, memberships] = await Promise.all([
+        this.organizations.find({}).toArray(),
+        this.groups.find({}).toArray(),
+        this.users.find({}).toArray(),
+        this.tokens.find({}).toArray(),
+        this.memberships.find({}).toArray(),
+      ]);
+      return {
+        organizations: organizations.map(toOrganization),
+        groups: groups.map(({ organizationId, apiId, name }) => ({ organizationId, apiId, name })),
+        users: users.map(({ _id, name }) => ({ id: _id, name })),
+        tokens: tokens.map(({ tokenHash, userId, createdAt }) => ({
+          tokenHash,
+          userId,
+          createdAt,
+        })),
+        memberships: memberships.map(({ userId, organizationId }) => ({ userId, organizationId })),
+      };
+    });
+  }
+
   saveOrganization(organization: ports.Organization): Promise<void> {
     return this.writeOrganization(organization, false);
   }

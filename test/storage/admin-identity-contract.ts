@@ -9,12 +9,13 @@ import { organization, settleAll } from './fixtures';
 const CONCURRENCY = 25;
 
 /**
- * The identity writes the admin CLI's create and change commands make, each one atomic write in
- * every store: a create of a group or user only when new, and a change of some of an
- * organization's fields that keeps a concurrent change of the others. Part of the storage
- * contract (store-contract.ts), run against each adapter.
+ * The identity operations of the admin CLI's commands: the writes of its create and change
+ * commands, each one atomic write in every store (a create of a group or user only when new, a
+ * change of some of an organization's fields that keeps a concurrent change of the others), and
+ * the listing its list commands read. Part of the storage contract (store-contract.ts), run
+ * against each adapter.
  */
-export function describeIdentityWritesContract(getStore: () => Store): void {
+export function describeAdminIdentityContract(getStore: () => Store): void {
   describe('groups and users created only when new', () => {
     it('inserts a group once; an existing one is left as it is', async () => {
       const { identities } = getStore();
@@ -75,6 +76,41 @@ export function describeIdentityWritesContract(getStore: () => Store): void {
         id: 'alice',
         name: winners[0],
       });
+    });
+  });
+
+  describe('every record listed', () => {
+    it('lists every organization, group, user, token hash and membership, as stored', async () => {
+      const { identities } = getStore();
+      await expect(identities.listAll()).resolves.toEqual({
+        organizations: [],
+        groups: [],
+        users: [],
+        tokens: [],
+        memberships: [],
+      });
+      const beta = organization({ id: 'beta', domain: 'beta.link', keyHash: 'b'.repeat(64) });
+      const createdAt = new Date('2026-01-02T03:04:05.006Z');
+      await identities.saveOrganization(organization());
+      await identities.saveOrganization(beta);
+      await identities.insertGroup({ organizationId: 'acme', apiId: '1', name: 'Default' });
+      await identities.insertUser({ id: 'alice', name: 'Alice' });
+      await identities.saveMembership('alice', 'acme');
+      await identities.saveMembership('alice', 'beta');
+      await identities.saveToken({ tokenHash: 'c'.repeat(64), userId: 'alice', createdAt });
+      const all = await identities.listAll();
+      const byId = <T extends { id: string }>(records: T[]) =>
+        [...records].sort((a, b) => a.id.localeCompare(b.id));
+      expect(byId(all.organizations)).toEqual([organization(), beta]);
+      expect(all.groups).toEqual([{ organizationId: 'acme', apiId: '1', name: 'Default' }]);
+      expect(all.users).toEqual([{ id: 'alice', name: 'Alice' }]);
+      expect(all.tokens).toEqual([{ tokenHash: 'c'.repeat(64), userId: 'alice', createdAt }]);
+      expect(
+        [...all.memberships].sort((a, b) => a.organizationId.localeCompare(b.organizationId)),
+      ).toEqual([
+        { userId: 'alice', organizationId: 'acme' },
+        { userId: 'alice', organizationId: 'beta' },
+      ]);
     });
   });
 

@@ -13,7 +13,8 @@ import { organization } from '../storage/fixtures';
 /**
  * The admin CLI's `group create`, `user create`, `org rotate-key` and `org deactivate` on MongoDB:
  * each one driver call that the server decides alone (an insert refused by a unique index, an
- * update of the changed fields), never a lookup and then a write. Checked with a fake Db that
+ * update of the changed fields), never a lookup and then a write; and what `org list` and
+ * `user list` read. Checked with a fake Db that
  * records each call and answers as a server does; the real server run is test/storage's contract
  * suite, where MONGODB_URI reaches one.
  */
@@ -126,5 +127,39 @@ describe('MongoDB: an organization changed in place', () => {
     await expect(
       new MongoIdentityStore(db).updateOrganization('acme', { keyHash: 'b'.repeat(64) }),
     ).rejects.toBeInstanceOf(OrganizationKeyTakenError);
+  });
+});
+
+describe('MongoDB: every identity record listed', () => {
+  it('reads each collection whole and answers the records without their MongoDB ids', async () => {
+    const createdAt = new Date('2026-01-02T03:04:05.006Z');
+    const { id, ...fields } = organization();
+    const documents: Record<string, unknown[]> = {
+      organizations: [{ _id: id, ...fields }],
+      groups: [{ _id: 'g1', organizationId: 'acme', apiId: '1', name: 'Default' }],
+      users: [{ _id: 'alice', name: 'Alice' }],
+      tokens: [{ _id: 't1', tokenHash: 'c'.repeat(64), userId: 'alice', createdAt }],
+      memberships: [{ _id: 'm1', userId: 'alice', organizationId: 'acme' }],
+    };
+    const finds: Array<[string, unknown[]]> = [];
+    // As the driver's: find() answers a cursor at once, whose toArray() reads the documents.
+    const db = {
+      collection: (name: string) => ({
+        find: (...args: unknown[]) => {
+          finds.push([name, args]);
+          return { toArray: () => Promise.resolve(documents[name] ?? []) };
+        },
+      }),
+    } as unknown as Db;
+    await expect(new MongoIdentityStore(db).listAll()).resolves.toEqual({
+      organizations: [organization()],
+      groups: [{ organizationId: 'acme', apiId: '1', name: 'Default' }],
+      users: [{ id: 'alice', name: 'Alice' }],
+      tokens: [{ tokenHash: 'c'.repeat(64), userId: 'alice', createdAt }],
+      memberships: [{ userId: 'alice', organizationId: 'acme' }],
+    });
+    expect(finds).toEqual(
+      ['organizations', 'groups', 'users', 'tokens', 'memberships'].map((name) => [name, [{}]]),
+    );
   });
 });
