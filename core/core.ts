@@ -6,6 +6,7 @@ import { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rat
 import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
 import { systemClock } from './adapters/system-clock';
 import type { CoreContext, CoreDeps, RequestContext, ResponseInfo } from './context';
+import { checkCoreNumbers } from './core-options';
 import {
   DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   DEFAULT_IDEMPOTENCY_TTL_SECONDS,
@@ -64,6 +65,7 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     idempotencyTtlSeconds: deps.idempotencyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
     idempotencyLeaseSeconds: deps.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   };
+  checkCoreNumbers(full);
   // `null` from plain JavaScript is no request context either (a default applies to undefined only).
   const bind = (given: RequestContext | null | undefined) => {
     const request = given ?? {};

@@ -18,7 +18,10 @@ import {
   DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
   DEFAULT_LINK_CACHE_SIZE,
 } from '../caches/cached-store';
-import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-defaults';
+import {
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+  MAX_IDEMPOTENCY_TTL_SECONDS,
+} from '../idempotency/idempotency-defaults';
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
@@ -27,11 +30,6 @@ import {
 
 /** Where the embedded store keeps its data unless DATA_DIR says otherwise (relative to the cwd). */
 export const DEFAULT_DATA_DIR = './data';
-/**
- * The longest IDEMPOTENCY_TTL_SECONDS: ten years. Far beyond any retry, and far from the largest
- * date JavaScript and the stores can hold (a record's expiry is a date).
- */
-export const MAX_IDEMPOTENCY_TTL_SECONDS = 10 * 365 * 86_400;
 /**
  * The most WORKERS (and what `auto` gives at most). Every process on an LMDB DATA_DIR takes a slot
  * of its reader table, which holds 126: past about 120 workers the rest failed to start
