@@ -4,7 +4,7 @@ import { createNanoidAliasGenerator } from '../adapters/nanoid-alias-generator';
 import { systemClock } from '../adapters/system-clock';
 import { createCore, type Core } from '../core';
 import { reservedAliasSet } from '../links/reserved-aliases';
-import type { Logger } from '../ports/logger';
+import { silentLogger, type Logger } from '../ports/logger';
 import { provisionDemo, type DemoCredentials } from '../provisioning/demo';
 import { Provisioner } from '../provisioning/provisioner';
 import { loadSeedFile } from '../provisioning/seed-file';
@@ -50,11 +50,12 @@ export interface RuntimeOptions {
 /**
  * Everything an entry point serves from: builds the store, the limiters and the URL guard the
  * configuration asks for, then the core, then provisions (seed file or demo). The service's
- * composition root (start-service.ts) and the bench build on it.
+ * composition root (start-service.ts) and the bench build on it. Without a logger it logs
+ * nothing, as createCore.
  */
 export async function createRuntime(
   config: Config,
-  logger: Logger,
+  logger: Logger = silentLogger,
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
   const closers: Array<() => Promise<void>> = [];
