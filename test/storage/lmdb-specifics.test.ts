@@ -119,6 +119,22 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
     }
   });
 
+  it.each([
+    ['an empty path', '', '""'],
+    ['blanks', '  ', '"  "'],
+    ['no path', undefined, 'undefined'],
+    ['a number', 42, '42'],
+  ])(
+    'refuses %s for dataDir, and writes nothing in the working directory',
+    async (_, given, shown) => {
+      const before = await readdir(process.cwd());
+      await expect(createLmdbStore({ dataDir: given as string })).rejects.toThrow(
+        new DataDirError(`DATA_DIR must name a directory (a non-empty path), not ${shown}`),
+      );
+      expect(await readdir(process.cwd())).toEqual(before);
+    },
+  );
+
   it('refuses a file where the directory should be', async () => {
     const file = join(await dirs.make(), 'data');
     await writeFile(file, 'not a directory');

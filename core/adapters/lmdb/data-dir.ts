@@ -24,6 +24,13 @@ export const DATA_DIR_MODE = 0o700;
  * parents included) when it does not exist. Returns the absolute path.
  */
 export async function prepareDataDir(dataDir: string): Promise<string> {
+  // An empty path resolves to the working directory, which would quietly take the store's files.
+  // Checked here too, not only by the configuration: an embedder passes dataDir directly.
+  if (typeof dataDir !== 'string' || dataDir.trim() === '') {
+    throw new DataDirError(
+      `DATA_DIR must name a directory (a non-empty path), not ${JSON.stringify(dataDir) ?? String(dataDir)}`,
+    );
+  }
   const path = resolve(dataDir);
   const found = await stat(path).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
