@@ -49,11 +49,18 @@ export class BackendUnavailableError extends Error {
 }
 
 /**
+ * A write an identity store refused by one of its rules (a unique key: an id, a link domain, a key
+ * or token hash held already), having changed nothing. Not a failure of the storage: adapters
+ * pass it through as it is, whatever words its message holds.
+ */
+export class StoreRuleError extends Error {}
+
+/**
  * Thrown by an identity store when an organization is saved with a link domain another
  * organization already has: the store's unique key decides, so two concurrent provisioners
  * cannot both win.
  */
-export class LinkDomainTakenError extends Error {
+export class LinkDomainTakenError extends StoreRuleError {
   constructor(
     readonly domain: string,
     options?: { cause?: unknown },
@@ -68,7 +75,7 @@ export class LinkDomainTakenError extends Error {
  * the store checks it in the same atomic write, so of two concurrent creates one wins and the
  * other changes nothing.
  */
-export class OrganizationExistsError extends Error {
+export class OrganizationExistsError extends StoreRuleError {
   constructor(
     readonly id: string,
     options?: { cause?: unknown },
@@ -82,7 +89,7 @@ export class OrganizationExistsError extends Error {
  * A group inserted as new (`insertGroup`) whose api id exists in its organization: checked in the
  * same atomic write, so of two concurrent creates one wins and the other changes nothing.
  */
-export class GroupExistsError extends Error {
+export class GroupExistsError extends StoreRuleError {
   constructor(
     readonly organizationId: string,
     readonly apiId: string,
@@ -94,7 +101,7 @@ export class GroupExistsError extends Error {
 }
 
 /** A user inserted as new (`insertUser`) whose id exists: checked as for groups. */
-export class UserExistsError extends Error {
+export class UserExistsError extends StoreRuleError {
   constructor(
     readonly id: string,
     options?: { cause?: unknown },
@@ -109,7 +116,7 @@ export class UserExistsError extends Error {
  * atomic write (a unique key), so one organization's key never resolves to another. The message
  * holds no secret.
  */
-export class OrganizationKeyTakenError extends Error {
+export class OrganizationKeyTakenError extends StoreRuleError {
   constructor(
     readonly organizationId: string,
     options?: { cause?: unknown },
@@ -126,7 +133,7 @@ export class OrganizationKeyTakenError extends Error {
  * A token hash saved for a user while another user holds it. The store checks it in the same
  * atomic write and changes nothing, so a token never changes hands. The message holds no secret.
  */
-export class TokenTakenError extends Error {
+export class TokenTakenError extends StoreRuleError {
   constructor(
     readonly userId: string,
     options?: { cause?: unknown },

@@ -102,6 +102,31 @@ describe.each(stores)('on the %s store', (_name, makeStore) => {
     expect(deactivated.active).toBe(false);
   });
 
+  it.each(['read-only', 'shop is closed', 'MDB_NOTFOUND', 'no space'])(
+    'a repeated create of the id %p is refused as existing, not as a store failure',
+    async (id) => {
+      await provisioner.createOrganization({ id, domain: 'words.link' });
+      await expect(
+        provisioner.createOrganization({ id, domain: 'other.link' }),
+      ).rejects.toMatchObject({
+        name: 'ProvisioningError',
+        message: `organization "${id}" already exists; it is left as it is (its key and link domain unchanged)`,
+      });
+      await provisioner.createGroup({ organizationId: id, apiId: id });
+      await expect(
+        provisioner.createGroup({ organizationId: id, apiId: id }),
+      ).rejects.toMatchObject({
+        name: 'ProvisioningError',
+        message: `group "${id}" already exists in organization "${id}"`,
+      });
+      await provisioner.createUser({ id });
+      await expect(provisioner.createUser({ id })).rejects.toMatchObject({
+        name: 'ProvisioningError',
+        message: `user "${id}" already exists`,
+      });
+    },
+  );
+
   it('a change of an unknown organization is refused as before', async () => {
     await expect(provisioner.rotateOrganizationKey('ghost')).rejects.toThrow(
       'no organization "ghost"',
