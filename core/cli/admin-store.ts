@@ -41,22 +41,17 @@ export async function openAdminTarget(
   command?: ((provisioner: Provisioner) => Promise<unknown>) | 'read',
 ): Promise<AdminTarget> {
   if (seedFile && targetsSeedFile(config, seedFile)) {
-    if (command === 'read' && !existsSync(seedFile)) {
-      throw new ProvisioningError(`the seed file ${seedFile} does not exist: nothing to list`);
-    }
-    return seedFileTarget(seedFile);
+    return command === 'read' ? seedFileReader(seedFile) : seedFileTarget(seedFile);
   }
   if (storeKindOf(config) === 'memory') {
     throw new ProvisioningError(
       `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with SHORTLINK_SEED_FILE / --seed-file`,
     );
   }
-  // A command that only reads never creates a store: a mistyped DATA_DIR is said as such.
-  if (command === 'read' && storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
-    throw new ProvisioningError(
-      `DATA_DIR ${resolve(config.DATA_DIR)} holds no store: nothing to list (nothing was created)`,
-    );
-  }
+  // A command that only reads opens the store without writing (no directory or database created,
+  // no opening time recorded), so a mistyped DATA_DIR is said as such and a backup copy is left
+  // as it was.
+  if (command === 'read') return storeReader(config);
   // Opening a DATA_DIR that holds no store creates one. The command (when given) is first run
   // on an empty store in memory, so one that fails there (a mistyped DATA_DIR: "no user ...")
   // fails before anything is created; its secrets, if any, are never shown.
@@ -81,6 +76,34 @@ export async function openAdminTarget(
   }
   // An older server may still run on the directory: its format stays (LmdbStoreOptions.migrate).
   const store = await createStoreFromConfig(config, silentLogger, { migrate: false });
+  return targetOn(store);
+}
+
+async function storeReader(config: Config): Promise<AdminTarget> {
+  if (storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
+    throw new ProvisioningError(
+      `DATA_DIR ${resolve(config.DATA_DIR)} holds no store: nothing to list (nothing was created)`,
+    );
+  }
+  const store = await createStoreFromConfig(config, silentLogger, { readOnly: true });
+  return targetOn(store);
+}
+
+/**
+ * A seed file read without its lock and never written: the file is replaced whole by a rename, so
+ * a read sees one version of it, and a listing does not wait for another command.
+ */
+async function seedFileReader(seedFile: string): Promise<AdminTarget> {
+  if (!existsSync(seedFile)) {
+    throw new ProvisioningError(`the seed file ${seedFile} does not exist: nothing to list`);
+  }
+  const store = createMemoryStore();
+  await loadSeedFile(new Provisioner(store.identities, systemClock), seedFile);
+  return targetOn(store);
+}
+
+/** A target whose writes go to `store` itself: nothing to save afterwards. */
+function targetOn(store: Store): AdminTarget {
   return {
     store,
     provisioner: new Provisioner(store.identities, systemClock),

@@ -176,7 +176,8 @@ async function main(argv: string[]): Promise<void> {
       const targetSeedFile = targetsSeedFile(config, seedFile) ? seedFile : undefined;
       lines.push(await rotationNote(target, organizationId, targetSeedFile));
     }
-    process.stdout.write(lines.join('\n') + '\n');
+    // An empty listing prints nothing, not an empty line.
+    if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await target.close();
   }

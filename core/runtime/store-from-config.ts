@@ -9,14 +9,16 @@ import { storeKindOf, type Config } from './config';
  * MongoDB when MONGODB_URI is set; otherwise the embedded store: LMDB in DATA_DIR (durable, safe
  * for several processes on one directory), or the memory store when DATA_DIR is `:memory:`.
  * `migrate`: the server brings an LMDB store of an older format to this code's; the admin
- * commands pass false (see LmdbStoreOptions).
+ * commands pass false. `readOnly`: the admin listings open an LMDB store without writing (see
+ * LmdbStoreOptions).
  */
 export function createStoreFromConfig(
   config: Config,
   logger: Logger,
-  { migrate = true }: { migrate?: boolean } = {},
+  { migrate = true, readOnly = false }: { migrate?: boolean; readOnly?: boolean } = {},
 ): Promise<Store> {
+  // MongoDB has no opening write but its indexes, made sure of by every process (idempotent).
   if (config.MONGODB_URI) return createMongoStore({ uri: config.MONGODB_URI, logger });
   if (storeKindOf(config) === 'memory') return Promise.resolve(createMemoryStore());
-  return createLmdbStore({ dataDir: config.DATA_DIR, logger, migrate });
+  return createLmdbStore({ dataDir: config.DATA_DIR, logger, migrate, readOnly });
 }

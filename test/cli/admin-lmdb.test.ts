@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silentLogger } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
+import { lockSeedFile } from '../../core/provisioning/seed-file-lock';
 import { createRuntime, loadConfig } from '../../core/runtime';
 import { runAdmin, shownOnce } from '../support/admin-cli';
 import { formatVersionIn } from '../support/raw-lmdb';
@@ -295,6 +296,20 @@ describe('admin CLI listings (org list, user list)', () => {
     }
   });
 
+  it('writes nothing to the store it lists, and prints nothing when it holds no one', async () => {
+    const dataDir = join(await dirs.make(), 'data');
+    await (await createLmdbStore({ dataDir })).close();
+    const dataFile = join(dataDir, 'data.mdb');
+    const before = await readFile(dataFile);
+    for (const command of [
+      ['org', 'list'],
+      ['user', 'list'],
+    ]) {
+      await expect(admin({ DATA_DIR: dataDir }, ...command)).resolves.toBe('');
+    }
+    await expect(readFile(dataFile)).resolves.toEqual(before);
+  });
+
   it('creates nothing on a DATA_DIR that holds no store, and says so (exit 2)', async () => {
     const dataDir = join(await dirs.make(), 'mistyped');
     for (const command of [
@@ -317,6 +332,15 @@ describe('admin CLI listings (org list, user list)', () => {
     expect(listed).not.toContain('seed file');
     await expect(readFile(seedFile, 'utf8')).resolves.toBe(before);
     expect((await stat(seedFile)).mtimeMs).toBe(modified);
+    // It reads without the seed file's lock: another command holding it does not hold it up.
+    const lock = await lockSeedFile(seedFile);
+    try {
+      await expect(admin({ SHORTLINK_SEED_FILE: seedFile }, 'user', 'list')).resolves.toContain(
+        '"id":"gamma-user"',
+      );
+    } finally {
+      await lock.release();
+    }
     const missing = join(await dirs.make(), 'none.json');
     const stderr = await adminFails({ SHORTLINK_SEED_FILE: missing }, 'user', 'list');
     expect(stderr).toContain(`the seed file ${missing} does not exist: nothing to list`);

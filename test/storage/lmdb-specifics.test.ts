@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { BackendUnavailableError, createCore, LinkDomainTakenError } from '../../core';
@@ -399,6 +399,42 @@ describe('LMDB store: used after close', () => {
     // lmdb-js's own message ("Can not renew a transaction from a closed database") is not a bug.
     await expect(links.findByAlias('acme.link', 'promo')).rejects.toBeInstanceOf(
       BackendUnavailableError,
+    );
+  });
+});
+
+describe('LMDB store opened to read only (readOnly)', () => {
+  it('reads what the store holds and writes nothing at opening', async () => {
+    const dir = await dataDir();
+    const writer = await createLmdbStore({ dataDir: dir });
+    await writer.identities.insertUser({ id: 'alice', name: 'Alice' });
+    await writer.close();
+    const before = await readFile(join(dir, 'data.mdb'));
+    const reader = await createLmdbStore({ dataDir: dir, readOnly: true });
+    try {
+      await expect(reader.identities.listAll()).resolves.toMatchObject({
+        users: [{ id: 'alice', name: 'Alice' }],
+      });
+    } finally {
+      await reader.close();
+    }
+    await expect(readFile(join(dir, 'data.mdb'))).resolves.toEqual(before);
+  });
+
+  it('refuses a directory holding no store, creating nothing', async () => {
+    const dir = join(await dirs.make(), 'missing');
+    await expect(createLmdbStore({ dataDir: dir, readOnly: true })).rejects.toThrow(
+      new DataDirError(`DATA_DIR ${dir} holds no store`),
+    );
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('refuses a format version newer than the code, as a write open does', async () => {
+    const dir = await dataDir();
+    await (await createLmdbStore({ dataDir: dir })).close();
+    await formatVersionIn(dir, FORMAT_VERSION + 1);
+    await expect(createLmdbStore({ dataDir: dir, readOnly: true })).rejects.toThrow(
+      `DATA_DIR ${dir} holds data in format version ${FORMAT_VERSION + 1}, newer than this code's ${FORMAT_VERSION}`,
     );
   });
 });

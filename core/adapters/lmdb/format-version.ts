@@ -36,6 +36,20 @@ export async function checkFormatVersion(
     void meta.put(META_KEYS.openedAt, Date.now());
     return stored ?? FORMAT_VERSION;
   });
+  return checkedVersion(found, path);
+}
+
+/**
+ * The format version of a store opened only to read, refused as checkFormatVersion refuses it,
+ * and written nowhere: a store that holds none (a folder that holds no store) is refused too.
+ */
+export function readFormatVersion(dbs: LmdbDatabases, path: string): number {
+  const found: unknown = dbs.meta.get(META_KEYS.formatVersion);
+  if (found === undefined) throw new DataDirError(`DATA_DIR ${path} holds no store`);
+  return checkedVersion(found, path);
+}
+
+function checkedVersion(found: unknown, path: string): number {
   if (typeof found !== 'number' || !Number.isInteger(found) || found < 1) {
     throw new DataDirError(
       `DATA_DIR ${path} holds an unreadable format version (${JSON.stringify(found)})`,

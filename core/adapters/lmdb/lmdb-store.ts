@@ -1,12 +1,13 @@
 import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { silentLogger, type Logger } from '../../ports/logger';
 import type { Store } from '../../ports/store';
 import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
 import { BackupTargetError, checkBackupTarget, BACKUP_IN_PROGRESS } from './backup-target';
 import { DATA_DIR_MODE, DataDirError, makeDirectories, prepareDataDir } from './data-dir';
-import { checkFormatVersion, FORMAT_VERSION } from './format-version';
+import { checkFormatVersion, FORMAT_VERSION, readFormatVersion } from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
 import { LmdbIdentityStore } from './lmdb-identity-store';
@@ -44,6 +45,13 @@ export interface LmdbStoreOptions {
    * server may still run on the directory, and a backup keeps the format of its source.
    */
   migrate?: boolean;
+  /**
+   * Opens the store to read it only (the admin CLI's listings, a look into a backup copy): no
+   * directory is created, and nothing is written at opening (no format version, no opening time,
+   * no index). A directory that holds no store is refused. Writes through the store still work;
+   * a caller that sets this makes none.
+   */
+  readOnly?: boolean;
 }
 
 export function isLmdbStore(store: Store): store is LmdbStore {
@@ -84,6 +92,7 @@ export function openEnvironment(path: string): RootDatabase {
  */
 export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbStore> {
   const logger = options.logger ?? silentLogger;
+  if (options.readOnly) return openToRead(options.dataDir, logger);
   const path = await prepareDataDir(options.dataDir);
   let root: RootDatabase;
   try {
@@ -110,6 +119,30 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
     throw new DataDirError(`DATA_DIR ${path} cannot be written: ${messageOf(error)}`, {
       cause: error,
     });
+  }
+  return lmdbStoreOn(dbs, path, logger);
+}
+
+/** createLmdbStore with `readOnly`: the same store, opened without a write. */
+async function openToRead(dataDir: string, logger: Logger): Promise<LmdbStore> {
+  const path = resolve(dataDir);
+  if (!existsSync(join(path, LMDB_DATA_FILE))) {
+    throw new DataDirError(`DATA_DIR ${path} holds no store`);
+  }
+  let root: RootDatabase;
+  try {
+    root = openEnvironment(path);
+  } catch (error) {
+    throw new DataDirError(
+      `DATA_DIR ${path} cannot be opened as an LMDB store: ${messageOf(error)}`,
+    );
+  }
+  const dbs = openDatabases(root);
+  try {
+    readFormatVersion(dbs, path);
+  } catch (error) {
+    await root.close().catch(() => undefined);
+    throw error;
   }
   return lmdbStoreOn(dbs, path, logger);
 }
