@@ -72,7 +72,7 @@ export class LmdbIdentityStore implements ports.IdentityStore {
           organizations: values(organizations),
           groups: values(groups),
           users: values(users),
-          // Stored as lmdb-js's MessagePack gives a Date back: as its ISO text.
+          // A Date written from another realm (a vm context, as jest's) comes back as its ISO text.
           tokens: values(tokens).map((token) => ({
             ...token,
             createdAt: new Date(token.createdAt),
