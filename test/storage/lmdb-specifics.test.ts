@@ -128,9 +128,11 @@ describe('LMDB store: a data directory it cannot use is a start-up error naming 
     'refuses %s for dataDir, and writes nothing in the working directory',
     async (_, given, shown) => {
       const before = await readdir(process.cwd());
-      await expect(createLmdbStore({ dataDir: given as string })).rejects.toThrow(
-        new DataDirError(`DATA_DIR must name a directory (a non-empty path), not ${shown}`),
-      );
+      for (const readOnly of [false, true]) {
+        await expect(createLmdbStore({ dataDir: given as string, readOnly })).rejects.toThrow(
+          new DataDirError(`DATA_DIR must name a directory (a non-empty path), not ${shown}`),
+        );
+      }
       expect(await readdir(process.cwd())).toEqual(before);
     },
   );

@@ -20,18 +20,25 @@ export const MIN_FREE_BYTES = 1024 * 1024;
 export const DATA_DIR_MODE = 0o700;
 
 /**
- * Makes sure `dataDir` is a directory this process can read and write, creating it (mode 0700,
- * parents included) when it does not exist. Returns the absolute path.
+ * `dataDir` as an absolute path. An empty path would resolve to the working directory, which would
+ * quietly take the store's files: refused, as anything not a string is. Checked here, not only by
+ * the configuration: an embedder passes dataDir directly.
  */
-export async function prepareDataDir(dataDir: string): Promise<string> {
-  // An empty path resolves to the working directory, which would quietly take the store's files.
-  // Checked here too, not only by the configuration: an embedder passes dataDir directly.
+export function dataDirPath(dataDir: unknown): string {
   if (typeof dataDir !== 'string' || dataDir.trim() === '') {
     throw new DataDirError(
       `DATA_DIR must name a directory (a non-empty path), not ${JSON.stringify(dataDir) ?? String(dataDir)}`,
     );
   }
-  const path = resolve(dataDir);
+  return resolve(dataDir);
+}
+
+/**
+ * Makes sure `dataDir` is a directory this process can read and write, creating it (mode 0700,
+ * parents included) when it does not exist. Returns the absolute path.
+ */
+export async function prepareDataDir(dataDir: string): Promise<string> {
+  const path = dataDirPath(dataDir);
   const found = await stat(path).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new DataDirError(`DATA_DIR ${path} cannot be examined: ${messageOf(error)}`);

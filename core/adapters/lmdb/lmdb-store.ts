@@ -1,12 +1,18 @@
 import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { silentLogger, type Logger } from '../../ports/logger';
 import type { Store } from '../../ports/store';
 import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
 import { BackupTargetError, checkBackupTarget, BACKUP_IN_PROGRESS } from './backup-target';
-import { DATA_DIR_MODE, DataDirError, makeDirectories, prepareDataDir } from './data-dir';
+import {
+  DATA_DIR_MODE,
+  DataDirError,
+  dataDirPath,
+  makeDirectories,
+  prepareDataDir,
+} from './data-dir';
 import { checkFormatVersion, FORMAT_VERSION, readFormatVersion } from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
@@ -94,14 +100,7 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
   const logger = options.logger ?? silentLogger;
   if (options.readOnly) return openToRead(options.dataDir, logger);
   const path = await prepareDataDir(options.dataDir);
-  let root: RootDatabase;
-  try {
-    root = openEnvironment(path);
-  } catch (error) {
-    throw new DataDirError(
-      `DATA_DIR ${path} cannot be opened as an LMDB store: ${messageOf(error)}`,
-    );
-  }
+  const root = openEnvironmentIn(path);
   const dbs = openDatabases(root);
   try {
     const migrate = options.migrate ?? true;
@@ -123,20 +122,23 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
   return lmdbStoreOn(dbs, path, logger);
 }
 
-/** createLmdbStore with `readOnly`: the same store, opened without a write. */
-async function openToRead(dataDir: string, logger: Logger): Promise<LmdbStore> {
-  const path = resolve(dataDir);
-  if (!existsSync(join(path, LMDB_DATA_FILE))) {
-    throw new DataDirError(`DATA_DIR ${path} holds no store`);
-  }
-  let root: RootDatabase;
+function openEnvironmentIn(path: string): RootDatabase {
   try {
-    root = openEnvironment(path);
+    return openEnvironment(path);
   } catch (error) {
     throw new DataDirError(
       `DATA_DIR ${path} cannot be opened as an LMDB store: ${messageOf(error)}`,
     );
   }
+}
+
+/** createLmdbStore with `readOnly`: the same store, opened without a write. */
+async function openToRead(dataDir: string, logger: Logger): Promise<LmdbStore> {
+  const path = dataDirPath(dataDir);
+  if (!existsSync(join(path, LMDB_DATA_FILE))) {
+    throw new DataDirError(`DATA_DIR ${path} holds no store`);
+  }
+  const root = openEnvironmentIn(path);
   const dbs = openDatabases(root);
   try {
     readFormatVersion(dbs, path);
