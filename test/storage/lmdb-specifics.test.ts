@@ -8,6 +8,7 @@ import {
   DATABASES,
   DataDirError,
   FORMAT_VERSION,
+  META_KEYS,
   type LmdbStore,
 } from '../../core/adapters/lmdb';
 import {
@@ -16,7 +17,7 @@ import {
   mountTmpfs,
   type SmallFilesystem,
 } from '../support/small-filesystem';
-import { formatVersionIn } from '../support/raw-lmdb';
+import { formatVersionIn, openRawDatabases } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
 import { within } from '../support/within';
 import { createTestCore } from '../support/core-fixture';
@@ -421,6 +422,52 @@ describe('LMDB store opened to read only (readOnly)', () => {
       await reader.close();
     }
     await expect(readFile(join(dir, 'data.mdb'))).resolves.toEqual(before);
+  });
+
+  it('creates none of the databases a store of the first format lacks', async () => {
+    const dir = await dataDir();
+    const writer = await createLmdbStore({ dataDir: dir });
+    await writer.identities.saveOrganization({
+      id: 'acme',
+      name: 'Acme',
+      domain: 'acme.link',
+      scheme: 'https',
+      active: true,
+      keyHash: 'a'.repeat(64),
+    });
+    await writer.close();
+    // What the first release left: no running-claims database, no link-domain index.
+    const { root, dbs } = openRawDatabases(dir);
+    await dbs.idempotencyRunning.drop();
+    await dbs.organizationsByDomain.drop();
+    await dbs.meta.put(META_KEYS.formatVersion, 1);
+    await root.close();
+    const before = await readFile(join(dir, 'data.mdb'));
+
+    const reader = await createLmdbStore({ dataDir: dir, readOnly: true });
+    try {
+      await expect(reader.identities.listAll()).resolves.toMatchObject({
+        organizations: [{ id: 'acme', domain: 'acme.link' }],
+      });
+    } finally {
+      await reader.close();
+    }
+    await expect(readFile(join(dir, 'data.mdb'))).resolves.toEqual(before);
+  });
+
+  it('refuses LMDB data without a format version, and a file for a directory', async () => {
+    const dir = await dataDir();
+    const { root } = openRawDatabases(dir);
+    await root.put('something', 'else');
+    await root.close();
+    await expect(createLmdbStore({ dataDir: dir, readOnly: true })).rejects.toThrow(
+      new DataDirError(`DATA_DIR ${dir} holds LMDB data without a format version: not a store`),
+    );
+    const file = join(await dirs.make(), 'file');
+    await writeFile(file, 'x');
+    await expect(createLmdbStore({ dataDir: file, readOnly: true })).rejects.toThrow(
+      new DataDirError(`DATA_DIR ${file} is not a directory`),
+    );
   });
 
   it('refuses a directory holding no store, creating nothing', async () => {

@@ -41,11 +41,15 @@ export async function checkFormatVersion(
 
 /**
  * The format version of a store opened only to read, refused as checkFormatVersion refuses it,
- * and written nowhere: a store that holds none (a folder that holds no store) is refused too.
+ * and written nowhere: LMDB data that holds none (written by something else) is refused too.
  */
 export function readFormatVersion(dbs: LmdbDatabases, path: string): number {
   const found: unknown = dbs.meta.get(META_KEYS.formatVersion);
-  if (found === undefined) throw new DataDirError(`DATA_DIR ${path} holds no store`);
+  if (found === undefined) {
+    throw new DataDirError(
+      `DATA_DIR ${path} holds LMDB data without a format version: not a store`,
+    );
+  }
   return checkedVersion(found, path);
 }
 

@@ -1,5 +1,5 @@
 import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { silentLogger, type Logger } from '../../ports/logger';
@@ -52,10 +52,11 @@ export interface LmdbStoreOptions {
    */
   migrate?: boolean;
   /**
-   * Opens the store to read it only (the admin CLI's listings, a look into a backup copy): no
-   * directory is created, and nothing is written at opening (no format version, no opening time,
-   * no index). A directory that holds no store is refused. Writes through the store still work;
-   * a caller that sets this makes none.
+   * Opens the store to read it only (the admin CLI's listings, a look into a backup copy): the
+   * environment is opened read-only, no directory is created, and nothing is written (no format
+   * version, no opening time, no index, no missing database; LMDB's `lock.mdb` is made when
+   * missing, as every reader needs it). A directory that holds no store is refused. A write through
+   * the store fails (lmdb-js has no write transaction in a read-only environment): read only.
    */
   readOnly?: boolean;
 }
@@ -71,9 +72,13 @@ export function isLmdbStore(store: Store): store is LmdbStore {
  * with synchronous commits does not respect what overlapping sync keeps for crash recovery (the
  * pages of the last commit synced to disk).
  */
-export function openEnvironment(path: string): RootDatabase {
+export function openEnvironment(path: string, { readOnly = false } = {}): RootDatabase {
   return open({
     path,
+    // Read-only (the admin listings): no write transaction at all, so a named database that is
+    // missing (a store of the first format) is not created, and no writer is waited for. LMDB's
+    // lock file is still used (made when missing): readers must register while a server writes.
+    readOnly,
     // A path with a dot ("./data", "shortlink.v1") is still a directory, never a single file.
     noSubdir: false,
     maxDbs: MAX_DATABASES,
@@ -122,9 +127,9 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
   return lmdbStoreOn(dbs, path, logger);
 }
 
-function openEnvironmentIn(path: string): RootDatabase {
+function openEnvironmentIn(path: string, options?: { readOnly?: boolean }): RootDatabase {
   try {
-    return openEnvironment(path);
+    return openEnvironment(path, options);
   } catch (error) {
     throw new DataDirError(
       `DATA_DIR ${path} cannot be opened as an LMDB store: ${messageOf(error)}`,
@@ -135,10 +140,13 @@ function openEnvironmentIn(path: string): RootDatabase {
 /** createLmdbStore with `readOnly`: the same store, opened without a write. */
 async function openToRead(dataDir: string, logger: Logger): Promise<LmdbStore> {
   const path = dataDirPath(dataDir);
+  if (existsSync(path) && !statSync(path).isDirectory()) {
+    throw new DataDirError(`DATA_DIR ${path} is not a directory`);
+  }
   if (!existsSync(join(path, LMDB_DATA_FILE))) {
     throw new DataDirError(`DATA_DIR ${path} holds no store`);
   }
-  const root = openEnvironmentIn(path);
+  const root = openEnvironmentIn(path, { readOnly: true });
   const dbs = openDatabases(root);
   try {
     readFormatVersion(dbs, path);
