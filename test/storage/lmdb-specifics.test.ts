@@ -427,14 +427,7 @@ describe('LMDB store opened to read only (readOnly)', () => {
   it('creates none of the databases a store of the first format lacks', async () => {
     const dir = await dataDir();
     const writer = await createLmdbStore({ dataDir: dir });
-    await writer.identities.saveOrganization({
-      id: 'acme',
-      name: 'Acme',
-      domain: 'acme.link',
-      scheme: 'https',
-      active: true,
-      keyHash: 'a'.repeat(64),
-    });
+    await writer.identities.saveOrganization(organization());
     await writer.close();
     // What the first release left: no running-claims database, no link-domain index.
     const { root, dbs } = openRawDatabases(dir);
