@@ -114,18 +114,17 @@ export class LmdbIdentityStore implements ports.IdentityStore {
     change: ports.OrganizationChange,
   ): Promise<ports.Organization | null> {
     const { organizations } = this.dbs;
-    let updated: ports.Organization | null = null;
-    await this.write('organization update', async () => {
-      const outcome = await organizations.transaction(() => {
+    const result = await onLmdb(this.dbs, this.path, 'organization update', () =>
+      organizations.transaction(() => {
         const previous = organizations.get(id);
-        if (previous === undefined) return 'missing' as const;
-        updated = { ...previous, ...change };
-        return this.placeOrganization(updated, previous);
-      });
-      if (outcome === 'missing') updated = null;
-      else if (updated) throwIfRefused(outcome, updated);
-    });
-    return updated;
+        if (previous === undefined) return null;
+        const updated = { ...previous, ...change };
+        return { updated, outcome: this.placeOrganization(updated, previous) };
+      }),
+    );
+    if (result === null) return null;
+    throwIfRefused(result.outcome, result.updated);
+    return result.updated;
   }
 
   /**
