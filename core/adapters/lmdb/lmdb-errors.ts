@@ -5,12 +5,12 @@ import { BackendUnavailableError, StoreRuleError } from '../../errors/shortlink-
  * True for failures of the storage itself: a commit the OS refused (full disk, I/O error,
  * read-only file system), LMDB's own MDB_* errors, or an environment already closed. A TypeError
  * from a bug in this adapter is not one of them and stays what it is (code 1), nor is a write
- * refused by a store rule or an error this adapter already classified.
+ * refused by a store rule.
  */
 export function isStorageFailure(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  // The adapter's own answers, whose messages hold ids ("read-only", "shop is closed").
-  if (error instanceof StoreRuleError || error instanceof BackendUnavailableError) return false;
+  // A store rule's refusal, whose message holds ids ("read-only", "shop is closed").
+  if (error instanceof StoreRuleError) return false;
   if ('commitError' in error || 'code' in error) return true;
   const message = messageOf(error);
   return /MDB_|commit failed|(has been|already|is) closed|closed database|no space|read-only|I\/O error/i.test(
