@@ -18,8 +18,9 @@ export interface UserListing {
   tokens: number;
 }
 
-const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-const sorted = (values: string[]) => [...values].sort();
+/** Code-unit order, as `Array.prototype.sort` without a comparator gives for strings. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byId = (a: { id: string }, b: { id: string }) => byText(a.id, b.id);
 
 export function listOrganizations(snapshot: IdentitySnapshot): OrganizationListing[] {
   return snapshot.organizations
@@ -31,7 +32,7 @@ export function listOrganizations(snapshot: IdentitySnapshot): OrganizationListi
       groups: snapshot.groups
         .filter((group) => group.organizationId === organization.id)
         .map(({ apiId, name }) => ({ apiId, name }))
-        .sort((a, b) => (a.apiId < b.apiId ? -1 : a.apiId > b.apiId ? 1 : 0)),
+        .sort((a, b) => byText(a.apiId, b.apiId)),
     }))
     .sort(byId);
 }
@@ -41,11 +42,10 @@ export function listUsers(snapshot: IdentitySnapshot): UserListing[] {
     .map((user) => ({
       id: user.id,
       name: user.name,
-      organizations: sorted(
-        snapshot.memberships
-          .filter((membership) => membership.userId === user.id)
-          .map((membership) => membership.organizationId),
-      ),
+      organizations: snapshot.memberships
+        .filter((membership) => membership.userId === user.id)
+        .map((membership) => membership.organizationId)
+        .sort(byText),
       tokens: snapshot.tokens.filter((token) => token.userId === user.id).length,
     }))
     .sort(byId);
