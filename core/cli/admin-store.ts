@@ -38,28 +38,14 @@ export const targetsSeedFile = (config: Config, seedFile: string | undefined): b
 export async function openAdminTarget(
   config: Config,
   seedFile: string | undefined,
-  command?: ((provisioner: Provisioner) => Promise<unknown>) | 'read',
+  command?: (provisioner: Provisioner) => Promise<unknown>,
 ): Promise<AdminTarget> {
-  if (seedFile && targetsSeedFile(config, seedFile)) {
-    return command === 'read' ? seedFileReader(seedFile) : seedFileTarget(seedFile);
-  }
-  if (storeKindOf(config) === 'memory') {
-    throw new ProvisioningError(
-      `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with SHORTLINK_SEED_FILE / --seed-file`,
-    );
-  }
-  // A command that only reads opens the store without writing (no directory or database created,
-  // no opening time recorded), so a mistyped DATA_DIR is said as such and a backup copy is left
-  // as it was.
-  if (command === 'read') return storeReader(config);
+  if (seedFile && targetsSeedFile(config, seedFile)) return seedFileTarget(seedFile);
+  refuseMemoryStore(config);
   // Opening a DATA_DIR that holds no store creates one. The command (when given) is first run
   // on an empty store in memory, so one that fails there (a mistyped DATA_DIR: "no user ...")
   // fails before anything is created; its secrets, if any, are never shown.
-  if (
-    typeof command === 'function' &&
-    storeKindOf(config) === 'lmdb' &&
-    holdsNoStore(config.DATA_DIR)
-  ) {
+  if (command && storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
     const empty = createMemoryStore();
     try {
       await command(new Provisioner(empty.identities, systemClock));
@@ -79,7 +65,18 @@ export async function openAdminTarget(
   return targetOn(store);
 }
 
-async function storeReader(config: Config): Promise<AdminTarget> {
+/**
+ * The same targets as openAdminTarget, for a command that only reads (the listings): the store is
+ * opened without writing (no directory or database created, no opening time recorded), so a
+ * mistyped DATA_DIR is said as such and a backup copy is left as it was; a seed file is read
+ * without its lock. Its save() writes nothing.
+ */
+export async function openAdminReader(
+  config: Config,
+  seedFile: string | undefined,
+): Promise<AdminTarget> {
+  if (seedFile && targetsSeedFile(config, seedFile)) return seedFileReader(seedFile);
+  refuseMemoryStore(config);
   if (storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
     throw new ProvisioningError(
       `DATA_DIR ${resolve(config.DATA_DIR)} holds no store: nothing to list (nothing was created)`,
@@ -100,6 +97,15 @@ async function seedFileReader(seedFile: string): Promise<AdminTarget> {
   const store = createMemoryStore();
   await loadSeedFile(new Provisioner(store.identities, systemClock), seedFile);
   return targetOn(store);
+}
+
+/** With DATA_DIR=:memory: and no seed file there is nothing lasting to read or write. */
+function refuseMemoryStore(config: Config): void {
+  if (storeKindOf(config) === 'memory') {
+    throw new ProvisioningError(
+      `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with SHORTLINK_SEED_FILE / --seed-file`,
+    );
+  }
 }
 
 /** A target whose writes go to `store` itself: nothing to save afterwards. */

@@ -10,7 +10,7 @@ import {
   USAGE,
   type Options,
 } from './admin-command-line';
-import { openAdminTarget, targetsSeedFile, type AdminTarget } from './admin-store';
+import { openAdminReader, openAdminTarget, targetsSeedFile, type AdminTarget } from './admin-store';
 import { rotatedInSeedFile, rotatedInStore } from './key-rotation';
 import { runBackup } from './backup';
 import { readTokenInput, tokenFromInput } from './token-input';
@@ -163,11 +163,12 @@ async function main(argv: string[]): Promise<void> {
   }
   const command = (provisioner: Provisioner) =>
     runAdminCommand(provisioner, commandLine.command, commandLine.options, standardInput);
-  const listing = LISTING_COMMANDS.has(commandLine.command);
-  const target = await openAdminTarget(config, seedFile, listing ? 'read' : command);
+  const target = LISTING_COMMANDS.has(commandLine.command)
+    ? await openAdminReader(config, seedFile)
+    : await openAdminTarget(config, seedFile, command);
   try {
     const lines = await command(target.provisioner);
-    const saved = listing ? undefined : await target.save();
+    const saved = await target.save();
     if (saved) lines.push(saved);
     if (commandLine.command === 'token revoke' && seedFile)
       lines.push(seedFileStillLists(seedFile));
