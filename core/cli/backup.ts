@@ -21,8 +21,9 @@ export async function runBackup(config: Config, targetDir: string): Promise<stri
   if (!existsSync(join(config.DATA_DIR, LMDB_DATA_FILE))) {
     throw new ProvisioningError(`DATA_DIR ${resolve(config.DATA_DIR)} holds no LMDB store`);
   }
-  // The copy keeps its source's format: a backup taken before an upgrade can go back with it.
-  const store = await createLmdbStore({ dataDir: config.DATA_DIR, migrate: false });
+  // Opened to read only: the source is not written (it may be on a read-only or full disk), and
+  // the copy keeps its format, so a backup taken before an upgrade can go back with it.
+  const store = await createLmdbStore({ dataDir: config.DATA_DIR, readOnly: true });
   try {
     const target = await store.backup(targetDir).catch((error: unknown) => {
       // A target in the way is the person's to correct: exit status 2, not 1.

@@ -47,15 +47,15 @@ export interface LmdbStoreOptions {
   logger?: Logger;
   /**
    * Marks a store of an older format as this code's (default). `false` leaves its version as it
-   * is, for tools that write no idempotency records (the admin commands, backups): an older
-   * server may still run on the directory, and a backup keeps the format of its source.
+   * is, for tools that write no idempotency records (the admin commands): an older server may
+   * still run on the directory.
    */
   migrate?: boolean;
   /**
-   * Opens the store to read it only (the admin CLI's listings, a look into a backup copy): the
-   * environment is opened read-only, no directory is created, and nothing is written (no format
-   * version, no opening time, no index, no missing database; LMDB's `lock.mdb` is made when
-   * missing, as every reader needs it). A directory that holds no store is refused. A write through
+   * Opens the store to read it only (the admin CLI's listings and backups, a look into a backup
+   * copy): the environment is opened read-only, no directory is created, and nothing is written
+   * (no format version, no opening time, no index, no missing database; LMDB's `lock.mdb` is made
+   * when missing, as every reader needs it). A directory that holds no store is refused. A write through
    * the store fails (lmdb-js has no write transaction in a read-only environment): read only.
    */
   readOnly?: boolean;
