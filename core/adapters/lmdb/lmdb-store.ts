@@ -75,9 +75,10 @@ export function isLmdbStore(store: Store): store is LmdbStore {
 export function openEnvironment(path: string, { readOnly = false } = {}): RootDatabase {
   return open({
     path,
-    // Read-only (the admin listings): no write transaction at all, so a named database that is
-    // missing (a store of the first format) is not created, and no writer is waited for. LMDB's
-    // lock file is still used (made when missing): readers must register while a server writes.
+    // Read-only (the admin listings and backups): no write transaction at all, so a named
+    // database that is missing (a store of the first format) is not created, and no writer is
+    // waited for. LMDB's lock file is still used (made when missing): readers must register while
+    // a server writes.
     readOnly,
     // A path with a dot ("./data", "shortlink.v1") is still a directory, never a single file.
     noSubdir: false,
@@ -99,7 +100,8 @@ export function openEnvironment(path: string, { readOnly = false } = {}): RootDa
 /**
  * Opens (creating when needed) the store in `dataDir`. A directory that cannot hold it (not a
  * directory, not writable, full, written by newer code) fails here with a DataDirError naming
- * the path, so a process never starts half-working.
+ * the path, so a process never starts half-working. With `readOnly`, only an existing store is
+ * opened, and nothing is created or written (see LmdbStoreOptions.readOnly).
  */
 export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbStore> {
   const logger = options.logger ?? silentLogger;
