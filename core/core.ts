@@ -22,7 +22,7 @@ import {
 } from './rate-limit/limits';
 import { appRouter, type AppRouter } from './router';
 
-export const DEFAULT_MAX_ALIAS_ATTEMPTS = 10;
+const DEFAULT_MAX_ALIAS_ATTEMPTS = 10;
 
 export interface Core {
   readonly deps: CoreDeps;

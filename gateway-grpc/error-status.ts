@@ -14,7 +14,7 @@ const ERROR_INFO_TYPE_URL = 'type.googleapis.com/google.rpc.ErrorInfo';
  * The rich error model (google.rpc.Status with one google.rpc.ErrorInfo), so clients of any
  * language can branch on `reason` without parsing messages.
  */
-export function statusDetails(grpcCode: number, failure: ShortlinkError): Buffer {
+function statusDetails(grpcCode: number, failure: ShortlinkError): Buffer {
   const info = Buffer.from(
     ErrorInfo.encode({
       reason: failure.reason,

@@ -16,7 +16,7 @@ const AUTHORIZATION_IN_JSON = /"authorization":\[(?:"(?:[^"\\]|\\.)*",?)*\]/gi;
 const AUTHORIZATION_NOT_ADDED = /^Failed to add metadata entry authorization:[\s\S]*$/i;
 
 /** A grpc-js message without the token it would print with the call's metadata. */
-export function withoutToken(message: string): string {
+function withoutToken(message: string): string {
   return message
     .replace(AUTHORIZATION_IN_JSON, '"authorization":["[redacted]"]')
     .replace(AUTHORIZATION_NOT_ADDED, 'Failed to add metadata entry authorization: [redacted]');

@@ -7,7 +7,7 @@ import { UndecodableBody } from '../core';
  * would otherwise answer INTERNAL before the gateway sees the call; with this the core reports
  * it (code 20, INVALID_ARGUMENT) at its place in the precedence, as REST does for broken JSON.
  */
-export const UNDECODABLE_REQUEST = new UndecodableBody(
+const UNDECODABLE_REQUEST = new UndecodableBody(
   'BODY_INVALID',
   'The request message could not be decoded.',
 );
@@ -17,7 +17,7 @@ export const UNDECODABLE_REQUEST = new UndecodableBody(
  * decoder would read them with U+FFFD in place of each bad sequence, so a link could hold text
  * the client never sent; REST refuses such a body (20) for the same reason.
  */
-export const NOT_UTF8_REQUEST = new UndecodableBody(
+const NOT_UTF8_REQUEST = new UndecodableBody(
   'BODY_INVALID',
   'A string field of the request message is not valid UTF-8.',
 );

@@ -3,7 +3,7 @@ import { ShortlinkError, type Core, type ShortlinkMetrics } from '../core';
 import { sendError } from './envelope';
 
 /** Cache-Control of a redirect: permanent ones may be cached briefly, temporary ones never. */
-export function redirectCacheControl(status: number, maxAgeSeconds: number): string {
+function redirectCacheControl(status: number, maxAgeSeconds: number): string {
   return status === 301 || status === 308 ? `private, max-age=${maxAgeSeconds}` : 'no-store';
 }
 

@@ -14,7 +14,7 @@ export const DEFAULT_REDIRECT_CACHE_MAX_AGE = 90;
 const MAX_CACHE_DELTA_SECONDS = 2 ** 31;
 
 /** The REST gateway's own settings, from the environment. */
-export const httpConfigSchema = z.object({
+const httpConfigSchema = z.object({
   PORT: portSetting.default(8080),
   HOST: hostSetting,
   /** max-age of Cache-Control on 301/308 redirects. */

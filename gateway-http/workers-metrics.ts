@@ -8,7 +8,7 @@ const REQUEST = 'prom-client:getMetricsReq';
 const RESPONSE = 'prom-client:getMetricsRes';
 
 /** How long a ready worker may take to answer before the scrape fails (prom-client's own). */
-export const WORKER_METRICS_TIMEOUT_MS = 5000;
+const WORKER_METRICS_TIMEOUT_MS = 5000;
 
 /** A worker as the primary's aggregator sees it. */
 export interface MetricsWorker {

@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js';
  * /56 or /48) and may use any address in it, so counting single IPv6 addresses would give one
  * client 2^64 budgets.
  */
-export const IPV6_FAILURE_PREFIX_LENGTH = 64;
+const IPV6_FAILURE_PREFIX_LENGTH = 64;
 
 /**
  * The key failed token checks of `address` are counted under: an IPv4 address as it is (an

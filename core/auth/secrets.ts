@@ -3,8 +3,8 @@ import { customAlphabet } from 'nanoid';
 import { BASE62_ALPHABET } from '../base62';
 
 /** Recognisable prefixes so secret scanners can find leaked credentials. */
-export const TOKEN_PREFIX = 'slpat_';
-export const ORGANIZATION_KEY_PREFIX = 'slorg_';
+const TOKEN_PREFIX = 'slpat_';
+const ORGANIZATION_KEY_PREFIX = 'slorg_';
 /**
  * The shortest secret a person may choose (seed file): guessing must stay hopeless even for a
  * chosen secret, and at 24 characters even a lower-case-and-digits one carries over 120 bits.

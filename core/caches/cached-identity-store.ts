@@ -11,7 +11,7 @@ import type { IdentityChange } from '../ports/store';
 import { cacheKey, LookupCache, type LookupCacheOptions } from './lookup-cache';
 
 /** Entries per lookup kind: far more than the active tokens and organizations of a deployment. */
-export const IDENTITY_CACHE_ENTRIES = 10_000;
+const IDENTITY_CACHE_ENTRIES = 10_000;
 
 /**
  * The identity lookups a create makes (token, organization key, membership, group) served from

@@ -1,7 +1,7 @@
 import { ProvisioningError } from '../provisioning/provisioner';
 
 /** Far longer than any token (46 characters): more is a file piped in by mistake, not a token. */
-export const MAX_TOKEN_INPUT_BYTES = 4096;
+const MAX_TOKEN_INPUT_BYTES = 4096;
 
 /**
  * The one token `token revoke` reads from standard input, never from the command line (where it

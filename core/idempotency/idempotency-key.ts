@@ -15,7 +15,7 @@ export interface IdempotencyKeyContext extends AuthenticatedContext {
 const invalidKey = (message: string) => new ShortlinkError('IDEMPOTENCY_KEY_INVALID', message);
 
 /** The key's format problem, or null when `key` is a valid key. */
-export function idempotencyKeyProblem(key: unknown): string | null {
+function idempotencyKeyProblem(key: unknown): string | null {
   if (Array.isArray(key) && key.length > 1) {
     return 'The idempotency key was sent more than once: send it once.';
   }

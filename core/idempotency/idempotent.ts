@@ -14,7 +14,7 @@ import type { IdempotencyKeyContext } from './idempotency-key';
 import { failureOutcome, isRecordedFailure, replay, successOutcome } from './recorded-outcome';
 
 /** What a client waits before retrying a key whose first request still runs. */
-export const KEY_IN_USE_RETRY_AFTER_SECONDS = 1;
+const KEY_IN_USE_RETRY_AFTER_SECONDS = 1;
 
 const secondsAfter = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
 

@@ -14,7 +14,7 @@ const RECORDED_FAILURES: ReadonlySet<number> = new Set([
   4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 16, 17, 18,
 ]);
 
-export const SUCCESS_CODE = 0;
+const SUCCESS_CODE = 0;
 
 export function isRecordedFailure(error: ShortlinkError): boolean {
   return RECORDED_FAILURES.has(error.code) && !error.transient;

@@ -10,9 +10,9 @@ import { isAbsent, ownField } from '../procedure/raw-input';
 /** The rules of the create body, declared once and used by every transport. */
 
 export const MAX_ALIAS_LENGTH = 64;
-export const ALIAS_CHARACTERS = /^[A-Za-z0-9_-]*$/;
+const ALIAS_CHARACTERS = /^[A-Za-z0-9_-]*$/;
 export const REDIRECT_TYPES = [301, 302, 303, 307, 308] as const satisfies readonly RedirectType[];
-export const DEFAULT_REDIRECT_TYPE: RedirectType = 301;
+const DEFAULT_REDIRECT_TYPE: RedirectType = 301;
 
 export const longUrlSchema = z
   .string()

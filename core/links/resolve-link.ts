@@ -7,7 +7,7 @@ import { toShortLink, type ShortLink } from './short-link';
 import type { LinkScheme } from '../ports/identity-store';
 import { withoutTrailingDot } from '../url-guard/host';
 
-export const resolveLinkSchema = z.object({
+const resolveLinkSchema = z.object({
   domain: z.string().min(1).max(255),
   alias: z.string().min(1).max(MAX_ALIAS_LENGTH),
 });

@@ -411,7 +411,7 @@ function activeFlag(id: string, active: unknown): boolean {
  * an error of the driver's, after an earlier write of the same command (a user without its
  * memberships). 255 characters of UTF-16 are at most 765 bytes of UTF-8.
  */
-export const MAX_ID_LENGTH = 255;
+const MAX_ID_LENGTH = 255;
 
 function requireId(value: string, what: string): string {
   if (typeof value !== 'string') throw new ProvisioningError(`${what} id must be a string`);

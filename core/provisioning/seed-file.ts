@@ -15,7 +15,7 @@ const chosenSecret = z
  * SHA-256 hashes (`secret_key_sha256`, `token_sha256s`): what the admin CLI writes, so a seed file
  * need not hold secrets.
  */
-export const seedSchema = z.object({
+const seedSchema = z.object({
   organizations: z
     .array(
       z
@@ -86,7 +86,7 @@ function refuseSharedTokens(
 
 export type Seed = z.input<typeof seedSchema>;
 
-export function parseSeed(value: unknown, source = 'seed'): z.output<typeof seedSchema> {
+function parseSeed(value: unknown, source = 'seed'): z.output<typeof seedSchema> {
   const parsed = seedSchema.safeParse(value);
   if (!parsed.success) {
     const where = parsed.error.issues

@@ -12,7 +12,7 @@ export function withoutTrailingDot(hostname: string): string {
  * host), and an IPv4-mapped IPv6 address (`[::ffff:198.51.100.7]`, `[::ffff:c633:6407]`) as
  * the IPv4 address it reaches, so a listed IPv4 address cannot be dressed up as IPv6.
  */
-export function canonicalHostname(hostname: string): string {
+function canonicalHostname(hostname: string): string {
   const host = withoutTrailingDot(hostname);
   if (host.startsWith('[') && host.endsWith(']')) {
     const inner = host.slice(1, -1);

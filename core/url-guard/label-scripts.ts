@@ -8,7 +8,7 @@
  * checker (and so Chromium) lets a domain label use; a letter of any other script is shown as
  * punycode. Only script names are listed here; which character is in which comes from the engine.
  */
-export const RECOMMENDED_SCRIPTS = [
+const RECOMMENDED_SCRIPTS = [
   'Latin',
   'Arabic',
   'Armenian',

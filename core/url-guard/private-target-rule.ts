@@ -33,7 +33,7 @@ export const privateTargetRule: UrlRule = {
 };
 
 /** What kind of private target `hostname` (as bareHostname gives it) is; null for none. */
-export function privateTargetKind(hostname: string): string | null {
+function privateTargetKind(hostname: string): string | null {
   if (hostname === 'localhost' || hostname.endsWith('.localhost')) return 'a localhost name';
   const literal = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   // isIP first: ipaddr.isValid throws and catches an Error for every name, which costs a stack

@@ -14,7 +14,7 @@ export class DataDirError extends Error {
  * back (a full disk) kills the process with SIGBUS instead of returning an error; refusing to
  * start on a (nearly) full disk turns that into a clear message.
  */
-export const MIN_FREE_BYTES = 1024 * 1024;
+const MIN_FREE_BYTES = 1024 * 1024;
 
 /** Mode of a data directory the store creates: only the service's own user may read it. */
 export const DATA_DIR_MODE = 0o700;

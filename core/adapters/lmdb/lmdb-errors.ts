@@ -7,7 +7,7 @@ import { BackendUnavailableError, StoreRuleError } from '../../errors/shortlink-
  * from a bug in this adapter is not one of them and stays what it is (code 1), nor is a write
  * refused by a store rule.
  */
-export function isStorageFailure(error: unknown): boolean {
+function isStorageFailure(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   // A store rule's refusal, whose message holds ids ("read-only", "shop is closed").
   if (error instanceof StoreRuleError) return false;

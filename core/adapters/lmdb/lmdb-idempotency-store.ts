@@ -12,7 +12,7 @@ import { messageOf } from '../../errors/message-of';
 import { onLmdb } from './lmdb-errors';
 
 /** How often, at most, a claim starts removing expired records (by the caller's clock). */
-export const LMDB_SWEEP_INTERVAL_MS = 60_000;
+const LMDB_SWEEP_INTERVAL_MS = 60_000;
 /** Records examined per write transaction, so a sweep never holds the writer lock long. */
 const SWEEP_BATCH = 1000;
 

@@ -1,7 +1,7 @@
 import type * as ports from '../../ports/idempotency-store';
 
 /** How often, at most, a claim also removes every expired record (keeps memory bounded). */
-export const MEMORY_SWEEP_INTERVAL_MS = 60_000;
+const MEMORY_SWEEP_INTERVAL_MS = 60_000;
 
 // Keys are 0x21-0x7E only, so a space cannot occur in one and the pair is unambiguous.
 const scopeKey = ({ userId, key }: ports.IdempotencyScope) => `${key} ${userId}`;

@@ -5,7 +5,7 @@ import type { LinkRecord, LinkStore, NewLink } from '../../ports/link-store';
  * Entries per Map. V8 refuses a Map's 2^24th entry with a RangeError; the store moves on to a
  * new Map well before that, so one process can hold more links than one Map can.
  */
-export const LINK_MAP_CAPACITY = 2 ** 23;
+const LINK_MAP_CAPACITY = 2 ** 23;
 
 export interface MemoryLinkStoreOptions {
   /** Entries per Map before the next one is started (tests inject a small value). */

@@ -39,7 +39,7 @@ export function isMongoStore(store: Store): store is MongoStore {
 }
 
 /** Host list for messages: never the credentials that may sit in the URI. */
-export function describeHosts(client: MongoClient): string {
+function describeHosts(client: MongoClient): string {
   const { hosts, srvHost } = client.options;
   // A mongodb+srv:// URI names a DNS record; its hosts are known only once it was resolved.
   return hosts.length > 0 ? hosts.map(String).join(',') : (srvHost ?? 'an unknown host');

@@ -7,7 +7,7 @@ export interface BackoffOptions {
   stableMs: number;
 }
 
-export const RESTART_BACKOFF_DEFAULTS: BackoffOptions = {
+const RESTART_BACKOFF_DEFAULTS: BackoffOptions = {
   initialMs: 100,
   maxMs: 30_000,
   stableMs: 30_000,

@@ -26,7 +26,7 @@ interface SentBatch {
 }
 
 /** How long a worker waits for its primary's answer before the call fails as an outage. */
-export const CLUSTER_LIMITS_TIMEOUT_MS = 5000;
+const CLUSTER_LIMITS_TIMEOUT_MS = 5000;
 
 /**
  * A worker's side of the primary-held counters: every limiter call made in one event-loop turn
