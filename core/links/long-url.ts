@@ -1,6 +1,8 @@
 export const MAX_URL_LENGTH = 2048;
 /** DNS limit of a name in text form (RFC 1035), measured on the parsed (punycode) host. */
 export const MAX_HOST_LENGTH = 253;
+/** The longest Host a link domain is reached by: the longest name, its trailing dot and a port. */
+export const MAX_HOST_HEADER_LENGTH = MAX_HOST_LENGTH + '.:65535'.length;
 
 // Whitespace (Unicode included) and C0/C1 control characters may not appear inside a URL, nor
 // the bidirectional formatting characters (RLO, LRM, isolates...), which RFC 3987 (4.1) forbids in

@@ -3,12 +3,13 @@ import type { CoreContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { MAX_ALIAS_LENGTH } from './create-link-input';
+import { MAX_HOST_HEADER_LENGTH } from './long-url';
 import { toShortLink, type ShortLink } from './short-link';
 import type { LinkScheme } from '../ports/identity-store';
 import { withoutTrailingDot } from '../url-guard/host';
 
 const resolveLinkSchema = z.object({
-  domain: z.string().min(1).max(255),
+  domain: z.string().min(1).max(MAX_HOST_HEADER_LENGTH),
   alias: z.string().min(1).max(MAX_ALIAS_LENGTH),
 });
 

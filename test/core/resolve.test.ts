@@ -51,6 +51,32 @@ describe('links.resolve', () => {
     expect(await resolves('acme.link..', 'dot')).toBe(24);
   });
 
+  it('follows a link of the longest domain provisioning accepts: a 253-character name and a port', async () => {
+    const f = await createTestCore();
+    const name = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+    expect(name).toHaveLength(253);
+    const { organization, secretKey } = await f.provisioner.saveOrganization({
+      id: 'longest',
+      domain: `${name}:65535`,
+    });
+    await f.provisioner.saveGroup({ organizationId: organization.id, apiId: '1' });
+    await f.provisioner.addMember('alice', organization.id);
+    const created = await f
+      .caller()
+      .links.create(f.body({ alias: 'far', organization_key: secretKey }) as never);
+    expect(created.short_url).toBe(`https://${name}:65535/far`);
+    const resolver = f.core.createCaller();
+    // As a client sends it in Host: with the port, and with the name's trailing dot too.
+    for (const domain of [`${name}:65535`, `${name.toUpperCase()}.:65535`]) {
+      await expect(resolver.links.resolve({ domain, alias: 'far' })).resolves.toEqual(created);
+    }
+    // One character longer than any such Host is still just not found.
+    const error = await failureOf(
+      resolver.links.resolve({ domain: `${name}.:065535`, alias: 'far' }),
+    );
+    expect(error.code).toBe(24);
+  });
+
   it('answers an unknown alias, an unknown domain or a bad input with code 24', async () => {
     const f = await createTestCore();
     await f.caller().links.create(f.body({ alias: 'here' }) as never);
