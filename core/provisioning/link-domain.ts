@@ -1,6 +1,6 @@
 import { MAX_HOST_LENGTH } from '../links/long-url';
 import type { LinkScheme } from '../ports/identity-store';
-import { parseHostText, withoutTrailingDot } from '../url-guard/host';
+import { parseHostText, withoutTrailingDot, writtenPort } from '../url-guard/host';
 
 /** Whether `value` is a link domain's scheme: what every short URL of the domain starts with. */
 export function isLinkScheme(value: unknown): value is LinkScheme {
@@ -24,7 +24,7 @@ export function normalizeLinkDomain(text: string): string | null {
   // The URL parser takes an empty label (`x..link`) and port 0; neither names a host a browser
   // can reach, and every short URL of the domain would carry it.
   if (hostname.split('.').includes('') || host.url.port === '0') return null;
-  // URL drops the default port (":80"); a domain written with it keeps it.
-  const port = host.url.port !== '' ? host.url.port : /:0*80$/.test(host.text) ? '80' : '';
+  // A domain written with http's default port (":80") keeps it.
+  const port = writtenPort(host);
   return port === '' ? hostname : `${hostname}:${port}`;
 }

@@ -50,6 +50,15 @@ export function parseHostText(text: string): HostText | null {
   return { text: trimmed, url };
 }
 
+/**
+ * The port a host text names, '' when none. The URL parser drops ":80" (http's default), so a
+ * text written with it (`:80`, `:080`) is read for it: such a domain still names port 80.
+ */
+export function writtenPort(host: HostText): string {
+  if (host.url.port !== '') return host.url.port;
+  return /:0*80$/.test(host.text) ? '80' : '';
+}
+
 /** The port the URL reaches: the explicit one, else the scheme's default. */
 export function effectivePort(url: URL): string {
   if (url.port !== '') return url.port;

@@ -1,4 +1,4 @@
-import { bareHostname, effectivePort, parseHostText } from './host';
+import { bareHostname, effectivePort, parseHostText, writtenPort } from './host';
 
 interface LinkDomain {
   hostname: string;
@@ -43,8 +43,6 @@ export class LinkDomains {
 function parseLinkDomain(domain: string): LinkDomain | null {
   const host = parseHostText(domain);
   if (!host) return null;
-  // The URL parser drops ":80" for http; a link domain written with it still names port 80.
-  const explicitPort =
-    host.url.port !== '' ? host.url.port : host.text.endsWith(':80') ? '80' : null;
-  return { hostname: bareHostname(host.url), port: explicitPort };
+  const port = writtenPort(host);
+  return { hostname: bareHostname(host.url), port: port === '' ? null : port };
 }

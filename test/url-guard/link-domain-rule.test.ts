@@ -48,6 +48,12 @@ describe('own link domains (loops)', () => {
     expect(await check('https://www.acme.link/')).toEqual({ blocked: false });
   });
 
+  it('reads port 80 written with leading zeros as port 80, as provisioning does', async () => {
+    const { check } = setup(['zeros.example:080']);
+    expect(await check('http://zeros.example/abc')).toEqual(LOOP);
+    expect(await check('https://zeros.example/abc')).toEqual({ blocked: false });
+  });
+
   it('queries the store once per refresh period, not per check', async () => {
     const { state, check } = setup(['acme.link']);
     await Promise.all([check('https://a.example/'), check('https://b.example/')]);
