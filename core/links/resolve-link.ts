@@ -6,7 +6,7 @@ import { MAX_ALIAS_LENGTH } from './create-link-input';
 import { MAX_HOST_HEADER_LENGTH } from './long-url';
 import { toShortLink, type ShortLink } from './short-link';
 import type { LinkScheme } from '../ports/identity-store';
-import { withoutTrailingDot } from '../url-guard/host';
+import { DEFAULT_PORTS, withoutTrailingDot } from '../url-guard/host';
 
 const resolveLinkSchema = z.object({
   domain: z.string().min(1).max(MAX_HOST_HEADER_LENGTH),
@@ -18,7 +18,10 @@ export type ResolveLinkRequest = z.input<typeof resolveLinkSchema>;
 const notFound = () => new ShortlinkError('NOT_FOUND', 'No short link with this alias.');
 
 /** A port a client may name or leave out for the link domain's own scheme. */
-const DEFAULT_PORT_SCHEMES: Readonly<Record<string, LinkScheme>> = { '443': 'https', '80': 'http' };
+const DEFAULT_PORT_SCHEMES: Readonly<Record<string, LinkScheme>> = {
+  [DEFAULT_PORTS.https]: 'https',
+  [DEFAULT_PORTS.http]: 'http',
+};
 
 /**
  * `links.resolve`: the link behind (domain, alias), for following it. Public: following a link

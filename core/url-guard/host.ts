@@ -50,19 +50,22 @@ export function parseHostText(text: string): HostText | null {
   return { text: trimmed, url };
 }
 
+/** The port each scheme of a URL or link domain is served on by default. */
+export const DEFAULT_PORTS = { http: '80', https: '443' } as const;
+
 /**
  * The port a host text names, '' when none. The URL parser drops ":80" (http's default), so a
  * text written with it (`:80`, `:080`) is read for it: such a domain still names port 80.
  */
 export function writtenPort(host: HostText): string {
   if (host.url.port !== '') return host.url.port;
-  return /:0*80$/.test(host.text) ? '80' : '';
+  return /:0*80$/.test(host.text) ? DEFAULT_PORTS.http : '';
 }
 
 /** The port the URL reaches: the explicit one, else the scheme's default. */
 export function effectivePort(url: URL): string {
   if (url.port !== '') return url.port;
-  return url.protocol === 'https:' ? '443' : '80';
+  return url.protocol === 'https:' ? DEFAULT_PORTS.https : DEFAULT_PORTS.http;
 }
 
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;

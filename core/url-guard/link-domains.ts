@@ -1,4 +1,4 @@
-import { bareHostname, effectivePort, parseHostText, writtenPort } from './host';
+import { bareHostname, DEFAULT_PORTS, effectivePort, parseHostText, writtenPort } from './host';
 
 interface LinkDomain {
   hostname: string;
@@ -6,7 +6,7 @@ interface LinkDomain {
   port: string | null;
 }
 
-const DEFAULT_PORTS = new Set(['80', '443']);
+const DEFAULT_PORT_SET: ReadonlySet<string> = new Set(Object.values(DEFAULT_PORTS));
 
 /**
  * The service's own link domains (`host` or `host:port`), matched against a URL's host name and
@@ -35,7 +35,7 @@ export class LinkDomains {
     if (!candidates) return false;
     const port = effectivePort(url);
     return candidates.some((domain) =>
-      domain.port === null ? DEFAULT_PORTS.has(port) : domain.port === port,
+      domain.port === null ? DEFAULT_PORT_SET.has(port) : domain.port === port,
     );
   }
 }
