@@ -3,9 +3,12 @@ import type { Metadata, ServerUnaryCall } from '@grpc/grpc-js';
 import proxyaddr from 'proxy-addr';
 import type { TrustProxy } from '../core/runtime';
 
+/** The metadata key of the token (`authorization: Bearer <token>`). */
+export const AUTHORIZATION_METADATA = 'authorization';
+
 /** The `authorization` metadata value (`Bearer <token>`), as the core expects it; undefined if absent. */
 export function authorizationOf(metadata: Metadata): string | undefined {
-  const [first] = metadata.get('authorization');
+  const [first] = metadata.get(AUTHORIZATION_METADATA);
   // Only `-bin` keys carry Buffers; a Buffer here is not a usable header, so it counts as absent.
   return typeof first === 'string' ? first : undefined;
 }

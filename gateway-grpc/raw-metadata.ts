@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http2';
 import type { Server } from '@grpc/grpc-js';
+import { AUTHORIZATION_METADATA } from './call-context';
 import { IDEMPOTENCY_KEY_METADATA } from './idempotency-metadata';
 
 /** A text metadata value grpc-js accepts: printable ASCII and space. */
 const GRPC_TEXT_VALUE = /^[ -~]*$/;
 const OUTSIDE_GRPC_TEXT = /[^ -~]/g;
-const AUTHORIZATION_METADATA = 'authorization';
 
 interface StreamEvents {
   prependListener(

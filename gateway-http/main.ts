@@ -144,7 +144,8 @@ async function main(): Promise<void> {
               error,
             );
           });
-    if (metrics) logger.info({ port: metrics.port, host: config.HOST }, 'metrics listening');
+    if (metrics)
+      logger.info({ port: metrics.port, host: config.HOST }, 'metrics gateway listening');
     const supervisor = await superviseWorkers({
       workers: config.WORKERS,
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,

@@ -187,7 +187,7 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
     const metricsLines = service
       .output()
       .split('\n')
-      .filter((line) => line.includes('"msg":"metrics listening"'));
+      .filter((line) => line.includes('"msg":"metrics gateway listening"'));
     expect(metricsLines).toHaveLength(1);
     expect(metricsLines[0]).toContain(`"pid":${service.child.pid}`);
   });

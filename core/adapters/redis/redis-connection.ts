@@ -1,6 +1,9 @@
 import { Cluster, Redis } from 'ioredis';
 import type { RedisTopology } from './redis-topology';
 
+/** The port of a Redis server a URL or a node list names none for. */
+export const DEFAULT_REDIS_PORT = 6379;
+
 /** Timings of the Redis connection; the defaults suit a production process. */
 export interface RedisConnectionOptions {
   /** How long one command may take before the call falls back (ms). */
@@ -96,7 +99,7 @@ export function parseRedisUrl(url: string): URL {
 /** host:port (and database) of a Redis URL, for logs: never its user or password. */
 export function describeRedisUrl(url: URL): string {
   const database = url.pathname.replace(/^\//, '');
-  return `${url.hostname}:${url.port || '6379'}${database ? `/${database}` : ''}`;
+  return `${url.hostname}:${url.port || DEFAULT_REDIS_PORT}${database ? `/${database}` : ''}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { describeRedisUrl, parseRedisUrl } from './redis-connection';
+import { DEFAULT_REDIS_PORT, describeRedisUrl, parseRedisUrl } from './redis-connection';
 
 interface Node {
   host: string;
@@ -17,7 +17,6 @@ export type RedisTopology =
   | ({ kind: 'cluster'; nodes: Node[] } & Credentials)
   | ({ kind: 'sentinel'; sentinels: Node[]; masterName: string; db: number } & Credentials);
 
-const DEFAULT_PORT = 6379;
 const DEFAULT_SENTINEL_PORT = 26379;
 
 function nodeOf(url: URL, defaultPort: number): Node {
@@ -80,7 +79,7 @@ export function parseRedisTopology(value: string, sentinelName?: string): RedisT
   }
   return {
     kind: 'cluster',
-    nodes: urls.map((url) => nodeOf(url, DEFAULT_PORT)),
+    nodes: urls.map((url) => nodeOf(url, DEFAULT_REDIS_PORT)),
     ...sharedCredentials(urls),
   };
 }
