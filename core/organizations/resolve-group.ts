@@ -4,6 +4,7 @@ import type { Middleware } from '../procedure/procedure';
 import { lookUpField } from './look-up-field';
 import type { UrlGroup } from '../ports/identity-store';
 import type { OrganizationContext } from './resolve-organization';
+import { MAX_ID_LENGTH } from '../provisioning/provisioner';
 
 /** `url_group_id`: a group's id, as text or as a non-negative integer (read as its digits). */
 export const urlGroupIdSchema = z.union([
@@ -26,7 +27,12 @@ export const resolveGroup: Middleware<OrganizationContext, GroupContext> = async
     'url_group_id',
     urlGroupIdSchema,
     'URL_GROUP_ID_MISSING',
-    (apiId) => ctx.deps.store.identities.findGroup(ctx.organization.id, apiId),
+    // An id longer than any group can have names none: it is not looked up. LMDB keys a group by
+    // (organization, api id) in at most 1978 bytes, and a longer key failed there (code 1).
+    (apiId) =>
+      apiId.length > MAX_ID_LENGTH
+        ? Promise.resolve(null)
+        : ctx.deps.store.identities.findGroup(ctx.organization.id, apiId),
   );
   if (!group) {
     throw new ShortlinkError(
