@@ -75,9 +75,12 @@ export function requestLogging(app: Express, logger: Logger): RequestHandler {
       const started = performance.now();
       // Read now: once the socket is gone it has no address.
       const remoteAddress = req.socket.remoteAddress;
+      // The path as the router reads it (express's req.path): of an absolute-form target
+      // (`GET http://user:password@host/path`), only the path, never its credentials or host.
+      const path = req.path;
       const log = ({ event, statusCode }: Outcome) => {
         const record = {
-          req: { id, method: req.method, path: req.originalUrl.split('?', 1)[0], remoteAddress },
+          req: { id, method: req.method, path, remoteAddress },
           ...(statusCode !== undefined && { res: { statusCode } }),
           responseTime: Math.round(performance.now() - started),
         };
