@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
-import { ShortlinkError, type Core, type ShortlinkMetrics } from '../core';
+import { ShortlinkError, type Core, type ResponseInfo, type ShortlinkMetrics } from '../core';
 import { sendError } from './envelope';
+import { setRateLimitHeaders } from './rate-limit-headers';
 
 /** Cache-Control of a redirect: permanent ones may be cached briefly, temporary ones never. */
 function redirectCacheControl(status: number, maxAgeSeconds: number): string {
@@ -16,9 +17,17 @@ export function followLinkHandler(
   const measured = metrics?.operation('rest', 'follow');
   return async (req, res) => {
     const startedAt = measured ? performance.now() : 0;
+    const response: ResponseInfo = {};
     try {
+      // The request's logger, so a store failure (1, 23) is logged with the request id, as on a
+      // create; `response` receives the Retry-After of a 503.
       const link = await core
-        .createCaller()
+        .createCaller({
+          get logger() {
+            return req.log;
+          },
+          response,
+        })
         .links.resolve({ domain: req.host, alias: String(req.params.alias) });
       // The WHATWG serialisation is ASCII (punycode host, percent-encoded path): header-safe.
       const location = new URL(link.url).href;
@@ -31,6 +40,8 @@ export function followLinkHandler(
     } catch (error) {
       // The caller rejects with ShortlinkErrors only; anything else is for the last resort.
       if (!(error instanceof ShortlinkError)) throw error;
+      // Following has no rate limit: only a 503's Retry-After.
+      setRateLimitHeaders(res, response);
       sendError(res, error);
       measured?.observe(error.code, startedAt);
     }

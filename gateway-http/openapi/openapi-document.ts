@@ -245,10 +245,14 @@ const notFound = withRequestId(ERROR_DESCRIPTIONS[404], errorContent(['NOT_FOUND
 /** What following answers when the link cannot be looked up: the store's own failures. */
 const followFailures = {
   '500': withRequestId(ERROR_DESCRIPTIONS[500], errorContent(['INTERNAL'])),
-  '503': withRequestId(
-    'The store is unavailable (code 23).',
-    errorContent(['BACKEND_UNAVAILABLE']),
-  ),
+  '503': {
+    description: 'The store is unavailable (code 23).',
+    headers: {
+      'X-Request-Id': REQUEST_ID_HEADER,
+      ...retryAfter(true, 'Seconds to wait before retrying: 5 when the store cannot be reached.'),
+    },
+    content: errorContent(['BACKEND_UNAVAILABLE']),
+  },
 };
 
 function wrongMethod(method: string) {
