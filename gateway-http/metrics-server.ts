@@ -1,5 +1,12 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  createServer,
+  ServerResponse,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+} from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 
 const METRICS_PATH = '/metrics';
@@ -25,7 +32,7 @@ export function listenMetrics(
   source: MetricsSource,
   options: { port: number; host: string; logger: Logger },
 ): Promise<RunningMetricsServer> {
-  const server = createServer((req, res) => {
+  const onRequest: RequestListener = (req, res) => {
     const path = (req.url ?? '').split('?', 1)[0];
     if (path !== METRICS_PATH) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found.\n');
@@ -48,6 +55,21 @@ export function listenMetrics(
         res.end('Collecting metrics failed.\n');
       },
     );
+  };
+  const server = createServer(onRequest);
+  // As on the REST port: an Expect other than 100-continue is ignored (node would answer a bare
+  // 417), and CONNECT is answered like any other method (node would drop the connection), then
+  // the connection is closed.
+  server.on('checkExpectation', onRequest);
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => {
+      res.detachSocket(socket as Socket);
+      (socket as Socket).destroySoon();
+    });
+    onRequest(req, res);
   });
   // Scrapes are short; an idle scraper connection must not hold shutdown.
   server.keepAliveTimeout = 5000;
