@@ -7,8 +7,10 @@ export const MAX_HOST_HEADER_LENGTH = MAX_HOST_LENGTH + '.:65535'.length;
 // Whitespace (Unicode included) and C0/C1 control characters may not appear inside a URL, nor
 // the bidirectional formatting characters (RLO, LRM, isolates...), which RFC 3987 (4.1) forbids in
 // an IRI: they make a URL read otherwise than it goes (`/\u202Efdp.exe` shows as `/exe.pdf`).
+// Nor a lone surrogate (`\ud800`, which a JSON escape can carry): it is no Unicode text, and the
+// URL parser, the stores and gRPC would each turn it into U+FFFD, a URL the client never sent.
 // eslint-disable-next-line no-control-regex
-const FORBIDDEN_INSIDE = /[\s\u0000-\u001f\u007f-\u009f\p{Bidi_Control}]/u;
+const FORBIDDEN_INSIDE = /[\s\u0000-\u001f\u007f-\u009f\p{Bidi_Control}\p{Cs}]/u;
 // The host must follow the two slashes: WHATWG would read `http:///x` as host "x".
 const HTTP_SCHEME = /^https?:\/\/(?![/\\])/i;
 
