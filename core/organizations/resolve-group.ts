@@ -2,9 +2,8 @@ import { ShortlinkError } from '../errors/shortlink-error';
 import { z } from 'zod';
 import type { Middleware } from '../procedure/procedure';
 import { lookUpField } from './look-up-field';
-import type { UrlGroup } from '../ports/identity-store';
+import { MAX_ID_LENGTH, type UrlGroup } from '../ports/identity-store';
 import type { OrganizationContext } from './resolve-organization';
-import { MAX_ID_LENGTH } from '../provisioning/provisioner';
 
 /** `url_group_id`: a group's id, as text or as a non-negative integer (read as its digits). */
 export const urlGroupIdSchema = z.union([

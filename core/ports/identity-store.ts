@@ -2,6 +2,14 @@
 
 export type LinkScheme = 'http' | 'https';
 
+/**
+ * The longest id of an organization, a group or a user. Ids are store keys, and LMDB keys some
+ * by two of them (a membership, a group) in at most 1978 bytes: a longer one failed there with
+ * an error of the driver's. 255 characters of UTF-16 are at most 765 bytes of UTF-8. Provisioning
+ * refuses a longer id, so a longer one names nothing and is not looked up.
+ */
+export const MAX_ID_LENGTH = 255;
+
 export interface Organization {
   id: string;
   name: string;

@@ -7,13 +7,14 @@ import {
   SECRET_HASH_PATTERN,
 } from '../auth/secrets';
 import type { Clock } from '../ports/clock';
-import type {
-  IdentityStore,
-  LinkScheme,
-  Organization,
-  OrganizationChange,
-  UrlGroup,
-  User,
+import {
+  MAX_ID_LENGTH,
+  type IdentityStore,
+  type LinkScheme,
+  type Organization,
+  type OrganizationChange,
+  type UrlGroup,
+  type User,
 } from '../ports/identity-store';
 import {
   GroupExistsError,
@@ -404,14 +405,6 @@ function activeFlag(id: string, active: unknown): boolean {
     `organization "${id}": active must be true or false, not ${JSON.stringify(active)}`,
   );
 }
-
-/**
- * The longest id of an organization, a group or a user. Ids are store keys, and LMDB keys some
- * by two of them (a membership, a group) in at most 1978 bytes: a longer one failed there with
- * an error of the driver's, after an earlier write of the same command (a user without its
- * memberships). 255 characters of UTF-16 are at most 765 bytes of UTF-8.
- */
-const MAX_ID_LENGTH = 255;
 
 function requireId(value: string, what: string): string {
   if (typeof value !== 'string') throw new ProvisioningError(`${what} id must be a string`);
