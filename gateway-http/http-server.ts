@@ -1,8 +1,8 @@
-import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type ServerResponse, type Server } from 'node:http';
 import type { RequestListener } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { MessageClasses } from './express-message-classes';
+import { serveUnusualRequests } from './unusual-requests';
 
 export interface HttpServerOptions {
   port: number;
@@ -111,27 +111,8 @@ export async function listenHttp(
     },
     onRequest,
   );
-  // An Expect other than 100-continue: without a listener node answers a bare 417 itself, outside
-  // the contract. RFC 9110 lets a server ignore an expectation it does not know, so the request
-  // is served as any other.
-  server.on('checkExpectation', onRequest);
-  // CONNECT: without a listener node drops the connection unanswered. The service answers it as
-  // any method it does not serve (405 on /api/create, else 404), then closes the connection.
-  const Response = options.messageClasses?.ServerResponse ?? ServerResponse;
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    // Its usual target, host:port, is no path of this server: routed as OPTIONS * is, to the 404.
-    if (!req.url?.startsWith('/')) req.url = '*';
-    const res = new Response(req);
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket as Socket);
-    res.once('finish', () => {
-      res.detachSocket(socket as Socket);
-      // Destroyed once the answer is written, not just ended: node's timeouts no longer watch a
-      // socket it handed over for CONNECT, so one whose client never closes would stay open.
-      (socket as Socket).destroySoon();
-    });
-    onRequest(req, res);
-  });
+  // An unknown Expect is served, and CONNECT answered, as any other request (not by node).
+  serveUnusualRequests(server, onRequest, options.messageClasses?.ServerResponse);
   server.maxHeadersCount = settings.maxHeadersCount;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -1,13 +1,7 @@
-import {
-  createServer,
-  ServerResponse,
-  type IncomingMessage,
-  type RequestListener,
-  type Server,
-} from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { serveUnusualRequests } from './unusual-requests';
 
 const METRICS_PATH = '/metrics';
 
@@ -57,20 +51,8 @@ export function listenMetrics(
     );
   };
   const server = createServer(onRequest);
-  // As on the REST port: an Expect other than 100-continue is ignored (node would answer a bare
-  // 417), and CONNECT is answered like any other method (node would drop the connection), then
-  // the connection is closed.
-  server.on('checkExpectation', onRequest);
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    const res = new ServerResponse(req);
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket as Socket);
-    res.once('finish', () => {
-      res.detachSocket(socket as Socket);
-      (socket as Socket).destroySoon();
-    });
-    onRequest(req, res);
-  });
+  // As on the REST port: an unknown Expect is served, and CONNECT answered, as any request.
+  serveUnusualRequests(server, onRequest);
   // Scrapes are short; an idle scraper connection must not hold shutdown.
   server.keepAliveTimeout = 5000;
   return new Promise((resolve, reject) => {
