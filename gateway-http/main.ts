@@ -163,9 +163,15 @@ async function main(): Promise<void> {
   // A worker hears them from its start (see heedStopSignals); one process only once it serves, so
   // that a signal during its start-up (a backend that does not answer) still ends it at once.
   const onWorkerStop = cluster.isWorker ? heedStopSignals(logger) : undefined;
+  // With WORKERS the first worker alone provisions: the demo, and the seed file, which a later
+  // worker (a crashed one's replacement above all) must not apply again while the service runs.
+  const firstProcess = !cluster.isWorker || process.env[WORKER_ROLE_ENV] === 'first';
   const service = await startService(process.env, logger, {
-    mayProvisionDemo: !cluster.isWorker || process.env[WORKER_ROLE_ENV] === 'first',
-    runtimeOptions: { localLimits: cluster.isWorker ? 'cluster' : 'process' },
+    mayProvisionDemo: firstProcess,
+    runtimeOptions: {
+      localLimits: cluster.isWorker ? 'cluster' : 'process',
+      applySeedFile: firstProcess,
+    },
   });
   stopOnSignals(config, logger, service, onWorkerStop ?? heedStopSignals(logger));
   if (cluster.isWorker && service.runtime.metrics) {

@@ -45,6 +45,13 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** Where limits are counted without Redis or MongoDB ('cluster' in a WORKERS worker). */
   localLimits?: LocalLimits;
+  /**
+   * Whether this process applies SHORTLINK_SEED_FILE (default true). With WORKERS only the first
+   * worker does: a later worker, or the replacement of a crashed one, would otherwise apply the
+   * file again while the service runs, undoing what the admin CLI changed since the start (a
+   * deactivated organization, a rotated key, a revoked token the file still lists).
+   */
+  applySeedFile?: boolean;
 }
 
 /**
@@ -105,7 +112,7 @@ export async function createRuntime(
     });
 
     const provisioner = new Provisioner(store.identities, systemClock);
-    if (config.SHORTLINK_SEED_FILE) {
+    if (config.SHORTLINK_SEED_FILE && (options.applySeedFile ?? true)) {
       const counts = await loadSeedFile(provisioner, config.SHORTLINK_SEED_FILE);
       logger.info({ ...counts, file: config.SHORTLINK_SEED_FILE }, SEED_FILE_APPLIED_MESSAGE);
       urlGuard.linkDomainsChanged();
