@@ -55,13 +55,43 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/** Whether a setting's schema is a number (under its default): coerced from the text with Number. */
+function isNumberSetting(schema: z.ZodType): boolean {
+  let inner: z.ZodType = schema;
+  while (inner instanceof z.ZodDefault || inner instanceof z.ZodOptional) {
+    inner = inner.unwrap() as z.ZodType;
+  }
+  return inner instanceof z.ZodNumber;
+}
+
+/**
+ * The number settings of `schema` that `env` sets to an empty or blank value. Coercion reads
+ * such a value as 0 (`Number('')`), which would start the service on a random port (PORT,
+ * GRPC_PORT), with metrics off (METRICS_PORT) or a cache off rather than refuse it: a
+ * `PORT=${PORT}` in a deployment file whose variable is unset would go unnoticed.
+ */
+function blankNumberSettings(schema: z.ZodType, env: NodeJS.ProcessEnv): string[] {
+  if (!(schema instanceof z.ZodObject)) return [];
+  const shape = schema.shape as Record<string, z.ZodType>;
+  return Object.keys(shape).filter((name) => {
+    const value = env[name];
+    return value !== undefined && value.trim() === '' && isNumberSetting(shape[name]!);
+  });
+}
+
 /** Parses `env` with `schema`; every problem is named in one ConfigError. */
 export function parseSettings<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
+  const blank = blankNumberSettings(schema, env);
   const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-      .join('; ');
+  if (!parsed.success || blank.length > 0) {
+    const problems = [
+      ...blank.map(
+        (name) => `${name}: is set but empty (give a number, or unset it for its default)`,
+      ),
+      ...(parsed.success ? [] : parsed.error.issues)
+        .filter((issue) => !blank.includes(String(issue.path[0])))
+        .map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    ].join('; ');
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   return parsed.data;
