@@ -13,6 +13,7 @@ import {
   makeDirectories,
   prepareDataDir,
 } from './data-dir';
+import { checkDataFile } from './data-file-check';
 import { checkFormatVersion, FORMAT_VERSION, readFormatVersion } from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
@@ -107,6 +108,7 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
   const logger = options.logger ?? silentLogger;
   if (options.readOnly) return openToRead(options.dataDir, logger);
   const path = await prepareDataDir(options.dataDir);
+  await checkDataFile(path, LMDB_DATA_FILE);
   const root = openEnvironmentIn(path);
   const dbs = openDatabases(root);
   try {
@@ -148,6 +150,7 @@ async function openToRead(dataDir: string, logger: Logger): Promise<LmdbStore> {
   if (!existsSync(join(path, LMDB_DATA_FILE))) {
     throw new DataDirError(`DATA_DIR ${path} holds no store`);
   }
+  await checkDataFile(path, LMDB_DATA_FILE);
   const root = openEnvironmentIn(path, { readOnly: true });
   const dbs = openDatabases(root);
   try {
