@@ -53,7 +53,12 @@ export function withTolerantDecoding<T extends ServiceDefinition>(definition: T)
       ...method,
       requestDeserialize: (bytes: Buffer): unknown => {
         try {
-          return method.requestDeserialize(strictReader(bytes) as unknown as Buffer);
+          const reader = strictReader(bytes);
+          const request: unknown = method.requestDeserialize(reader as unknown as Buffer);
+          // ts-proto's decode stops at a field number 0 or an end-group tag outside a group,
+          // neither of which a valid message holds, and would drop every byte after it (an
+          // alias, a redirect_type, bytes that are not UTF-8): such a message is undecodable.
+          return reader.pos === reader.len ? request : UNDECODABLE_REQUEST;
         } catch (error) {
           return error instanceof NotUtf8 ? NOT_UTF8_REQUEST : UNDECODABLE_REQUEST;
         }
