@@ -1,3 +1,4 @@
+import { generateOrganizationKey } from '../auth/secrets';
 import type { Provisioner } from './provisioner';
 
 export interface DemoCredentials {
@@ -15,17 +16,21 @@ export async function provisionDemo(
   provisioner: Provisioner,
   port: number,
 ): Promise<DemoCredentials> {
-  const { organization, secretKey } = await provisioner.saveOrganization({
+  // Given, so that the demo always has a key to print (an existing organization would keep its
+  // own, which cannot be shown again).
+  const secretKey = generateOrganizationKey();
+  const { organization } = await provisioner.saveOrganization({
     id: 'demo',
     name: 'Demo organization',
     domain: `localhost:${port}`,
     scheme: 'http',
+    secretKey,
   });
   await provisioner.saveGroup({ organizationId: organization.id, apiId: '1', name: 'Default' });
   await provisioner.saveUser({ id: 'demo', name: 'Demo user', organizations: [organization.id] });
   const { token } = await provisioner.issueToken('demo');
   return {
-    organizationKey: secretKey as string,
+    organizationKey: secretKey,
     token: token as string,
     urlGroupId: '1',
     domain: organization.domain,

@@ -49,7 +49,10 @@ export interface NewOrganization {
   domain: string;
   scheme?: LinkScheme;
   active?: boolean;
-  /** The secret key to use; one is generated (and returned once) when omitted. */
+  /**
+   * The secret key to use. Omitted: a new organization gets a generated one (returned once), an
+   * existing one keeps its key (`rotateOrganizationKey` replaces it).
+   */
   secretKey?: string;
   /** Alternatively the SHA-256 of a key issued earlier (seed files written by the CLI). */
   secretKeyHash?: string;
@@ -127,12 +130,21 @@ export class Provisioner {
       );
     }
     const active = activeFlag(id, input.active ?? stored?.active ?? true);
-    const { hash: keyHash, generated } = secretHash(
-      `the secret key of organization "${id}"`,
-      input.secretKey,
-      input.secretKeyHash,
-      generateOrganizationKey,
-    );
+    // A key left out keeps the stored one, as the other fields do: generating one here replaced
+    // the key of an existing organization at every re-save (an embedder's start-up), and every
+    // caller holding the old key got code 12. A new organization gets a generated key.
+    const keptKey: { hash: string; generated?: string } | undefined =
+      stored && input.secretKey === undefined && input.secretKeyHash === undefined
+        ? { hash: stored.keyHash }
+        : undefined;
+    const { hash: keyHash, generated } =
+      keptKey ??
+      secretHash(
+        `the secret key of organization "${id}"`,
+        input.secretKey,
+        input.secretKeyHash,
+        generateOrganizationKey,
+      );
     const organization: Organization = {
       id,
       name: input.name ?? stored?.name ?? input.id,

@@ -233,7 +233,7 @@ describe('identity changes and the cache', () => {
   it('a new organization key (rotation) works at once and the old one stops here', async () => {
     const t = await setUp();
     await t.caller().links.create(t.body());
-    const { secretKey } = await t.here.saveOrganization({ id: 'acme', domain: 'acme.link' });
+    const { secretKey } = await t.here.rotateOrganizationKey('acme');
     const old = await failureOf(t.caller().links.create(t.body()));
     expect(old.code).toBe(12);
     await expect(
