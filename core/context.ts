@@ -15,7 +15,7 @@ export interface CoreDeps {
   urlGuard: UrlGuard;
   clock: Clock;
   aliasGenerator: AliasGenerator;
-  /** Lower-case aliases nobody may take (compared case-insensitively). */
+  /** Aliases nobody may take, compared case-insensitively (createCore lower-cases them). */
   reservedAliases: ReadonlySet<string>;
   /** How many generated aliases are tried before giving up (collisions are retried). */
   maxAliasAttempts: number;

@@ -59,7 +59,10 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
     clock: deps.clock ? checkedClock(deps.clock) : systemClock,
     aliasGenerator: deps.aliasGenerator ?? createNanoidAliasGenerator(),
-    reservedAliases: deps.reservedAliases ?? reservedAliasSet(),
+    // Compared in lower case: a set given with capitals ("Admin") would otherwise reserve nothing.
+    reservedAliases: deps.reservedAliases
+      ? new Set([...deps.reservedAliases].map((alias) => alias.toLowerCase()))
+      : reservedAliasSet(),
     maxAliasAttempts: deps.maxAliasAttempts ?? DEFAULT_MAX_ALIAS_ATTEMPTS,
     logger: deps.logger ?? silentLogger,
     idempotencyTtlSeconds: deps.idempotencyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
