@@ -1,5 +1,5 @@
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { BinaryReader } from '@bufbuild/protobuf/wire';
+import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import { UndecodableBody } from '../core';
 
 /**
@@ -42,6 +42,26 @@ function strictReader(bytes: Buffer): BinaryReader {
 }
 
 /**
+ * Whether `bytes` is a sequence of well-formed fields. ts-proto's decode stops, without an error,
+ * at a field number 0 or at an end-group tag outside a group, neither of which a valid message
+ * holds, and drops every byte after it (an alias, a redirect_type, bytes that are not UTF-8); it
+ * also skips a group without checking that its end tag matches. Such a message is undecodable.
+ */
+function isWellFormed(bytes: Uint8Array): boolean {
+  const reader = new BinaryReader(bytes);
+  try {
+    while (reader.pos < reader.len) {
+      const [fieldNo, wireType] = reader.tag();
+      if (wireType === WireType.EndGroup) return false;
+      reader.skip(wireType, fieldNo);
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The same service with request deserializers that never throw, and that refuse string fields
  * that are not UTF-8. ts-proto's `requestDeserialize` hands its argument to the message's
  * `decode`, which takes a BinaryReader as well as bytes: the strict reader goes through it.
@@ -52,13 +72,9 @@ export function withTolerantDecoding<T extends ServiceDefinition>(definition: T)
     {
       ...method,
       requestDeserialize: (bytes: Buffer): unknown => {
+        if (!isWellFormed(bytes)) return UNDECODABLE_REQUEST;
         try {
-          const reader = strictReader(bytes);
-          const request: unknown = method.requestDeserialize(reader as unknown as Buffer);
-          // ts-proto's decode stops at a field number 0 or an end-group tag outside a group,
-          // neither of which a valid message holds, and would drop every byte after it (an
-          // alias, a redirect_type, bytes that are not UTF-8): such a message is undecodable.
-          return reader.pos === reader.len ? request : UNDECODABLE_REQUEST;
+          return method.requestDeserialize(strictReader(bytes) as unknown as Buffer);
         } catch (error) {
           return error instanceof NotUtf8 ? NOT_UTF8_REQUEST : UNDECODABLE_REQUEST;
         }

@@ -33,6 +33,7 @@ describe('a request message with a tag that ends decoding early', () => {
   it.each([
     ['a field number 0', Buffer.from([0x00])],
     ['an end-group tag outside a group', Buffer.from([0x0c])],
+    ['a group whose end tag is of another field', Buffer.from([0x33, 0x3c])],
   ])('is refused with code 20 when it holds %s, and nothing is stored', async (_kind, tag) => {
     const before = f.linkCount();
     const message = Buffer.concat([
@@ -49,6 +50,32 @@ describe('a request message with a tag that ends decoding early', () => {
       message: 'The request message could not be decoded.',
     });
     expect(f.linkCount()).toBe(before);
+  });
+
+  it('is refused with code 20 when the tag is its last byte', async () => {
+    const message = Buffer.concat([
+      CreateShortLinkRequest.encode(CreateShortLinkRequest.fromPartial(validRequest(f))).finish(),
+      Buffer.from([0x00]),
+    ]);
+    const outcome = await rawCall(grpc.running.port, CREATE, message, {
+      authorization: `Bearer ${f.token}`,
+    });
+    expect(outcome).toMatchObject({ grpcStatus: status.INVALID_ARGUMENT, shortlinkCode: '20' });
+  });
+
+  it('still accepts unknown fields and well-formed groups', async () => {
+    const message = Buffer.concat([
+      CreateShortLinkRequest.encode(CreateShortLinkRequest.fromPartial(validRequest(f))).finish(),
+      Buffer.from([0x33, 0x34]), // an empty group of field 6
+      new BinaryWriter()
+        .uint32((99 << 3) | 2)
+        .string('unknown')
+        .finish(),
+    ]);
+    const outcome = await rawCall(grpc.running.port, CREATE, message, {
+      authorization: `Bearer ${f.token}`,
+    });
+    expect(outcome).toMatchObject({ grpcStatus: status.OK });
   });
 
   it('is refused by ResolveShortLink too', async () => {
