@@ -1,6 +1,7 @@
 import {
   createCore,
   createMemoryStore,
+  generateOrganizationKey,
   Provisioner,
   systemClock,
   type AliasGenerator,
@@ -61,19 +62,24 @@ export async function createTestCore<S extends Store = MemoryStore>(
   const store = (deps.store ?? createMemoryStore()) as S;
   const provisioner = new Provisioner(store.identities, systemClock);
 
-  const acme = await provisioner.saveOrganization({ id: 'acme', domain: ACME_DOMAIN });
+  // Keys given, so that a second fixture on the same store (a re-save keeps a stored key) has
+  // keys to hand out too.
+  const [acmeKey, betaKey, sleepyKey] = [1, 2, 3].map(() => generateOrganizationKey());
+  await provisioner.saveOrganization({ id: 'acme', domain: ACME_DOMAIN, secretKey: acmeKey });
   await provisioner.saveGroup({ organizationId: 'acme', apiId: '1', name: 'Default' });
   await provisioner.saveGroup({ organizationId: 'acme', apiId: '42', name: 'Campaigns' });
-  const beta = await provisioner.saveOrganization({
+  await provisioner.saveOrganization({
     id: 'beta',
     domain: BETA_DOMAIN,
     scheme: 'http',
+    secretKey: betaKey,
   });
   await provisioner.saveGroup({ organizationId: 'beta', apiId: '1' });
-  const sleepy = await provisioner.saveOrganization({
+  await provisioner.saveOrganization({
     id: 'sleepy',
     domain: SLEEPY_DOMAIN,
     active: false,
+    secretKey: sleepyKey,
   });
   await provisioner.saveGroup({ organizationId: 'sleepy', apiId: '1' });
 
@@ -84,7 +90,7 @@ export async function createTestCore<S extends Store = MemoryStore>(
 
   const core = createCore({ ...deps, store });
   const token = required(alice.token, 'token');
-  const organizationKey = required(acme.secretKey, 'acme key');
+  const organizationKey = required(acmeKey, 'acme key');
   return {
     core,
     store,
@@ -92,8 +98,8 @@ export async function createTestCore<S extends Store = MemoryStore>(
     token,
     outsiderToken: required(bob.token, 'outsider token'),
     organizationKey,
-    otherOrganizationKey: required(beta.secretKey, 'beta key'),
-    inactiveOrganizationKey: required(sleepy.secretKey, 'sleepy key'),
+    otherOrganizationKey: required(betaKey, 'beta key'),
+    inactiveOrganizationKey: required(sleepyKey, 'sleepy key'),
     domain: ACME_DOMAIN,
     otherDomain: BETA_DOMAIN,
     groupId: '1',
