@@ -1,6 +1,6 @@
 import { MAX_HOST_LENGTH } from '../links/long-url';
 import type { LinkScheme } from '../ports/identity-store';
-import { parseHostText, withoutTrailingDot, writtenPort } from '../url-guard/host';
+import { DEFAULT_PORTS, parseHostText, withoutTrailingDot, writtenPort } from '../url-guard/host';
 
 /** Whether `value` is a link domain's scheme: what every short URL of the domain starts with. */
 export function isLinkScheme(value: unknown): value is LinkScheme {
@@ -24,7 +24,18 @@ export function normalizeLinkDomain(text: string): string | null {
   // The URL parser takes an empty label (`x..link`) and port 0; neither names a host a browser
   // can reach, and every short URL of the domain would carry it.
   if (hostname.split('.').includes('') || host.url.port === '0') return null;
-  // A domain written with http's default port (":80") keeps it.
+  // A domain written with http's default port (":80") keeps it here: it is another host for an
+  // https domain; withoutDefaultPort drops it from an http one.
   const port = writtenPort(host);
   return port === '' ? hostname : `${hostname}:${port}`;
+}
+
+/**
+ * A normalised link domain without its scheme's default port (`acme.link:443` for https,
+ * `acme.link:80` for http): browsers and HTTP clients send such a domain's `Host` without the
+ * port, so a domain stored with it answered 404 for every link. Another port stays.
+ */
+export function withoutDefaultPort(domain: string, scheme: LinkScheme): string {
+  const suffix = `:${DEFAULT_PORTS[scheme]}`;
+  return domain.endsWith(suffix) ? domain.slice(0, -suffix.length) : domain;
 }

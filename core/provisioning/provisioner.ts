@@ -29,7 +29,7 @@ import {
   type OrganizationListing,
   type UserListing,
 } from './identity-listing';
-import { isLinkScheme, normalizeLinkDomain } from './link-domain';
+import { isLinkScheme, normalizeLinkDomain, withoutDefaultPort } from './link-domain';
 import { StagedIdentityStore } from './staged-identity-store';
 
 /** What a link domain must look like, said with every refusal of one. */
@@ -112,8 +112,8 @@ export class Provisioner {
     onlyNew: boolean,
   ): Promise<{ organization: Organization; secretKey?: string }> {
     const id = requireId(input.id, 'organization');
-    const domain = typeof input.domain === 'string' ? normalizeLinkDomain(input.domain) : null;
-    if (!domain) {
+    const written = typeof input.domain === 'string' ? normalizeLinkDomain(input.domain) : null;
+    if (!written) {
       throw new ProvisioningError(
         `invalid link domain "${String(input.domain)}": ${LINK_DOMAIN_FORM}`,
       );
@@ -129,6 +129,9 @@ export class Provisioner {
         `organization "${id}": scheme must be "http" or "https", not ${JSON.stringify(scheme)}`,
       );
     }
+    // `acme.link:443` for https is `acme.link`: a browser following `https://acme.link:443/x`
+    // sends `Host: acme.link`, which found no link of a domain stored with the port.
+    const domain = withoutDefaultPort(written, scheme);
     const active = activeFlag(id, input.active ?? stored?.active ?? true);
     // A key left out keeps the stored one, as the other fields do: generating one here replaced
     // the key of an existing organization at every re-save (an embedder's start-up), and every
