@@ -54,6 +54,13 @@ function bind(server: Server, address: string): Promise<number> {
 }
 
 /**
+ * The calls one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). grpc-js
+ * announces no bound by default, so one connection could hold thousands of calls that never send
+ * their message, each in memory with no deadline; RFC 9113 recommends allowing at least 100.
+ */
+export const MAX_CONCURRENT_STREAMS = 128;
+
+/**
  * The gRPC gateway: shortlink.v1.ShortLinkService on `core`, grpc.health.v1.Health and server
  * reflection, listening on `host:port` (port 0: any free port) without TLS.
  */
@@ -65,6 +72,7 @@ export async function listenGrpc(
   sendGrpcJsLogsTo(logger);
   const server = new Server({
     'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 64 * 1024,
+    'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS,
   });
   server.addService(
     withTolerantDecoding(ShortLinkServiceService),
