@@ -26,9 +26,9 @@ const DEFAULT_PORT_SCHEMES: Readonly<Record<string, LinkScheme>> = {
 /**
  * `links.resolve`: the link behind (domain, alias), for following it. Public: following a link
  * needs no credentials. The domain is read as a Host: compared case-insensitively and without a
- * trailing dot on the name (`ACME.link.` is `acme.link`), and a domain written without a port
- * also answers on its scheme's default one (`acme.link:443` for an https domain). The alias is
- * compared exactly.
+ * trailing dot on the name (`ACME.link.` is `acme.link`), and a domain and its scheme's default
+ * port are one (`acme.link:443` is `acme.link` for an https domain), whichever of the two the
+ * Host or the stored link names. The alias is compared exactly.
  */
 export const resolveLink = ProcedureBuilder.create<CoreContext>()
   .input(resolveLinkSchema, () => notFound())
@@ -41,6 +41,14 @@ export const resolveLink = ProcedureBuilder.create<CoreContext>()
     if (defaultFor) {
       const portless = await links.findByAlias(name, input.alias);
       if (portless?.scheme === defaultFor) return toShortLink(portless);
+    }
+    if (port === '') {
+      // A domain stored with its scheme's own default port (`acme.link:443`, as provisioning
+      // kept it before it dropped that port): a client sends its Host without the port.
+      for (const [defaultPort, scheme] of Object.entries(DEFAULT_PORT_SCHEMES)) {
+        const ported = await links.findByAlias(`${name}:${defaultPort}`, input.alias);
+        if (ported?.scheme === scheme) return toShortLink(ported);
+      }
     }
     throw notFound();
   });

@@ -45,4 +45,36 @@ describe('a link domain given with its scheme default port', () => {
     const refusal = provisioner.saveOrganization({ id: 'evil', domain: 'acme.link:443' });
     await expect(refusal).rejects.toThrow('already belongs to another organization');
   });
+
+  it('still follows the links of a domain stored with its default port before this rule', async () => {
+    const store = createMemoryStore();
+    const legacy = (domain: string, scheme: 'http' | 'https', alias: string) =>
+      store.links.insert({
+        domain,
+        alias,
+        url: `https://example.com/${alias}`,
+        redirectType: 301,
+        scheme,
+        organizationId: 'acme',
+        groupApiId: '1',
+        userId: 'svc',
+        createdAt: new Date(0),
+      });
+    await legacy('acme.link:443', 'https', 'secure');
+    await legacy('beta.link:80', 'http', 'plain');
+    await legacy('gamma.link:443', 'http', 'other-port');
+    const resolver = createCore({ store }).createCaller();
+    const found = (domain: string, alias: string) =>
+      resolver.links.resolve({ domain, alias }).then(
+        (link) => link.url,
+        (error: { code?: number }) => error.code,
+      );
+    // A browser following https://acme.link:443/secure sends Host acme.link.
+    expect(await found('acme.link', 'secure')).toBe('https://example.com/secure');
+    expect(await found('acme.link.', 'secure')).toBe('https://example.com/secure');
+    expect(await found('beta.link', 'plain')).toBe('https://example.com/plain');
+    // Port 443 of an http domain is no default port: that link needs it in the Host.
+    expect(await found('gamma.link', 'other-port')).toBe(24);
+    expect(await found('gamma.link:443', 'other-port')).toBe('https://example.com/other-port');
+  });
 });
