@@ -71,14 +71,22 @@ export function createShortLinkService(
     ),
     resolveShortLink: unary(
       'ResolveShortLink',
-      measuredBy(metrics?.operation('grpc', 'resolve'), async (call) => {
+      measuredBy(metrics?.operation('grpc', 'resolve'), async (call, trailers) => {
         // Public, like following a link over HTTP: no token is asked for.
         if (isUndecodable(call.request)) {
           throw new ShortlinkError(call.request.reason, call.request.message);
         }
         const { domain, alias } = call.request;
-        const link = await core.createCaller({ logger }).links.resolve({ domain, alias });
-        return { shortLink: toShortLinkMessage(link) };
+        // `response` receives the retry-after of a store that is unavailable (23).
+        const response: ResponseInfo = {};
+        try {
+          const link = await core
+            .createCaller({ logger, response })
+            .links.resolve({ domain, alias });
+          return { shortLink: toShortLinkMessage(link) };
+        } finally {
+          setRateLimitMetadata(trailers, response);
+        }
       }),
       logger,
     ),
