@@ -34,7 +34,9 @@ export const resolveLink = ProcedureBuilder.create<CoreContext>()
   .input(resolveLinkSchema, () => notFound())
   .query(async ({ ctx, input }): Promise<ShortLink> => {
     const { links } = ctx.deps.store;
-    const { name, port } = splitHost(input.domain.toLowerCase());
+    const host = splitHost(input.domain.toLowerCase());
+    if (!host) throw notFound();
+    const { name, port } = host;
     const link = await links.findByAlias(port === '' ? name : `${name}:${port}`, input.alias);
     if (link) return toShortLink(link);
     const defaultFor = DEFAULT_PORT_SCHEMES[port];
@@ -53,8 +55,13 @@ export const resolveLink = ProcedureBuilder.create<CoreContext>()
     throw notFound();
   });
 
-/** A Host's name (without its trailing dot) and port (empty when none). */
-function splitHost(host: string): { name: string; port: string } {
+/**
+ * A Host's name (without its trailing dot) and port (empty when none); null when a colon is left
+ * after the name's last `]` (`acme.link:8443.`, a dot after the port): no Host a client sends.
+ */
+function splitHost(host: string): { name: string; port: string } | null {
   const match = /^(.*?)(?::(\d+))?$/.exec(host);
-  return { name: withoutTrailingDot(match?.[1] ?? host), port: match?.[2] ?? '' };
+  const name = match?.[1] ?? host;
+  if (name.slice(name.lastIndexOf(']') + 1).includes(':')) return null;
+  return { name: withoutTrailingDot(name), port: match?.[2] ?? '' };
 }

@@ -77,6 +77,25 @@ describe('links.resolve', () => {
     expect(error.code).toBe(24);
   });
 
+  it('reads a dot after the port as no Host: not the domain with that port', async () => {
+    const f = await createTestCore();
+    const { organization, secretKey } = await f.provisioner.saveOrganization({
+      id: 'ported',
+      domain: 'ported.link:8443',
+    });
+    await f.provisioner.saveGroup({ organizationId: organization.id, apiId: '1' });
+    await f.provisioner.addMember('alice', organization.id);
+    await f.caller().links.create(f.body({ alias: 'here', organization_key: secretKey }) as never);
+    const resolver = f.core.createCaller();
+    await expect(
+      resolver.links.resolve({ domain: 'ported.link.:8443', alias: 'here' }),
+    ).resolves.toMatchObject({ alias: 'here' });
+    for (const domain of ['ported.link:8443.', '[::1]:8443.']) {
+      const error = await failureOf(resolver.links.resolve({ domain, alias: 'here' }));
+      expect(error.code).toBe(24);
+    }
+  });
+
   it('answers an unknown alias, an unknown domain or a bad input with code 24', async () => {
     const f = await createTestCore();
     await f.caller().links.create(f.body({ alias: 'here' }) as never);
