@@ -47,8 +47,8 @@ const killDeadlineMs = (shutdownTimeoutMs: number) =>
  * The cluster's primary: holds the shared rate-limit counters, forks `workers` workers (the first
  * alone, so it alone provisions the demo and prints the banner, and the others start on what it
  * made), restarts a worker that exits with back-off, and on SIGTERM, SIGINT or SIGHUP asks every worker
- * to stop gracefully (SIGTERM) and waits for them. Serves nothing itself: node's cluster hands the
- * connections on the shared ports to the workers.
+ * to stop gracefully (SIGTERM) and waits for them. Serves nothing itself: the workers accept the
+ * connections on the shared ports.
  *
  * Rejects when a worker fails to start (after stopping the others): a service that cannot start
  * is not restarted in a loop.
@@ -70,6 +70,13 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
   const whenAllStopped = new Promise<void>((resolve) => (allStopped = resolve));
 
   holdClusterRateLimits();
+  // Every worker accepts from the shared listening sockets itself, rather than the primary
+  // accepting and handing each connection on (node's round-robin, its default on Linux). With
+  // the hand-off, a burst of connections past a worker's open-file limit left the primary waiting
+  // for an acknowledgement that never came: the port accepted connections and answered none,
+  // for good, after the burst was over. A worker that accepts itself meets EMFILE in its own
+  // accept loop, which libuv recovers from once files are free. Frozen at the first fork.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
 
   /** The workers the start-up sequence forks: their failure to start fails the start. */
   const startupWorkers = new Set<Worker>();
