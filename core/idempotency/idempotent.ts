@@ -59,6 +59,10 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
         { retryAfterSeconds: KEY_IN_USE_RETRY_AFTER_SECONDS },
       );
     }
+    // The record may be one a request still running has just written, whose fsync has not been
+    // reported yet: answer it only once it would survive a power loss, as its first request does
+    // (a no-op on stores whose writes are durable when they answer).
+    await store.flush();
     ctx.response.idempotentReplayed = true;
     return answer(replay(existing.outcome));
   }

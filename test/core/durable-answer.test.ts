@@ -89,3 +89,37 @@ describe('links.create when the store cannot confirm the flush', () => {
     expect(f.linkCount()).toBe(1);
   });
 });
+
+describe('a replay under an idempotency key', () => {
+  it('answers only once the recorded answer it replays is confirmed on disk', async () => {
+    const { f, held, core } = await heldCore();
+    const request = { authorization: `Bearer ${f.token}`, idempotencyKey: 'durable-key-3' };
+    let firstAnswered = false;
+    const first = core
+      .createCaller(request)
+      .links.create(f.body() as never)
+      .then((link) => {
+        firstAnswered = true;
+        return link;
+      });
+    await tick();
+    expect(f.linkCount()).toBe(1);
+    expect(firstAnswered).toBe(false);
+    // A retry while the first request still waits for its fsync: the record is completed, but a
+    // power loss now would lose it and the link, so the replay must not answer before the sync.
+    let replayAnswered = false;
+    const replay = core
+      .createCaller(request)
+      .links.create(f.body() as never)
+      .then((link) => {
+        replayAnswered = true;
+        return link;
+      });
+    await tick();
+    expect(replayAnswered).toBe(false);
+    held.reportAll();
+    const [created, replayed] = await Promise.all([first, replay]);
+    expect(replayed).toEqual(created);
+    expect(f.linkCount()).toBe(1);
+  });
+});
