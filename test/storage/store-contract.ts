@@ -74,6 +74,18 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual(stored);
     });
 
+    it('answers a copy: changing an answer changes nothing stored', async () => {
+      const stored = await insertNew(store.links, newLink());
+      stored.url = 'https://changed.example/';
+      const found = await store.links.findByAlias('acme.link', 'promo');
+      expect(found?.url).toBe(newLink().url);
+      if (found) found.url = 'https://changed.example/';
+      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual({
+        ...newLink(),
+        id: 1,
+      });
+    });
+
     it('answers null for an alias nobody took', async () => {
       await insertNew(store.links, newLink());
       await expect(store.links.findByAlias('acme.link', 'other')).resolves.toBeNull();
@@ -177,6 +189,33 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(store.identities.findOrganizationByKeyHash(acme.keyHash)).resolves.toEqual(acme);
       await expect(store.identities.findOrganizationById('nope')).resolves.toBeNull();
       await expect(store.identities.findOrganizationByKeyHash('b'.repeat(64))).resolves.toBeNull();
+    });
+
+    it('answers copies of identities: changing an answer changes nothing stored', async () => {
+      await store.identities.saveOrganization(organization());
+      await store.identities.saveGroup({ organizationId: 'acme', apiId: '1', name: 'Default' });
+      await store.identities.saveUser({ id: 'alice', name: 'Alice' });
+      const byId = await store.identities.findOrganizationById('acme');
+      if (byId) byId.active = false;
+      const byKey = await store.identities.findOrganizationByKeyHash(organization().keyHash);
+      if (byKey) byKey.active = false;
+      const group = await store.identities.findGroup('acme', '1');
+      if (group) group.name = 'Changed';
+      const user = await store.identities.findUserById('alice');
+      if (user) user.name = 'Changed';
+      await expect(store.identities.findOrganizationById('acme')).resolves.toEqual(organization());
+      await expect(
+        store.identities.findOrganizationByKeyHash(organization().keyHash),
+      ).resolves.toEqual(organization());
+      await expect(store.identities.findGroup('acme', '1')).resolves.toEqual({
+        organizationId: 'acme',
+        apiId: '1',
+        name: 'Default',
+      });
+      await expect(store.identities.findUserById('alice')).resolves.toEqual({
+        id: 'alice',
+        name: 'Alice',
+      });
     });
 
     it('upserts an organization by id: a new key hash replaces the old one', async () => {

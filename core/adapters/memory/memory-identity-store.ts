@@ -10,6 +10,13 @@ import type * as ports from '../../ports/identity-store';
 
 const pairKey = (organizationId: string, apiId: string) => `${organizationId}\u0000${apiId}`;
 
+/**
+ * A found record as a copy, as LMDB and MongoDB answer (their records are decoded anew): a caller
+ * that changes it changes nothing stored.
+ */
+const copyOf = <T extends object>(record: T | undefined): T | null =>
+  record === undefined ? null : { ...record };
+
 /** The embedded identity store: process-local maps, keyed as the port documents. */
 export class MemoryIdentityStore implements ports.IdentityStore {
   private readonly organizations = new Map<string, ports.Organization>();
@@ -26,11 +33,11 @@ export class MemoryIdentityStore implements ports.IdentityStore {
   }
 
   findOrganizationByKeyHash(keyHash: string): Promise<ports.Organization | null> {
-    return Promise.resolve(this.organizationsByKeyHash.get(keyHash) ?? null);
+    return Promise.resolve(copyOf(this.organizationsByKeyHash.get(keyHash)));
   }
 
   findOrganizationById(id: string): Promise<ports.Organization | null> {
-    return Promise.resolve(this.organizations.get(id) ?? null);
+    return Promise.resolve(copyOf(this.organizations.get(id)));
   }
 
   isMember(userId: string, organizationId: string): Promise<boolean> {
@@ -38,7 +45,7 @@ export class MemoryIdentityStore implements ports.IdentityStore {
   }
 
   findGroup(organizationId: string, apiId: string): Promise<ports.UrlGroup | null> {
-    return Promise.resolve(this.groups.get(pairKey(organizationId, apiId)) ?? null);
+    return Promise.resolve(copyOf(this.groups.get(pairKey(organizationId, apiId))));
   }
 
   listLinkDomains(): Promise<string[]> {
@@ -46,7 +53,7 @@ export class MemoryIdentityStore implements ports.IdentityStore {
   }
 
   findUserById(id: string): Promise<ports.User | null> {
-    return Promise.resolve(this.users.get(id) ?? null);
+    return Promise.resolve(copyOf(this.users.get(id)));
   }
 
   insertOrganization(organization: ports.Organization): Promise<void> {

@@ -52,17 +52,19 @@ export class MemoryLinkStore implements LinkStore {
       this.maps.push(current);
     }
     this.lastId += 1;
-    const record: LinkRecord = { ...link, id: this.lastId };
+    const record: LinkRecord = { ...link, id: this.lastId, createdAt: new Date(link.createdAt) };
     current.set(key, record);
     this.count += 1;
-    return Promise.resolve({ ...record });
+    return Promise.resolve({ ...record, createdAt: new Date(record.createdAt) });
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {
     const key = keyOf(domain, alias);
     for (const map of this.maps) {
       const found = map.get(key);
-      if (found) return Promise.resolve(found);
+      // A copy, as insert answers and as LMDB and MongoDB answer: a caller that changes it changes
+      // nothing stored.
+      if (found) return Promise.resolve({ ...found, createdAt: new Date(found.createdAt) });
     }
     return Promise.resolve(null);
   }
