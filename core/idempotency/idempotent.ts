@@ -68,8 +68,10 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
   }
 
   const record = async (outcome: RecordedOutcome) => {
-    const expiresAt = secondsAfter(clock.now(), idempotencyTtlSeconds);
     try {
+      // Inside the try: a clock that fails here must not turn a link already stored (or a recorded
+      // failure) into a code 1 that leaves its key running; it is a failed recording like another.
+      const expiresAt = secondsAfter(clock.now(), idempotencyTtlSeconds);
       await store.idempotency.complete(scope, owner, {
         state: 'completed',
         fingerprint,

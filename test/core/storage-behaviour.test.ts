@@ -255,6 +255,29 @@ describe('links.create: a clock that gives no valid Date', () => {
   });
 });
 
+describe('links.create under a key: a clock that fails only when the answer is recorded', () => {
+  it('answers the link it stored, not code 1 (which left the link and its key running)', async () => {
+    let calls = 0;
+    let failFrom = Number.POSITIVE_INFINITY;
+    const f = await createTestCore({
+      clock: {
+        now: () => {
+          calls += 1;
+          return calls >= failFrom ? new Date(Number.NaN) : new Date('2026-01-01T00:00:00Z');
+        },
+      },
+    });
+    calls = 0;
+    await f.caller({ idempotencyKey: 'count-calls' }).links.create(f.body() as never);
+    // The last call of a keyed create on the memory store: the recorded answer's expiry.
+    failFrom = calls;
+    calls = 0;
+    const link = await f.caller({ idempotencyKey: 'late-clock' }).links.create(f.body() as never);
+    expect(link.id).toBe(2);
+    expect(f.linkCount()).toBe(2);
+  });
+});
+
 describe('links.create: an embedder URL guard held to its port (fails closed)', () => {
   it.each<[string, unknown]>([
     ['a string', 'ok'],
