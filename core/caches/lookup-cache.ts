@@ -65,7 +65,11 @@ export class LookupCache<V extends NonNullable<unknown>> {
   }
 }
 
-/** One cache key from several parts (NUL cannot occur in any of them). */
+/**
+ * One cache key from several parts, each prefixed with its length: ids are any text (a NUL
+ * included), and parts joined by a separator made ('acme\0x', 'y') and ('acme', 'x\0y') one key,
+ * so a url_group_id could be answered another organization's group.
+ */
 export function cacheKey(...parts: string[]): string {
-  return parts.join('\u0000');
+  return parts.map((part) => `${part.length}:${part}`).join('');
 }

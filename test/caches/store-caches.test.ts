@@ -8,7 +8,7 @@ import {
   type CachedStore,
   type Core,
 } from '../../core';
-import { LookupCache } from '../../core/caches/lookup-cache';
+import { cacheKey, LookupCache } from '../../core/caches/lookup-cache';
 import { newLink } from '../storage/fixtures';
 import { failureOf } from '../support/failures';
 import { countingStore, type CountingStore } from '../support/counting-store';
@@ -281,6 +281,24 @@ describe('shared lookups', () => {
     expect(await early).toBe('old');
     expect(await cache.get('k', load)).toBe('new');
     expect(releases).toHaveLength(2);
+  });
+
+  it('keeps apart entries whose parts hold a NUL (a group of another organization)', () => {
+    expect(cacheKey('acme\u0000x', 'y')).not.toBe(cacheKey('acme', 'x\u0000y'));
+    expect(cacheKey('a', '')).not.toBe(cacheKey('', 'a'));
+  });
+
+  it('never answers a group of another organization for a url_group_id holding a NUL', async () => {
+    const { store, backend } = await setUp();
+    await backend.identities.saveGroup({
+      organizationId: 'acme\u0000x',
+      apiId: 'y',
+      name: 'Other',
+    });
+    await expect(store.identities.findGroup('acme\u0000x', 'y')).resolves.toMatchObject({
+      name: 'Other',
+    });
+    await expect(store.identities.findGroup('acme', 'x\u0000y')).resolves.toBeNull();
   });
 
   it('bounds the link cache to LINK_CACHE_SIZE entries', async () => {

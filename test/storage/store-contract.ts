@@ -339,6 +339,17 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(store.identities.findGroup('gamma', '1')).resolves.toBeNull();
     });
 
+    it('keeps a group and a membership apart from one whose ids hold a NUL (ids are any text)', async () => {
+      await store.identities.saveGroup({
+        organizationId: 'acme\u0000x',
+        apiId: 'y',
+        name: 'Other',
+      });
+      await store.identities.saveMembership('alice\u0000acme', 'beta');
+      await expect(store.identities.findGroup('acme', 'x\u0000y')).resolves.toBeNull();
+      await expect(store.identities.isMember('alice', 'acme\u0000beta')).resolves.toBe(false);
+    });
+
     it('upserts users by id', async () => {
       await store.identities.saveUser({ id: 'alice', name: 'Alice' });
       await store.identities.saveUser({ id: 'alice', name: 'Alice B.' });

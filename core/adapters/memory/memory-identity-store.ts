@@ -8,7 +8,9 @@ import {
 } from '../../errors/shortlink-error';
 import type * as ports from '../../ports/identity-store';
 
-const pairKey = (organizationId: string, apiId: string) => `${organizationId}\u0000${apiId}`;
+/** One key from two ids, each prefixed with its length: ids are any text, a NUL included. */
+const pairKey = (first: string, second: string) =>
+  `${first.length}:${first}${second.length}:${second}`;
 
 /**
  * A found record as a copy, as LMDB and MongoDB answer (their records are decoded anew): a caller
@@ -26,7 +28,7 @@ export class MemoryIdentityStore implements ports.IdentityStore {
   private readonly groups = new Map<string, ports.UrlGroup>();
   private readonly users = new Map<string, ports.User>();
   private readonly tokens = new Map<string, ports.TokenRecord>();
-  private readonly memberships = new Set<string>();
+  private readonly memberships = new Map<string, { userId: string; organizationId: string }>();
 
   findUserIdByTokenHash(tokenHash: string): Promise<string | null> {
     return Promise.resolve(this.tokens.get(tokenHash)?.userId ?? null);
@@ -129,7 +131,7 @@ export class MemoryIdentityStore implements ports.IdentityStore {
   }
 
   saveMembership(userId: string, organizationId: string): Promise<void> {
-    this.memberships.add(pairKey(userId, organizationId));
+    this.memberships.set(pairKey(userId, organizationId), { userId, organizationId });
     return Promise.resolve();
   }
 
@@ -160,10 +162,7 @@ export class MemoryIdentityStore implements ports.IdentityStore {
       groups: [...this.groups.values()].map((g) => ({ ...g })),
       users: [...this.users.values()].map((u) => ({ ...u })),
       tokens: [...this.tokens.values()].map((t) => ({ ...t })),
-      memberships: [...this.memberships].map((key) => {
-        const [userId = '', organizationId = ''] = key.split('\u0000');
-        return { userId, organizationId };
-      }),
+      memberships: [...this.memberships.values()].map((membership) => ({ ...membership })),
     };
   }
 }
