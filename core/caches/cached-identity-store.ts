@@ -95,33 +95,44 @@ export class CachedIdentityStore implements IdentityStore {
     return this.inner.listAll();
   }
 
-  // Writes invalidate after they land, so a lookup racing the write cannot keep the old value.
+  // Writes invalidate after they land, so a lookup racing the write cannot keep the old value;
+  // and also after they fail: a write whose answer was lost (MongoDB's socket timeout, code 23)
+  // may have been applied all the same.
 
-  async insertOrganization(organization: Organization): Promise<void> {
-    await this.inner.insertOrganization(organization);
-    this.invalidate('organizations');
+  insertOrganization(organization: Organization): Promise<void> {
+    return this.thenForget(
+      () => this.inner.insertOrganization(organization),
+      () => this.invalidate('organizations'),
+    );
   }
 
-  async saveOrganization(organization: Organization): Promise<void> {
-    await this.inner.saveOrganization(organization);
+  saveOrganization(organization: Organization): Promise<void> {
     // By key and by id alike (a new key leaves the old key's entry behind otherwise).
-    this.invalidate('organizations');
+    return this.thenForget(
+      () => this.inner.saveOrganization(organization),
+      () => this.invalidate('organizations'),
+    );
   }
 
-  async updateOrganization(id: string, change: OrganizationChange): Promise<Organization | null> {
-    const updated = await this.inner.updateOrganization(id, change);
-    this.invalidate('organizations');
-    return updated;
+  updateOrganization(id: string, change: OrganizationChange): Promise<Organization | null> {
+    return this.thenForget(
+      () => this.inner.updateOrganization(id, change),
+      () => this.invalidate('organizations'),
+    );
   }
 
-  async saveGroup(group: UrlGroup): Promise<void> {
-    await this.inner.saveGroup(group);
-    this.groups.delete(cacheKey(group.organizationId, group.apiId));
+  saveGroup(group: UrlGroup): Promise<void> {
+    return this.thenForget(
+      () => this.inner.saveGroup(group),
+      () => this.groups.delete(cacheKey(group.organizationId, group.apiId)),
+    );
   }
 
-  async insertGroup(group: UrlGroup): Promise<void> {
-    await this.inner.insertGroup(group);
-    this.groups.delete(cacheKey(group.organizationId, group.apiId));
+  insertGroup(group: UrlGroup): Promise<void> {
+    return this.thenForget(
+      () => this.inner.insertGroup(group),
+      () => this.groups.delete(cacheKey(group.organizationId, group.apiId)),
+    );
   }
 
   saveUser(user: User): Promise<void> {
@@ -132,26 +143,41 @@ export class CachedIdentityStore implements IdentityStore {
     return this.inner.insertUser(user);
   }
 
-  async saveToken(token: TokenRecord): Promise<void> {
-    await this.inner.saveToken(token);
-    this.tokens.delete(token.tokenHash);
+  saveToken(token: TokenRecord): Promise<void> {
+    return this.thenForget(
+      () => this.inner.saveToken(token),
+      () => this.tokens.delete(token.tokenHash),
+    );
   }
 
-  async removeToken(tokenHash: string): Promise<string | null> {
-    const userId = await this.inner.removeToken(tokenHash);
-    this.tokens.delete(tokenHash);
-    return userId;
+  removeToken(tokenHash: string): Promise<string | null> {
+    return this.thenForget(
+      () => this.inner.removeToken(tokenHash),
+      () => this.tokens.delete(tokenHash),
+    );
   }
 
-  async removeTokensOfUser(userId: string): Promise<number> {
-    const removed = await this.inner.removeTokensOfUser(userId);
+  removeTokensOfUser(userId: string): Promise<number> {
     // Cached by hash, not by user: which entries were this user's is not known here.
-    this.invalidate('tokens');
-    return removed;
+    return this.thenForget(
+      () => this.inner.removeTokensOfUser(userId),
+      () => this.invalidate('tokens'),
+    );
   }
 
-  async saveMembership(userId: string, organizationId: string): Promise<void> {
-    await this.inner.saveMembership(userId, organizationId);
-    this.memberships.delete(cacheKey(userId, organizationId));
+  saveMembership(userId: string, organizationId: string): Promise<void> {
+    return this.thenForget(
+      () => this.inner.saveMembership(userId, organizationId),
+      () => this.memberships.delete(cacheKey(userId, organizationId)),
+    );
+  }
+
+  /** `write`'s outcome, once `forget` has run, whether the write succeeded or failed. */
+  private async thenForget<T>(write: () => Promise<T>, forget: () => void): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      forget();
+    }
   }
 }

@@ -1,4 +1,5 @@
 import {
+  BackendUnavailableError,
   createCore,
   createMemoryStore,
   hashSecret,
@@ -8,6 +9,7 @@ import {
   type CachedStore,
   type Core,
 } from '../../core';
+import { CachedIdentityStore } from '../../core/caches/cached-identity-store';
 import { cacheKey, LookupCache } from '../../core/caches/lookup-cache';
 import { newLink } from '../storage/fixtures';
 import { failureOf } from '../support/failures';
@@ -165,6 +167,47 @@ describe('identity changes and the cache', () => {
     await t.here.setOrganizationActive('acme', false);
     const refused = await failureOf(t.caller().links.create(t.body({ url: 'https://x.example/' })));
     expect(refused.code).toBe(13);
+  });
+
+  it('a write through this process that fails after it may have landed drops what it touches', async () => {
+    // MongoDB: a write the server applied whose answer was lost (socket timeout) rejects with 23.
+    const backend = createMemoryStore();
+    const inner = backend.identities;
+    const unanswered =
+      <A extends unknown[]>(write: (...args: A) => Promise<unknown>) =>
+      async (...args: A): Promise<never> => {
+        await write.apply(inner, args);
+        throw new BackendUnavailableError('no answer from the server');
+      };
+    const lossy = Object.assign(Object.create(inner) as typeof inner, {
+      updateOrganization: unanswered(inner.updateOrganization),
+      saveGroup: unanswered(inner.saveGroup),
+      removeToken: unanswered(inner.removeToken),
+    });
+    const cached = new CachedIdentityStore(lossy, { ttlMs: TTL_SECONDS * 1000 });
+    await inner.saveOrganization({
+      id: 'acme',
+      name: 'Acme',
+      domain: 'acme.link',
+      scheme: 'https',
+      active: true,
+      keyHash: 'a'.repeat(64),
+    });
+    await inner.saveGroup({ organizationId: 'acme', apiId: '1', name: 'Default' });
+    await inner.saveToken({ tokenHash: 't'.repeat(64), userId: 'alice', createdAt: new Date() });
+    expect((await cached.findOrganizationById('acme'))?.active).toBe(true);
+    expect((await cached.findGroup('acme', '1'))?.name).toBe('Default');
+    expect(await cached.findUserIdByTokenHash('t'.repeat(64))).toBe('alice');
+
+    await expect(cached.updateOrganization('acme', { active: false })).rejects.toThrow();
+    await expect(
+      cached.saveGroup({ organizationId: 'acme', apiId: '1', name: 'Renamed' }),
+    ).rejects.toThrow();
+    await expect(cached.removeToken('t'.repeat(64))).rejects.toThrow();
+
+    expect((await cached.findOrganizationById('acme'))?.active).toBe(false);
+    expect((await cached.findGroup('acme', '1'))?.name).toBe('Renamed');
+    expect(await cached.findUserIdByTokenHash('t'.repeat(64))).toBeNull();
   });
 
   it('a deactivation reported by the backend (change stream) shows code 13 at once', async () => {
