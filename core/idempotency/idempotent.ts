@@ -37,11 +37,27 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
   const fingerprint = requestFingerprint(rawInput);
   const owner = randomUUID();
   const now = clock.now();
-  const claim = await store.idempotency.claim(
-    scope,
-    { state: 'running', owner, fingerprint, expiresAt: secondsAfter(now, idempotencyLeaseSeconds) },
-    now,
-  );
+  const claim = await store.idempotency
+    .claim(
+      scope,
+      {
+        state: 'running',
+        owner,
+        fingerprint,
+        expiresAt: secondsAfter(now, idempotencyLeaseSeconds),
+      },
+      now,
+    )
+    .catch((error: unknown) => {
+      // A claim that failed may still have been written (MongoDB: the upsert reached the server,
+      // its answer did not): release it, as any server fault does, or retries would answer 26
+      // until the lease ends while nothing runs. The release acts on this claim's owner only. Not
+      // awaited: against a server that cannot be reached it would double the wait for the 23.
+      store.idempotency.release(scope, owner).catch((releaseError: unknown) => {
+        logger.error({ err: releaseError }, 'releasing an idempotency key failed');
+      });
+      throw error;
+    });
 
   if (!claim.claimed) {
     const { existing } = claim;

@@ -241,6 +241,32 @@ describe('idempotency through the core: server faults release the key', () => {
     expect((await create(f, 'fault')).link).toEqual(retry.link);
   });
 
+  it('releases a claim whose answer was lost (applied, then 23): a retry runs, not 26', async () => {
+    // MongoDB: the claim's upsert reached the server, its answer did not (socket timeout).
+    const f = await createTestCore();
+    const { idempotency } = f.store;
+    let lose = true;
+    const store = {
+      ...f.store,
+      idempotency: {
+        claim: async (...args: Parameters<typeof idempotency.claim>) => {
+          const claimed = await idempotency.claim(...args);
+          if (!lose) return claimed;
+          lose = false;
+          throw new BackendUnavailableError('no answer from the server');
+        },
+        complete: idempotency.complete.bind(idempotency),
+        release: idempotency.release.bind(idempotency),
+      },
+    };
+    const core = createCore({ ...f.core.deps, store });
+    const caller = () =>
+      core.createCaller({ authorization: `Bearer ${f.token}`, idempotencyKey: 'lost-claim' });
+    expect((await failureOf(caller().links.create(f.body() as never))).code).toBe(23);
+    const retried = await caller().links.create(f.body() as never);
+    expect(retried.id).toBe(1);
+  });
+
   it('answers 23 and stores nothing when the records cannot be reached', async () => {
     const f = await createTestCore();
     const store = failingStore(f.store, () => new BackendUnavailableError('down'), {
