@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { IN_MEMORY_DATA_DIR } from '../../core/runtime';
 import type { GrowthResult } from './in-process/growth';
 import type { KeyedWritesResult } from './in-process/keyed-writes';
+import type { SharedWritesResult } from './in-process/shared-writes';
 import { runChild } from './support/child';
 import { CONCURRENCY } from './support/concurrency';
 import { writeBenchSeed } from './support/credentials';
@@ -245,6 +246,34 @@ function workersRows(workers: WorkersResults): Row[] {
   });
 }
 
+/**
+ * lmdb-js alone, writes split over two processes on one environment against one process
+ * (reported): what a second writer process costs LMDB itself, under the WORKERS rows.
+ */
+function runSharedWrites(dataDir: string, settings: BenchSettings) {
+  log('shared writes: lmdb-js alone, writes in one process vs split over two on one environment');
+  const seconds = 2 * settings.warmupSeconds + 2 * settings.rounds * settings.seconds;
+  return runChild<SharedWritesResult>(
+    'in-process/shared-writes',
+    [
+      'measure',
+      dataDir,
+      String(settings.seconds),
+      String(settings.warmupSeconds),
+      String(settings.rounds),
+    ],
+    { timeoutMs: (seconds + 120) * 1000, execArgv: ['--expose-gc'] },
+  );
+}
+
+function sharedWritesRows({ one, two }: SharedWritesResult): Row[] {
+  const label = `lmdb-js alone, ${CONCURRENCY} link writes in flight (each awaiting its fsync): two processes on one environment vs one`;
+  return [
+    row(`${label}: writes/s`, two.callsPerSecond, one.callsPerSecond),
+    row(`${label}: CPU microseconds per write`, two.cpuMicrosPerCall, one.cpuMicrosPerCall),
+  ];
+}
+
 /** Exit status 1 when a row misses its target. */
 function failOnMissedTargets(rows: readonly Row[]): void {
   if (rows.some((r) => r.pass === false)) process.exitCode = 1;
@@ -296,8 +325,9 @@ async function main(): Promise<void> {
     }
     log('workers: WORKERS=2 against WORKERS=1, both on LMDB');
     const workers = await runWorkersScenario(seedFile, work, settings, log);
+    const sharedWrites = await runSharedWrites(join(work, 'data-shared-writes'), settings);
     if (settings.only === 'workers') {
-      printOnly(workersRows(workers));
+      printOnly([...workersRows(workers), ...sharedWritesRows(sharedWrites)]);
       return;
     }
     let dataDirs = 0;
@@ -357,7 +387,7 @@ async function main(): Promise<void> {
       row('memory: RSS MB per 100k limiter tokens', tokens.rssBytes / MB, null),
       row('memory: heap MB per 100k limiter tokens', tokens.heapBytes / MB, null),
     );
-    rows.push(...workersRows(workers));
+    rows.push(...workersRows(workers), ...sharedWritesRows(sharedWrites));
     const summaries = [
       ...Object.values(workers.create),
       ...Object.values(workers.follow),
@@ -385,6 +415,7 @@ async function main(): Promise<void> {
       metrics,
       grpc,
       workers,
+      sharedWrites,
       core,
       coreMemory,
       growth,

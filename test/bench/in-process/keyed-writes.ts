@@ -1,15 +1,10 @@
-import { hash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { META_KEYS, toStoredLink, type LinkKey } from '../../../core/adapters/lmdb/databases';
 import { openEnvironment } from '../../../core/adapters/lmdb/lmdb-store';
-import { successOutcome } from '../../../core/idempotency/recorded-outcome';
-import { toShortLink } from '../../../core/links/short-link';
-import type { LinkRecord } from '../../../core/ports/link-store';
 import { alternating } from '../support/alternating';
 import { createBenchRuntime } from '../support/bench-runtime';
 import { failChild, tellParent } from '../support/child';
-import { BENCH_DOMAIN, CREATE_BODY } from '../support/credentials';
 import { createThrough, inFlight, medianRate, type Rate } from '../support/in-flight';
+import { rawLinkWriter } from '../support/raw-link-write';
 
 const ROUNDS = 3;
 
@@ -18,46 +13,10 @@ export interface KeyedWritesResult {
   lmdb: { linkAndRecord: Rate; link: Rate };
 }
 
-/**
- * lmdb-js alone, no shortlink code on the write path: in the product's environment (its
- * settings, openEnvironment), one write transaction per call that does what a link insert does
- * (check the key, take the next id from the counter, put the stored link at a random alias),
- * with or without a recorded answer (a fingerprint and the created link's JSON) at another random
- * key in a second database. The least a keyed create adds to a plain one in any design that keeps
- * one durable record per key next to the link.
- */
+/** lmdb-js alone (rawLinkWriter): a link and a record per transaction, or a link alone. */
 function rawLmdb(path: string) {
   const root = openEnvironment(path);
-  const links = root.openDB<unknown, LinkKey>({ name: 'links' });
-  const meta = root.openDB<unknown, string>({ name: 'meta' });
-  const records = root.openDB<unknown, [string, string]>({ name: 'records' });
-  const write = (withRecord: boolean) => () => {
-    const key = randomUUID();
-    const alias = key.slice(0, 8);
-    return links.transaction(() => {
-      if (links.doesExist([BENCH_DOMAIN, alias])) return;
-      const last = meta.get(META_KEYS.linkIds);
-      const link: LinkRecord = {
-        id: (typeof last === 'number' ? last : 0) + 1,
-        domain: BENCH_DOMAIN,
-        alias,
-        url: CREATE_BODY.url,
-        redirectType: 301,
-        scheme: 'https',
-        organizationId: 'bench',
-        groupApiId: '1',
-        userId: 'bench',
-        createdAt: new Date(),
-      };
-      void meta.put(META_KEYS.linkIds, link.id);
-      void links.put([BENCH_DOMAIN, alias], toStoredLink(link));
-      if (withRecord) {
-        const fingerprint = hash('sha256', key, 'base64url');
-        const { code, body } = successOutcome(toShortLink(link));
-        void records.put([key, 'bench'], ['completed', fingerprint, Date.now(), code, body]);
-      }
-    });
-  };
+  const write = rawLinkWriter(root);
   return {
     linkAndRecord: write(true),
     link: write(false),

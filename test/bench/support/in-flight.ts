@@ -10,8 +10,12 @@ export interface Rate {
   cpuMicrosPerCall: number;
 }
 
-/** `call`, CONCURRENCY at a time, for `seconds`. */
-export async function inFlight(seconds: number, call: () => Promise<unknown>): Promise<Rate> {
+/** `call`, `concurrency` at a time (CONCURRENCY unless told), for `seconds`. */
+export async function inFlight(
+  seconds: number,
+  call: () => Promise<unknown>,
+  concurrency = CONCURRENCY,
+): Promise<Rate> {
   const deadline = performance.now() + seconds * 1000;
   let calls = 0;
   const worker = async () => {
@@ -22,7 +26,7 @@ export async function inFlight(seconds: number, call: () => Promise<unknown>): P
   };
   const cpu = process.cpuUsage();
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   return { callsPerSecond: calls / elapsed, cpuMicrosPerCall: (used.user + used.system) / calls };
