@@ -10,6 +10,8 @@ export interface ReputationGate {
   waitForLookups(count: number): Promise<void>;
   /** Answers every held and later lookup "clean". */
   release(): void;
+  /** Holds the lookups that arrive from now on again, until the next release. */
+  hold(): void;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,9 @@ export async function startReputationGate(): Promise<ReputationGate> {
     release() {
       released = true;
       for (const res of held.splice(0)) answer(res);
+    },
+    hold() {
+      released = false;
     },
     close: () =>
       new Promise((resolve) => {
