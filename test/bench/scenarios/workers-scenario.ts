@@ -55,7 +55,7 @@ export async function runWorkersScenario(
 
     const report = (scenario: string) => (name: string, index: number, round: Round) =>
       log(
-        `workers ${scenario} round ${index + 1} WORKERS=${name === 'one' ? 1 : 2}: ${round.requestsPerSecond.toFixed(0)} req/s, p99 ${round.p99Ms.toFixed(1)} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
+        `workers ${scenario} round ${index + 1} WORKERS=${name === 'one' ? 1 : 2}: ${round.requestsPerSecond.toFixed(0)} req/s, p99 ${round.p99Ms.toFixed(1)} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req${round.busiestWorkerShare == null ? '' : `, busiest worker ${(round.busiestWorkerShare * 100).toFixed(0)} % of the workers' CPU`}, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
       );
     const http = (service: EntryPoint, load: HttpLoad) => (seconds: number) =>
       httpRound({ port: service.ready.httpPort, pid: service.process.pid }, load, seconds);

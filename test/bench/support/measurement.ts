@@ -10,6 +10,11 @@ export interface Round {
   errors: number;
   /** CPU time the server process spent per answered request (null without /proc). */
   serverCpuMsPerRequest: number | null;
+  /**
+   * A WORKERS cluster: the busiest worker's share of the workers' CPU in the round (0.5 for an
+   * even split, 1 when one worker did all the work); null for one process or without /proc.
+   */
+  busiestWorkerShare?: number | null;
 }
 
 /**

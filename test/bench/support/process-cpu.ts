@@ -45,20 +45,52 @@ export function processTreeCpuMs(pid: number | undefined): number | null {
   return childPids(pid).reduce((total, child) => total + (processTreeCpuMs(child) ?? 0), own);
 }
 
+/** CPU ms used so far by each process `pid` started, with its own children (a cluster's workers). */
+function childrenCpuMs(pid: number | undefined): Map<number, number> {
+  const children = new Map<number, number>();
+  if (pid === undefined) return children;
+  for (const child of childPids(pid)) {
+    const ms = processTreeCpuMs(child);
+    if (ms !== null) children.set(child, ms);
+  }
+  return children;
+}
+
+/**
+ * The busiest child's share of the CPU the children of a server spent between two readings
+ * (children present in both): 0.5 when two workers shared the work evenly, 1 when one did it all;
+ * null with fewer than two children (one process, no cluster).
+ */
+function busiestShare(before: Map<number, number>, after: Map<number, number>): number | null {
+  const spent = [...after].flatMap(([pid, ms]) => {
+    const start = before.get(pid);
+    return start === undefined ? [] : [ms - start];
+  });
+  const total = spent.reduce((sum, ms) => sum + ms, 0);
+  return spent.length < 2 || total <= 0 ? null : Math.max(...spent) / total;
+}
+
 /**
  * Runs `work` and adds the CPU ms per request the server `pid` (with any processes it started)
- * spent meanwhile.
+ * spent meanwhile, and, for a cluster, the busiest worker's share of the workers' CPU (how the
+ * kernel split the connections between them).
  */
 export async function withServerCpu<T extends { requests: number }>(
   pid: number | undefined,
   work: () => Promise<T>,
-): Promise<T & { serverCpuMsPerRequest: number | null }> {
+): Promise<T & { serverCpuMsPerRequest: number | null; busiestWorkerShare: number | null }> {
   const before = processTreeCpuMs(pid);
+  const childrenBefore = childrenCpuMs(pid);
   const result = await work();
   const after = processTreeCpuMs(pid);
+  const childrenAfter = childrenCpuMs(pid);
   const perRequest =
     before !== null && after !== null && result.requests > 0
       ? (after - before) / result.requests
       : null;
-  return { ...result, serverCpuMsPerRequest: perRequest };
+  return {
+    ...result,
+    serverCpuMsPerRequest: perRequest,
+    busiestWorkerShare: busiestShare(childrenBefore, childrenAfter),
+  };
 }
