@@ -78,6 +78,27 @@ async function waitForLogged(
   return byPid;
 }
 
+/**
+ * Calls `send` (each call one request of its own, logged as `wanted`) at least 4 times and until
+ * both workers have logged one, at most 24 times; answers how many were sent.
+ */
+async function sendUntilBothWorkers(
+  service: ChildService,
+  wanted: (record: LogRecord) => boolean,
+  send: () => Promise<void>,
+): Promise<number> {
+  const before = loggedBy(service.output(), wanted);
+  const already = [...before.values()].reduce((a, b) => a + b, 0);
+  let sent = 0;
+  for (;;) {
+    await send();
+    sent += 1;
+    const byPid = await waitForLogged(service, wanted, already + sent);
+    const served = [...byPid].filter(([pid, count]) => count > (before.get(pid) ?? 0));
+    if ((sent >= 4 && served.length >= 2) || sent >= 24) return sent;
+  }
+}
+
 describe('WORKERS=2: one scrape of the primary sums every worker', () => {
   let build: TempBuild;
   let dataDir: string;
@@ -120,9 +141,11 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
           url: 'https://example.com/counted',
         }),
       });
-    // Each on its own connection, so node's cluster hands them to the workers in turn.
-    const CREATES = 8;
-    for (let i = 0; i < CREATES; i++) expect((await create()).status).toBe(200);
+    // Each on its own connection. The workers accept connections themselves, so the kernel
+    // picks the worker of each: creates go on until both workers have answered some.
+    const CREATES = await sendUntilBothWorkers(service, restCreate, async () => {
+      expect((await create()).status).toBe(200);
+    });
     const key = { 'Idempotency-Key': `metrics-workers-${process.pid}` };
     const REPLAYS = 3;
     expect((await create(key)).status).toBe(200);
@@ -132,9 +155,8 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
       expect(replay.headers['idempotent-replayed']).toBe('true');
     }
 
-    // gRPC creates, each client on its own connection so that both workers get some.
-    const GRPC_CREATES = 4;
-    for (let i = 0; i < GRPC_CREATES; i++) {
+    // gRPC creates, each client on its own connection, until both workers have answered some.
+    const GRPC_CREATES = await sendUntilBothWorkers(service, grpcCreateCall, async () => {
       const client = ownConnectionClient(service.grpcPort);
       try {
         const outcome = await grpcCreate(
@@ -150,7 +172,7 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
       } finally {
         client.close();
       }
-    }
+    });
 
     // Both workers answered some of each (their own log lines say which), the primary none.
     for (const [wanted, count] of [
