@@ -11,6 +11,7 @@ import {
   ownConnectionClient,
 } from '../reliability/support/grpc-client';
 import { sendRaw } from '../reliability/support/raw-http';
+import { coversEveryWorker } from '../reliability/support/service-log';
 import { UNLIMITED } from '../reliability/support/test-service';
 import { promtoolCheck, scrape } from './support/exposition';
 
@@ -79,12 +80,13 @@ async function waitForLogged(
 }
 
 /**
- * Calls `send` (each call one request of its own, logged as `wanted`) at least 4 times and until
- * both workers have logged one, at most 24 times; answers how many were sent.
+ * Calls `send` (each call one request of its own, logged as `wanted`) at least `least` times and
+ * until both workers have logged one, at most 24 times; answers how many were sent.
  */
 async function sendUntilBothWorkers(
   service: ChildService,
   wanted: (record: LogRecord) => boolean,
+  least: number,
   send: () => Promise<void>,
 ): Promise<number> {
   const before = loggedBy(service.output(), wanted);
@@ -95,7 +97,11 @@ async function sendUntilBothWorkers(
     sent += 1;
     const byPid = await waitForLogged(service, wanted, already + sent);
     const served = [...byPid].filter(([pid, count]) => count > (before.get(pid) ?? 0));
-    if ((sent >= 4 && served.length >= 2) || sent >= 24) return sent;
+    const both = coversEveryWorker(
+      service,
+      served.map(([pid]) => pid),
+    );
+    if ((sent >= least && both) || sent >= 24) return sent;
   }
 }
 
@@ -143,7 +149,7 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
       });
     // Each on its own connection. The workers accept connections themselves, so the kernel
     // picks the worker of each: creates go on until both workers have answered some.
-    const CREATES = await sendUntilBothWorkers(service, restCreate, async () => {
+    const CREATES = await sendUntilBothWorkers(service, restCreate, 8, async () => {
       expect((await create()).status).toBe(200);
     });
     const key = { 'Idempotency-Key': `metrics-workers-${process.pid}` };
@@ -156,7 +162,7 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
     }
 
     // gRPC creates, each client on its own connection, until both workers have answered some.
-    const GRPC_CREATES = await sendUntilBothWorkers(service, grpcCreateCall, async () => {
+    const GRPC_CREATES = await sendUntilBothWorkers(service, grpcCreateCall, 4, async () => {
       const client = ownConnectionClient(service.grpcPort);
       try {
         const outcome = await grpcCreate(

@@ -26,3 +26,10 @@ export function workerPids(service: { output(): string }): number[] {
   );
   return (lines.at(-1)?.workers as number[] | undefined) ?? [];
 }
+
+/** Whether `pids` hold every worker of the service's latest "workers ready" / "worker restarted". */
+export function coversEveryWorker(service: { output(): string }, pids: Iterable<number>): boolean {
+  const seen = new Set(pids);
+  const workers = workerPids(service);
+  return workers.length > 0 && workers.every((pid) => seen.has(pid));
+}
