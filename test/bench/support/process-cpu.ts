@@ -46,14 +46,26 @@ export function processTreeCpuMs(pid: number | undefined): number | null {
 }
 
 /** CPU ms used so far by each process `pid` started, with its own children (a cluster's workers). */
-function childrenCpuMs(pid: number | undefined): Map<number, number> {
+function childrenCpuMs(pid: number): Map<number, number> {
   const children = new Map<number, number>();
-  if (pid === undefined) return children;
   for (const child of childPids(pid)) {
     const ms = processTreeCpuMs(child);
     if (ms !== null) children.set(child, ms);
   }
   return children;
+}
+
+/**
+ * One reading of server `pid`: its whole tree's CPU ms (as processTreeCpuMs) and each child's, from
+ * one pass over /proc.
+ */
+function readServerCpu(pid: number | undefined) {
+  const own = processCpuMs(pid);
+  if (own === null || pid === undefined) return { total: own, children: new Map<number, number>() };
+  const children = childrenCpuMs(pid);
+  let total = own;
+  for (const ms of children.values()) total += ms;
+  return { total, children };
 }
 
 /**
@@ -79,18 +91,16 @@ export async function withServerCpu<T extends { requests: number }>(
   pid: number | undefined,
   work: () => Promise<T>,
 ): Promise<T & { serverCpuMsPerRequest: number | null; busiestWorkerShare: number | null }> {
-  const before = processTreeCpuMs(pid);
-  const childrenBefore = childrenCpuMs(pid);
+  const before = readServerCpu(pid);
   const result = await work();
-  const after = processTreeCpuMs(pid);
-  const childrenAfter = childrenCpuMs(pid);
+  const after = readServerCpu(pid);
   const perRequest =
-    before !== null && after !== null && result.requests > 0
-      ? (after - before) / result.requests
+    before.total !== null && after.total !== null && result.requests > 0
+      ? (after.total - before.total) / result.requests
       : null;
   return {
     ...result,
     serverCpuMsPerRequest: perRequest,
-    busiestWorkerShare: busiestShare(childrenBefore, childrenAfter),
+    busiestWorkerShare: busiestShare(before.children, after.children),
   };
 }
