@@ -262,7 +262,7 @@ function runSharedWrites(dataDir: string, settings: BenchSettings) {
       String(settings.warmupSeconds),
       String(settings.rounds),
     ],
-    { timeoutMs: (seconds + 120) * 1000, execArgv: ['--expose-gc'] },
+    { timeoutMs: (seconds + 120) * 1000 },
   );
 }
 

@@ -58,10 +58,11 @@ async function writers(dir: string, count: number) {
       const rates = (await Promise.all(answers)).flatMap((m) =>
         m.type === 'done' ? [m.rate] : [],
       );
-      const calls = rates.map((r) => r.callsPerSecond * seconds);
-      const total = calls.reduce((a, b) => a + b, 0);
-      const cpu = rates.reduce((sum, r, i) => sum + r.cpuMicrosPerCall * (calls[i] ?? 0), 0);
-      return { callsPerSecond: total / seconds, cpuMicrosPerCall: cpu / total };
+      // The writers ran for the same seconds: their rates add up, and their CPU per call
+      // averages weighted by their rates.
+      const callsPerSecond = rates.reduce((sum, r) => sum + r.callsPerSecond, 0);
+      const cpuPerSecond = rates.reduce((sum, r) => sum + r.cpuMicrosPerCall * r.callsPerSecond, 0);
+      return { callsPerSecond, cpuMicrosPerCall: cpuPerSecond / callsPerSecond };
     },
     stop: () =>
       Promise.all(
