@@ -13,6 +13,14 @@ export interface CoreDeps {
   /** Per-client-address budget of failed token checks (30 per minute by default). */
   authFailureLimiter: RateLimiter;
   urlGuard: UrlGuard;
+  /**
+   * The local anti-phishing rules a link's target must still pass to be followed (blocklist
+   * file, blocked shorteners, the service's own link domains): checked on every follow, so no
+   * network lookup. A target it refuses now is answered 410 (code 28).
+   */
+  followGuard: UrlGuard;
+  /** Told of every change of a link's state (the metrics count them); optional. */
+  linkEvents?: LinkEvents | undefined;
   clock: Clock;
   aliasGenerator: AliasGenerator;
   /** Aliases nobody may take, compared case-insensitively (createCore lower-cases them). */
@@ -27,6 +35,10 @@ export interface CoreDeps {
    * the key blocked (code 26) only this long.
    */
   idempotencyLeaseSeconds: number;
+}
+
+export interface LinkEvents {
+  stateChanged(change: 'disabled' | 'enabled', source: 'member' | 'admin' | 'rescan'): void;
 }
 
 /** What a transport knows about one request. */

@@ -57,6 +57,8 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
         maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
       }),
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
+    followGuard: deps.followGuard ?? allowAllUrlGuard,
+    linkEvents: deps.linkEvents,
     clock: deps.clock ? checkedClock(deps.clock) : systemClock,
     aliasGenerator: deps.aliasGenerator ?? createNanoidAliasGenerator(),
     // Compared in lower case: a set given with capitals ("Admin") would otherwise reserve nothing.

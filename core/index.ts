@@ -32,6 +32,7 @@ export {
   withCaches,
   DEFAULT_LINK_CACHE_SIZE,
   DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
+  DEFAULT_CHANGE_PROPAGATION_SECONDS,
   type CachedStore,
   type CacheOptions,
 } from './caches/cached-store';

@@ -1,4 +1,7 @@
 import { createLink } from './links/create-link';
+import { disableLink, enableLink } from './links/disable-link';
+import { getLink } from './links/get-link';
+import { listLinks } from './links/list-links';
 import { resolveLink } from './links/resolve-link';
 
 /** Every procedure of the core; transports and embedders reach them through createCaller. */
@@ -6,6 +9,10 @@ export const appRouter = {
   links: {
     create: createLink,
     resolve: resolveLink,
+    get: getLink,
+    list: listLinks,
+    disable: disableLink,
+    enable: enableLink,
   },
 };
 

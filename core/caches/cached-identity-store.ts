@@ -30,16 +30,26 @@ export class CachedIdentityStore implements IdentityStore {
 
   constructor(
     private readonly inner: IdentityStore,
-    options: { ttlMs: number; now?: () => number; maxEntries?: number },
+    options: {
+      ttlMs: number;
+      /**
+       * How long an organization is trusted, when shorter than `ttlMs`: its deactivation stops
+       * following its links within the change propagation bound.
+       */
+      organizationTtlMs?: number;
+      now?: () => number;
+      maxEntries?: number;
+    },
   ) {
     const shape: LookupCacheOptions = {
       max: options.maxEntries ?? IDENTITY_CACHE_ENTRIES,
       ttlMs: options.ttlMs,
       ...(options.now ? { now: options.now } : {}),
     };
+    const organizationShape = { ...shape, ttlMs: options.organizationTtlMs ?? options.ttlMs };
     this.tokens = new LookupCache(shape);
-    this.organizationsByKey = new LookupCache(shape);
-    this.organizationsById = new LookupCache(shape);
+    this.organizationsByKey = new LookupCache(organizationShape);
+    this.organizationsById = new LookupCache(organizationShape);
     this.memberships = new LookupCache(shape);
     this.groups = new LookupCache(shape);
   }

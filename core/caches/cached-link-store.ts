@@ -1,10 +1,31 @@
-import type { LinkCompletion, LinkRecord, LinkStore, NewLink } from '../ports/link-store';
+import type {
+  LinkCompletion,
+  LinkDisabling,
+  LinkListQuery,
+  LinkRecord,
+  LinkStore,
+  NewLink,
+} from '../ports/link-store';
 import { cacheKey, LookupCache } from './lookup-cache';
 
+export interface LinkCacheOptions {
+  /** The most links kept; the least recently used go first. */
+  maxEntries: number;
+  /**
+   * How long a link is trusted (ms): the bound within which a change made by another process
+   * (a disable, an enable) is seen here when no change stream tells of it sooner.
+   */
+  ttlMs: number;
+  /** Monotonic milliseconds for the TTL (tests inject a clock). */
+  now?: () => number;
+}
+
 /**
- * Links never change once created, so following one needs the store only the first time this
- * process sees it. Bounded (least recently used go first); "not found" is never kept, so a link
- * created by another process is found as soon as it exists. No TTL: nothing can go stale.
+ * Found links kept for following, so that a hot link costs the store one read per `ttlMs` in
+ * each process. Bounded (least recently used go first); "not found" is never kept, so a link
+ * created by another process is found as soon as it exists. A link's state changes (disable,
+ * enable): a change made through this store drops the link at once, one reported by the backend
+ * (`invalidate`) as soon as it is reported, any other within `ttlMs`.
  */
 export class CachedLinkStore implements LinkStore {
   private readonly cache: LookupCache<LinkRecord>;
@@ -16,9 +37,13 @@ export class CachedLinkStore implements LinkStore {
 
   constructor(
     private readonly inner: LinkStore,
-    maxEntries: number,
+    options: LinkCacheOptions,
   ) {
-    this.cache = new LookupCache({ max: maxEntries });
+    this.cache = new LookupCache({
+      max: options.maxEntries,
+      ttlMs: options.ttlMs,
+      ...(options.now ? { now: options.now } : {}),
+    });
     const insertCompleting = inner.insertCompleting?.bind(inner);
     if (insertCompleting) {
       this.insertCompleting = async (link, completion) =>
@@ -38,5 +63,28 @@ export class CachedLinkStore implements LinkStore {
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {
     return this.cache.get(cacheKey(domain, alias), () => this.inner.findByAlias(domain, alias));
+  }
+
+  /** Not cached: read by the governing procedures, which must see the stored state. */
+  findById(id: number): Promise<LinkRecord | null> {
+    return this.inner.findById(id);
+  }
+
+  list(query: LinkListQuery): Promise<LinkRecord[]> {
+    return this.inner.list(query);
+  }
+
+  async setDisabled(
+    id: number,
+    disabling: LinkDisabling | null,
+  ): Promise<{ link: LinkRecord; changed: boolean } | null> {
+    const outcome = await this.inner.setDisabled(id, disabling);
+    if (outcome) this.invalidate(outcome.link.domain, outcome.link.alias);
+    return outcome;
+  }
+
+  /** Forgets one link (its state changed elsewhere, as a change stream reports). */
+  invalidate(domain: string, alias: string): void {
+    this.cache.delete(cacheKey(domain, alias));
   }
 }

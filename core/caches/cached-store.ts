@@ -4,12 +4,22 @@ import { CachedLinkStore } from './cached-link-store';
 
 export const DEFAULT_LINK_CACHE_SIZE = 100_000;
 export const DEFAULT_IDENTITY_CACHE_TTL_SECONDS = 10;
+/**
+ * The bound within which a link's disable or enable, and an organization's deactivation, reach
+ * every process (CHANGE_PROPAGATION_SECONDS): nothing cached about them is trusted longer.
+ */
+export const DEFAULT_CHANGE_PROPAGATION_SECONDS = 5;
 
 export interface CacheOptions {
   /** Found links kept for following; 0 turns the link cache off. */
   linkCacheSize: number;
   /** How long identity lookups are trusted; 0 turns the identity cache off. */
   identityTtlSeconds: number;
+  /**
+   * How long a cached link or organization is trusted at most (default
+   * DEFAULT_CHANGE_PROPAGATION_SECONDS): a change made by another process is seen within it.
+   */
+  propagationSeconds?: number;
   /** Monotonic milliseconds for the TTL (tests inject a clock). */
   now?: () => number;
 }
@@ -26,16 +36,23 @@ export interface CachedStore extends Store {
  * at once on every process.
  */
 export function withCaches(backend: Store, options: CacheOptions): CachedStore {
+  const propagationMs = (options.propagationSeconds ?? DEFAULT_CHANGE_PROPAGATION_SECONDS) * 1000;
+  const now = options.now ? { now: options.now } : {};
   const links =
     options.linkCacheSize > 0
-      ? new CachedLinkStore(backend.links, options.linkCacheSize)
+      ? new CachedLinkStore(backend.links, {
+          maxEntries: options.linkCacheSize,
+          ttlMs: propagationMs,
+          ...now,
+        })
       : backend.links;
   let identities = backend.identities;
   let watch: IdentityWatch | undefined;
   if (options.identityTtlSeconds > 0) {
     const cached = new CachedIdentityStore(backend.identities, {
       ttlMs: options.identityTtlSeconds * 1000,
-      ...(options.now ? { now: options.now } : {}),
+      organizationTtlMs: Math.min(options.identityTtlSeconds * 1000, propagationMs),
+      ...now,
     });
     identities = cached;
     watch = backend.watchIdentityChanges?.((change) => cached.invalidate(change));

@@ -31,6 +31,10 @@ export const ErrorCode = {
   IDEMPOTENCY_KEY_REUSED: 25,
   IDEMPOTENCY_KEY_IN_USE: 26,
   IDEMPOTENCY_KEY_INVALID: 27,
+  /** Following a link that is disabled, of an inactive organization, or now refused (410). */
+  LINK_DISABLED: 28,
+  /** A field of a request reading or governing links is invalid (page size, token, reason...). */
+  ARGUMENT_INVALID: 29,
 } as const;
 
 export type ErrorReason = keyof typeof ErrorCode;

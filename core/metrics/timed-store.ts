@@ -56,7 +56,12 @@ const IDENTITY_METHODS = [
 
 /** The link port timed, with its optional insertCompleting when the store has it. */
 function timedLinks(links: LinkStore, metrics: ShortlinkMetrics): LinkStore {
-  const port = timedPort(links, 'links', ['insert', 'findByAlias'], metrics);
+  const port = timedPort(
+    links,
+    'links',
+    ['insert', 'findByAlias', 'findById', 'list', 'setDisabled'],
+    metrics,
+  );
   const insertCompleting = links.insertCompleting?.bind(links);
   if (!insertCompleting) return port;
   const timer = metrics.storeCall('links.insertCompleting');

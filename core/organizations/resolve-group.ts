@@ -11,6 +11,12 @@ export const urlGroupIdSchema = z.union([
   z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).transform(String),
 ]);
 
+export const groupNotFound = () =>
+  new ShortlinkError(
+    'URL_GROUP_NOT_FOUND',
+    'No URL group with this url_group_id exists in the organization.',
+  );
+
 export interface GroupContext extends OrganizationContext {
   group: UrlGroup;
 }
@@ -33,11 +39,6 @@ export const resolveGroup: Middleware<OrganizationContext, GroupContext> = async
         ? Promise.resolve(null)
         : ctx.deps.store.identities.findGroup(ctx.organization.id, apiId),
   );
-  if (!group) {
-    throw new ShortlinkError(
-      'URL_GROUP_NOT_FOUND',
-      'No URL group with this url_group_id exists in the organization.',
-    );
-  }
+  if (!group) throw groupNotFound();
   return next({ ...ctx, group });
 };

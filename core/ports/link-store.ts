@@ -3,6 +3,20 @@ import type { LinkScheme } from './identity-store';
 
 export type RedirectType = 301 | 302 | 303 | 307 | 308;
 
+/** A link is `active` (followed) or `disabled` (answered 410, code 28); never deleted. */
+export type LinkState = 'active' | 'disabled';
+
+/** Who disabled a link, when and why: a user's id, or `admin` for the operator's CLI. */
+export interface LinkDisabling {
+  /** 1 to MAX_DISABLE_REASON_LENGTH characters; for operators, never shown to a follower. */
+  reason: string;
+  at: Date;
+  by: string;
+}
+
+/** The operator's name in `LinkDisabling.by` (the admin CLI, for any organization). */
+export const ADMIN_ACTOR = 'admin';
+
 export interface LinkRecord {
   id: number;
   /** Lower-case link domain; aliases are unique per domain. */
@@ -16,10 +30,12 @@ export interface LinkRecord {
   groupApiId: string;
   userId: string;
   createdAt: Date;
+  /** Present while the link is disabled; absent (never null) while it is active. */
+  disabled?: LinkDisabling;
 }
 
-/** A link to insert: everything but the id, which the store assigns. */
-export type NewLink = Omit<LinkRecord, 'id'>;
+/** A link to insert: everything but the id, which the store assigns; a new link is active. */
+export type NewLink = Omit<LinkRecord, 'id' | 'disabled'>;
 
 /** An idempotency key's running record, to complete in the same write as its link. */
 export interface LinkCompletion {
@@ -27,6 +43,18 @@ export interface LinkCompletion {
   owner: string;
   /** The completed record of the link as stored (with its id). */
   completed: (link: LinkRecord) => CompletedRecord;
+}
+
+/** Which links `LinkStore.list` reads, newest (highest id) first. */
+export interface LinkListQuery {
+  /** One organization's links; absent: every link (the operator's rescan). */
+  organizationId?: string;
+  /** With organizationId: one URL group's links only. */
+  groupApiId?: string;
+  /** Only links whose id is below this one (the page after a link); absent: from the newest. */
+  beforeId?: number;
+  /** The most links answered, at least 1. */
+  limit: number;
 }
 
 export interface LinkStore {
@@ -46,4 +74,26 @@ export interface LinkStore {
    */
   insertCompleting?(link: NewLink, completion: LinkCompletion): Promise<LinkRecord | 'alias_taken'>;
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null>;
+  findById(id: number): Promise<LinkRecord | null>;
+  /**
+   * The links `query` names, ordered by id from the highest down. Paging by `beforeId` (the last
+   * id of the previous page) repeats and misses nothing that existed when the first page was read,
+   * whatever is inserted meanwhile.
+   */
+  list(query: LinkListQuery): Promise<LinkRecord[]>;
+  /**
+   * Disables the link with this id (`disabling`) or enables it (`null`), read and written in one
+   * atomic write. A link already in the asked state is left as it is (a disabled link keeps its
+   * first reason). Answers the link as it now is, with `changed` telling whether this call
+   * changed it; null when no link has the id (nothing is written). Nothing else of the link
+   * changes, and nothing is ever deleted.
+   */
+  setDisabled(
+    id: number,
+    disabling: LinkDisabling | null,
+  ): Promise<{ link: LinkRecord; changed: boolean } | null>;
+}
+
+export function linkStateOf(link: Pick<LinkRecord, 'disabled'>): LinkState {
+  return link.disabled ? 'disabled' : 'active';
 }

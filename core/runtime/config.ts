@@ -15,6 +15,7 @@ import {
   timerMsSetting,
 } from './settings';
 import {
+  DEFAULT_CHANGE_PROPAGATION_SECONDS,
   DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
   DEFAULT_LINK_CACHE_SIZE,
 } from '../caches/cached-store';
@@ -87,6 +88,14 @@ export const configSchema = z.object({
   LINK_CACHE_SIZE: entriesSetting.default(DEFAULT_LINK_CACHE_SIZE),
   /** How long identity lookups are trusted in each process; 0 = no identity cache. */
   IDENTITY_CACHE_TTL_SECONDS: nonnegativeSetting.default(DEFAULT_IDENTITY_CACHE_TTL_SECONDS),
+  /**
+   * The bound, in seconds, within which a link's disable or enable and an organization's
+   * deactivation reach every process and worker: cached links and organizations are trusted no
+   * longer (sooner where the store reports changes).
+   */
+  CHANGE_PROPAGATION_SECONDS: positiveTimerSecondsSetting.default(
+    DEFAULT_CHANGE_PROPAGATION_SECONDS,
+  ),
   /** With REDIS_URL listing sentinels: the name of the master they watch. */
   REDIS_SENTINEL_NAME: optionalText,
 

@@ -104,6 +104,7 @@ export async function createRuntime(
         ? observedRateLimiter(limiters.authFailures, 'auth_failures', metrics)
         : limiters.authFailures,
       urlGuard: urlGuard.guard,
+      followGuard: urlGuard.followGuard,
       clock: systemClock,
       aliasGenerator: createNanoidAliasGenerator(),
       reservedAliases: reservedAliasSet(config.RESERVED_ALIASES),

@@ -1,4 +1,4 @@
-import type { Logger } from '../ports/logger';
+import { silentLogger, type Logger } from '../ports/logger';
 import type { Store } from '../ports/store';
 import type { UrlGuard } from '../ports/url-guard';
 import { BlocklistFile } from '../url-guard/blocklist-file';
@@ -19,6 +19,11 @@ import { ConfigError, type Config } from './config';
 
 export interface ConfiguredUrlGuard {
   guard: UrlGuard;
+  /**
+   * The rules a link's target must still pass to be followed: the service's own link domains,
+   * blocked shorteners and the blocklist file (as re-read). Local only: no network lookup.
+   */
+  followGuard: UrlGuard;
   /** Makes the next check reload the link domains (call after provisioning in this process). */
   linkDomainsChanged(): void;
   close(): Promise<void>;
@@ -42,10 +47,13 @@ export async function createUrlGuardFromConfig(
     logger,
   });
   const rules: UrlRule[] = [credentialsRule, createLinkDomainRule(linkDomains)];
+  const followRules: UrlRule[] = [createLinkDomainRule(linkDomains)];
 
   if (config.BLOCKED_SHORTENER_DOMAINS.length > 0) {
     try {
-      rules.push(createShortenerRule(config.BLOCKED_SHORTENER_DOMAINS));
+      const shortenerRule = createShortenerRule(config.BLOCKED_SHORTENER_DOMAINS);
+      rules.push(shortenerRule);
+      followRules.push(shortenerRule);
     } catch (error) {
       throw new ConfigError(`BLOCKED_SHORTENER_DOMAINS: ${(error as Error).message}`);
     }
@@ -62,7 +70,9 @@ export async function createUrlGuardFromConfig(
       throw new ConfigError(`URL_BLOCKLIST_FILE: ${(error as Error).message}`);
     }
     closers.push(() => file.close());
-    rules.push(createBlocklistRule(file));
+    const blocklistRule = createBlocklistRule(file);
+    rules.push(blocklistRule);
+    followRules.push(blocklistRule);
   }
 
   if (!config.ALLOW_PRIVATE_TARGETS) rules.push(privateTargetRule);
@@ -97,6 +107,9 @@ export async function createUrlGuardFromConfig(
 
   return {
     guard: createUrlGuardChain(rules, logger, metrics && ((rule) => metrics.urlRefusedBy(rule))),
+    // Not logged per refusal: every follow of a refused link would log a line (its 410 is in the
+    // request log).
+    followGuard: createUrlGuardChain(followRules, silentLogger),
     linkDomainsChanged: () => linkDomains.invalidate(),
     close: async () => {
       for (const close of closers.reverse()) await close();

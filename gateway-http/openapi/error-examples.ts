@@ -33,4 +33,6 @@ export const ERROR_EXAMPLES: Record<ErrorReason, string> = {
   IDEMPOTENCY_KEY_REUSED: 'This idempotency key was already used for a different request.',
   IDEMPOTENCY_KEY_IN_USE: 'A request with this idempotency key is still running; retry shortly.',
   IDEMPOTENCY_KEY_INVALID: 'The idempotency key must not be empty.',
+  LINK_DISABLED: 'This short link has been disabled.',
+  ARGUMENT_INVALID: 'page_size must be a whole number from 1 to 100.',
 };

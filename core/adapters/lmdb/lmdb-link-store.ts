@@ -1,4 +1,11 @@
-import type { LinkCompletion, LinkRecord, LinkStore, NewLink } from '../../ports/link-store';
+import type {
+  LinkCompletion,
+  LinkDisabling,
+  LinkListQuery,
+  LinkRecord,
+  LinkStore,
+  NewLink,
+} from '../../ports/link-store';
 import {
   fromStoredLink,
   META_KEYS,
@@ -69,6 +76,21 @@ export class LmdbLinkStore implements LinkStore {
       const stored = this.dbs.links.get(key);
       return stored ? fromStoredLink(key, stored) : null;
     });
+  }
+
+  findById(_id: number): Promise<LinkRecord | null> {
+    return Promise.reject(new Error('TODO(lmdb): findById'));
+  }
+
+  list(_query: LinkListQuery): Promise<LinkRecord[]> {
+    return Promise.reject(new Error('TODO(lmdb): list'));
+  }
+
+  setDisabled(
+    _id: number,
+    _disabling: LinkDisabling | null,
+  ): Promise<{ link: LinkRecord; changed: boolean } | null> {
+    return Promise.reject(new Error('TODO(lmdb): setDisabled'));
   }
 
   /** Number of links held (tests and benchmarks). */

@@ -1,5 +1,11 @@
 import { BackendUnavailableError } from '../../errors/shortlink-error';
-import type { LinkRecord, LinkStore, NewLink } from '../../ports/link-store';
+import type {
+  LinkDisabling,
+  LinkListQuery,
+  LinkRecord,
+  LinkStore,
+  NewLink,
+} from '../../ports/link-store';
 
 /**
  * Entries per Map. V8 refuses a Map's 2^24th entry with a RangeError; the store moves on to a
@@ -19,12 +25,26 @@ export interface MemoryLinkStoreOptions {
 
 const keyOf = (domain: string, alias: string) => `${domain}\u0000${alias}`;
 
+/** A copy, as LMDB and MongoDB answer: a caller that changes it changes nothing stored. */
+function copyOf(link: LinkRecord): LinkRecord {
+  const { disabled, ...rest } = link;
+  return {
+    ...rest,
+    createdAt: new Date(link.createdAt),
+    ...(disabled && { disabled: { ...disabled, at: new Date(disabled.at) } }),
+  };
+}
+
 /**
  * The embedded link store. Insert is atomic because the check, the id and the write share one
- * tick; ids follow the order of the inserts (a taken alias uses none).
+ * tick; ids follow the order of the inserts (a taken alias uses none). Links are also kept in id
+ * order (an array indexed by id - 1, since ids here are gapless), which serves the lookups by id
+ * and the listings newest first.
  */
 export class MemoryLinkStore implements LinkStore {
   private readonly maps: Array<Map<string, LinkRecord>> = [new Map<string, LinkRecord>()];
+  /** Every link by id - 1: the same objects as in `maps`. */
+  private readonly byId: LinkRecord[] = [];
   private readonly mapCapacity: number;
   private readonly maxLinks: number;
   private count = 0;
@@ -52,21 +72,77 @@ export class MemoryLinkStore implements LinkStore {
       this.maps.push(current);
     }
     this.lastId += 1;
-    const record: LinkRecord = { ...link, id: this.lastId, createdAt: new Date(link.createdAt) };
+    // Only the fields a new link has: a `disabled` passed by plain JavaScript is not stored.
+    const record: LinkRecord = {
+      id: this.lastId,
+      domain: link.domain,
+      alias: link.alias,
+      url: link.url,
+      redirectType: link.redirectType,
+      scheme: link.scheme,
+      organizationId: link.organizationId,
+      groupApiId: link.groupApiId,
+      userId: link.userId,
+      createdAt: new Date(link.createdAt),
+    };
     current.set(key, record);
+    this.byId.push(record);
     this.count += 1;
-    return Promise.resolve({ ...record, createdAt: new Date(record.createdAt) });
+    return Promise.resolve(copyOf(record));
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {
+    const found = this.stored(domain, alias);
+    return Promise.resolve(found ? copyOf(found) : null);
+  }
+
+  findById(id: number): Promise<LinkRecord | null> {
+    const found = this.storedById(id);
+    return Promise.resolve(found ? copyOf(found) : null);
+  }
+
+  list(query: LinkListQuery): Promise<LinkRecord[]> {
+    const found: LinkRecord[] = [];
+    const start = Math.min(this.byId.length, (query.beforeId ?? Number.POSITIVE_INFINITY) - 1);
+    for (let index = Math.ceil(start) - 1; index >= 0 && found.length < query.limit; index -= 1) {
+      const link = this.byId[index] as LinkRecord;
+      if (query.organizationId !== undefined && link.organizationId !== query.organizationId) {
+        continue;
+      }
+      if (query.groupApiId !== undefined && link.groupApiId !== query.groupApiId) continue;
+      found.push(copyOf(link));
+    }
+    return Promise.resolve(found);
+  }
+
+  setDisabled(
+    id: number,
+    disabling: LinkDisabling | null,
+  ): Promise<{ link: LinkRecord; changed: boolean } | null> {
+    const link = this.storedById(id);
+    if (!link) return Promise.resolve(null);
+    const changed = (link.disabled !== undefined) !== (disabling !== null);
+    if (changed) {
+      if (disabling) {
+        link.disabled = { reason: disabling.reason, at: new Date(disabling.at), by: disabling.by };
+      } else {
+        delete link.disabled;
+      }
+    }
+    return Promise.resolve({ link: copyOf(link), changed });
+  }
+
+  private stored(domain: string, alias: string): LinkRecord | undefined {
     const key = keyOf(domain, alias);
     for (const map of this.maps) {
       const found = map.get(key);
-      // A copy, as insert answers and as LMDB and MongoDB answer: a caller that changes it changes
-      // nothing stored.
-      if (found) return Promise.resolve({ ...found, createdAt: new Date(found.createdAt) });
+      if (found) return found;
     }
-    return Promise.resolve(null);
+    return undefined;
+  }
+
+  private storedById(id: number): LinkRecord | undefined {
+    return Number.isSafeInteger(id) && id >= 1 ? this.byId[id - 1] : undefined;
   }
 
   /** Number of links held (for tests and memory benchmarks). */

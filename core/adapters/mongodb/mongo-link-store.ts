@@ -1,5 +1,11 @@
 import type { Collection, WithId } from 'mongodb';
-import type { LinkRecord, LinkStore, NewLink } from '../../ports/link-store';
+import type {
+  LinkDisabling,
+  LinkListQuery,
+  LinkRecord,
+  LinkStore,
+  NewLink,
+} from '../../ports/link-store';
 import { asBackendError, isDuplicateKeyOn, onMongo } from './backend-errors';
 import type { LinkDocument } from './documents';
 import { INDEXES } from './indexes';
@@ -46,5 +52,20 @@ export class MongoLinkStore implements LinkStore {
   async findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {
     const document = await onMongo('link lookup', () => this.links.findOne({ domain, alias }));
     return document ? toRecord(document) : null;
+  }
+
+  findById(_id: number): Promise<LinkRecord | null> {
+    return Promise.reject(new Error('TODO(mongodb): findById'));
+  }
+
+  list(_query: LinkListQuery): Promise<LinkRecord[]> {
+    return Promise.reject(new Error('TODO(mongodb): list'));
+  }
+
+  setDisabled(
+    _id: number,
+    _disabling: LinkDisabling | null,
+  ): Promise<{ link: LinkRecord; changed: boolean } | null> {
+    return Promise.reject(new Error('TODO(mongodb): setDisabled'));
   }
 }

@@ -1,0 +1,29 @@
+import type { CoreContext } from '../context';
+import { ShortlinkError } from '../errors/shortlink-error';
+import type { LinkRecord } from '../ports/link-store';
+
+/** Why a link is not followed; for operators (logs), never for the follower. */
+export type FollowRefusal = 'disabled' | 'organization_inactive' | 'target_refused';
+
+/**
+ * Whether `link` may be followed now: it is active, its organization is active, and its target
+ * still passes the local anti-phishing rules (the blocklist file as re-read, blocked shorteners,
+ * the service's own link domains; no network lookup). The organization comes from the identity
+ * cache, which trusts an organization no longer than the change propagation bound.
+ */
+export async function followRefusal(
+  ctx: CoreContext,
+  link: LinkRecord,
+): Promise<FollowRefusal | null> {
+  if (link.disabled) return 'disabled';
+  const organization = await ctx.deps.store.identities.findOrganizationById(link.organizationId);
+  if (!organization?.active) return 'organization_inactive';
+  const target = URL.parse(link.url);
+  if (!target) return 'target_refused';
+  const verdict = await ctx.deps.followGuard.check(target, { organization });
+  return verdict.blocked ? 'target_refused' : null;
+}
+
+/** The follower's answer for every refusal alike (410, code 28): the reason stays inside. */
+export const linkGone = () =>
+  new ShortlinkError('LINK_DISABLED', 'This short link has been disabled.');

@@ -1,0 +1,111 @@
+import { ShortlinkError } from '../errors/shortlink-error';
+import { MAX_ID_LENGTH } from '../ports/identity-store';
+import { isAbsent, ownField } from '../procedure/raw-input';
+import { groupNotFound, urlGroupIdSchema } from '../organizations/resolve-group';
+import { argumentsError, argumentsSchema, governingProcedure } from './governing-procedure';
+import { toLinkView, type LinkView } from './link-view';
+import { decodePageToken, encodePageToken } from './page-token';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+
+/** What an in-process caller passes to `links.list`. */
+export interface ListLinksRequest {
+  organization_key: string;
+  /** One URL group's links; absent, null or "": the whole organization's. */
+  url_group_id?: string | number | null;
+  /** 1 to 100; absent, null or 0: 50. */
+  page_size?: number | null;
+  /** `next_page_token` of the previous page; absent, null or "": the first page. */
+  page_token?: string | null;
+}
+
+export interface LinkPage {
+  /** Newest first. */
+  links: LinkView[];
+  /** Give it as `page_token` for the next page; "" when this page is the last. */
+  next_page_token: string;
+}
+
+interface ListArguments {
+  groupApiId: string | undefined;
+  pageSize: number;
+  pageToken: string | undefined;
+}
+
+const listArguments = argumentsSchema<ListArguments>((body) => {
+  const problems: string[] = [];
+  const rawGroup = ownField(body, 'url_group_id');
+  let groupApiId: string | undefined;
+  if (!isAbsent(rawGroup)) {
+    const group = urlGroupIdSchema.safeParse(rawGroup);
+    if (group.success) groupApiId = group.data;
+    else problems.push('url_group_id must be a non-empty string or a non-negative integer.');
+  }
+  const rawSize = ownField(body, 'page_size');
+  let pageSize = DEFAULT_PAGE_SIZE;
+  if (!isAbsent(rawSize) && rawSize !== 0) {
+    if (
+      Number.isInteger(rawSize) &&
+      (rawSize as number) >= 1 &&
+      (rawSize as number) <= MAX_PAGE_SIZE
+    ) {
+      pageSize = rawSize as number;
+    } else {
+      problems.push(`page_size must be a whole number from 1 to ${MAX_PAGE_SIZE}.`);
+    }
+  }
+  const rawToken = ownField(body, 'page_token');
+  let pageToken: string | undefined;
+  if (!isAbsent(rawToken)) {
+    if (typeof rawToken === 'string') pageToken = rawToken;
+    else problems.push('page_token must be a string.');
+  }
+  return problems.length > 0 ? { problems } : { groupApiId, pageSize, pageToken };
+});
+
+/**
+ * `links.list`: one page of the organization's links (or one URL group's), newest first. The
+ * page token carries the id the next page starts below, so paging repeats and misses nothing
+ * that existed when the listing began, whatever is created meanwhile.
+ */
+export const listLinks = governingProcedure
+  .input(listArguments, argumentsError)
+  .query(async ({ ctx, input }): Promise<LinkPage> => {
+    const { organization } = ctx;
+    const { groupApiId, pageSize, pageToken } = input;
+    let beforeId: number | undefined;
+    if (pageToken !== undefined) {
+      const decoded = decodePageToken(pageToken, organization.id, groupApiId);
+      if (decoded === null) {
+        throw new ShortlinkError(
+          'ARGUMENT_INVALID',
+          'page_token is not a token this listing gave; start again without one.',
+        );
+      }
+      beforeId = decoded;
+    }
+    if (groupApiId !== undefined) {
+      const group =
+        groupApiId.length > MAX_ID_LENGTH
+          ? null
+          : await ctx.deps.store.identities.findGroup(organization.id, groupApiId);
+      if (!group) throw groupNotFound();
+    }
+    // One more than the page: whether another page follows, without a second read.
+    const found = await ctx.deps.store.links.list({
+      organizationId: organization.id,
+      ...(groupApiId !== undefined && { groupApiId }),
+      ...(beforeId !== undefined && { beforeId }),
+      limit: pageSize + 1,
+    });
+    const page = found.slice(0, pageSize);
+    const last = page[page.length - 1];
+    return {
+      links: page.map(toLinkView),
+      next_page_token:
+        found.length > pageSize && last
+          ? encodePageToken(last.id, organization.id, groupApiId)
+          : '',
+    };
+  });
