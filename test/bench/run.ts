@@ -19,6 +19,11 @@ import {
 import { runGrpcScenario, type GrpcResults } from './scenarios/grpc-scenario';
 import { runWorkersScenario, type WorkersResults } from './scenarios/workers-scenario';
 import {
+  BUILD_BEFORE_GOVERNANCE,
+  runFollowGovernanceScenario,
+  type FollowGovernanceResults,
+} from './scenarios/follow-governance-scenario';
+import {
   METRICS_PAIRS,
   runMetricsScenario,
   type MetricsResults,
@@ -70,6 +75,8 @@ const VERSUS = {
   noMetrics: ` with metrics vs METRICS_PORT=0 (both DATA_DIR=:memory:, median of ${METRICS_PAIRS} pairs)`,
   noKey: ', a fresh Idempotency-Key per request, vs without a key',
   create: ' vs REST create',
+  before: `, this build vs the build before link governance (${BUILD_BEFORE_GOVERNANCE}), LMDB`,
+  redirect: ', a disabled link (410) vs an active one (redirect), LMDB',
   allProcesses: ', all processes',
 };
 /** The most store round trips a warm create and a warm follow may take with the caches on. */
@@ -145,6 +152,24 @@ function idempotencyRows(c: Record<IdempotencyTarget, Summary>): Row[] {
 }
 
 /** In-process, where a keyed create's extra cost lies: the core, and lmdb-js alone (reported). */
+/** Following after link governance: against the build before it, and a 410 against a redirect. */
+function followGovernanceRows(follow: FollowGovernanceResults): Row[] {
+  const compare = rowsOf('follow link');
+  const rows = [
+    compare('requestsPerSecond', follow.gone, follow.redirect, VERSUS.redirect, { minRatio: 1 }),
+    compare('serverCpuMsPerRequest', follow.gone, follow.redirect, VERSUS.redirect),
+  ];
+  if (!follow.before) return rows;
+  return [
+    compare('serverCpuMsPerRequest', follow.redirect, follow.before, VERSUS.before, {
+      maxRatio: 1.05,
+    }),
+    compare('requestsPerSecond', follow.redirect, follow.before, VERSUS.before),
+    compare('p50Ms', follow.redirect, follow.before, VERSUS.before),
+    ...rows,
+  ];
+}
+
 function runKeyedWrites(seedFile: string, dataDir: string, settings: BenchSettings) {
   log('keyed writes: core links.create with a fresh key vs none; lmdb-js link and record vs link');
   // Two warm-ups and six rounds per pair, two pairs; --expose-gc for a full collection per round.
@@ -319,6 +344,14 @@ async function main(): Promise<void> {
       printOnly(grpcOnly === null ? [] : grpcRows(grpcOnly));
       return;
     }
+    if (settings.only === 'follow') {
+      let followDirs = 0;
+      const followDir = () => join(work, `data-follow-${(followDirs += 1)}`);
+      printOnly(
+        followGovernanceRows(await runFollowGovernanceScenario(seedFile, settings, log, followDir)),
+      );
+      return;
+    }
     if (settings.only === 'growth') {
       printOnly(growthRows(await runGrowth(seedFile, join(work, 'data-growth'), settings)));
       return;
@@ -335,6 +368,8 @@ async function main(): Promise<void> {
     const http = await runHttpScenarios(seedFile, settings, log, newDataDir);
     const grpc = await runGrpcScenario(seedFile, settings, log, newDataDir);
     const metrics = await runMetricsScenario(seedFile, settings, log);
+    log('follow: this build vs the build before link governance; a 410 vs a redirect');
+    const followGovernance = await runFollowGovernanceScenario(seedFile, settings, log, newDataDir);
 
     const coreOn = (dataDir: string) =>
       runChild<CoreCeiling>('in-process/core-ceiling', [
@@ -367,6 +402,7 @@ async function main(): Promise<void> {
       ...createOnlyRows(http.create),
       ...metricsRows(metrics),
       ...httpPathRows('follow link', http.follow, { baseline: 0.8, lmdb: 0.9 }),
+      ...followGovernanceRows(followGovernance),
       ...roundTripRows(trips, tripsNoCaches),
     ];
     if (grpc) {
@@ -394,6 +430,7 @@ async function main(): Promise<void> {
       ...Object.values(workers.grpc),
       ...Object.values(http.create),
       ...Object.values(http.follow),
+      ...Object.values(followGovernance),
       ...metrics.pairs.flatMap((pair) => Object.values(pair)),
       ...(grpc ? [grpc.baseline, grpc.subject, grpc.subjectMemory] : []),
     ];

@@ -8,8 +8,8 @@ export interface HttpLoad {
   headers: Record<string, string>;
   /** One request per entry, each connection cycling through them. */
   requests: Array<{ path: string; body?: string }>;
-  /** The status class every answer must have: 2 (2xx) or 3 (3xx). */
-  expectedClass: 2 | 3;
+  /** The status class every answer must have: 2 (2xx), 3 (3xx) or 4 (4xx: 410 for a disabled link). */
+  expectedClass: 2 | 3 | 4;
   /**
    * Replace `[<id>]` in the headers with a new id for every request (a fresh idempotency key).
    * The request is then rebuilt each time, which costs the load generator CPU, so compare only
@@ -45,7 +45,7 @@ async function autocannonRound(
       ...(request.body !== undefined && { body: request.body }),
     })),
   });
-  const expected = load.expectedClass === 2 ? result['2xx'] : result['3xx'];
+  const expected = result[`${load.expectedClass}xx`];
   const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
   return {
     requestsPerSecond: result.requests.average,

@@ -8,7 +8,7 @@ import { alternate, type Round, type Summary } from '../support/measurement';
 import type { BenchSettings } from '../support/settings';
 import { httpRound, type HttpLoad } from '../load/http-load';
 
-interface ServerReady {
+export interface ServerReady {
   httpPort: number;
   grpcPort: number | null;
 }
@@ -67,6 +67,8 @@ export async function startSubject(
   dataDir: string,
   /** Extra configuration (the caches-off subject turns both caches off; METRICS_PORT=0). */
   env: Record<string, string> = {},
+  /** The server module: this build's, or another build's (an absolute path). */
+  module = 'servers/shortlink-server',
 ): Promise<BenchChild<ServerReady>> {
   const profile = settings.cpuProfileDir
     ? [
@@ -75,7 +77,7 @@ export async function startSubject(
         `--cpu-prof-name=subject-${logLevel}-${Date.now()}.cpuprofile`,
       ]
     : [];
-  return await startChild<ServerReady>('servers/shortlink-server', [], {
+  return await startChild<ServerReady>(module, [], {
     env: {
       PORT: '0',
       GRPC_PORT: '0',

@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 /** Messages a bench child sends its parent over the IPC channel. */
 export type ChildMessage =
@@ -22,9 +22,12 @@ export interface ForkOptions {
   timeoutMs?: number;
 }
 
-/** The compiled module `name` (e.g. "servers/bare-express") next to this file's directory. */
+/**
+ * The compiled module `name` (e.g. "servers/bare-express") next to this file's directory, or at
+ * `name` itself when it is an absolute path (a module of another build).
+ */
 export function benchModule(name: string): string {
-  return join(__dirname, '..', `${name}.js`);
+  return isAbsolute(name) ? `${name}.js` : join(__dirname, '..', `${name}.js`);
 }
 
 function firstMessage(child: ChildProcess, name: string, timeoutMs: number): Promise<ChildMessage> {

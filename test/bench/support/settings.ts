@@ -16,7 +16,9 @@ export interface BenchSettings {
    * BENCH_ONLY=workers: only the WORKERS comparison; BENCH_ONLY=metrics: only REST create with
    * metrics against without; BENCH_ONLY=growth: only the growth rows (with BENCH_GROWTH_LINKS,
    * the issue's 10,000,000); BENCH_ONLY=idempotency: only the idempotency-key rows;
-   * BENCH_ONLY=grpc: only the gRPC create rows. Printed and not written.
+   * BENCH_ONLY=grpc: only the gRPC create rows; BENCH_ONLY=follow: only the link governance
+   * follow rows (this build against the one before it, a 410 against a redirect). Printed and
+   * not written.
    */
   only: (typeof ONLY_SCENARIOS)[number] | undefined;
   /**
@@ -34,7 +36,7 @@ function positive(name: string, fallback: number): number {
   return value;
 }
 
-const ONLY_SCENARIOS = ['workers', 'metrics', 'growth', 'idempotency', 'grpc'] as const;
+const ONLY_SCENARIOS = ['workers', 'metrics', 'growth', 'idempotency', 'grpc', 'follow'] as const;
 
 function onlyOf(text: string | undefined): BenchSettings['only'] {
   if (text === undefined || text === '') return undefined;
