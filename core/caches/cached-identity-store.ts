@@ -70,9 +70,12 @@ export class CachedIdentityStore implements IdentityStore {
   }
 
   findOrganizationByKeyHash(keyHash: string): Promise<Organization | null> {
-    return this.organizationsByKey.get(keyHash, () =>
-      this.inner.findOrganizationByKeyHash(keyHash),
-    );
+    return this.organizationsByKey.get(keyHash, async () => {
+      const organization = await this.inner.findOrganizationByKeyHash(keyHash);
+      // Following a link this process created then needs no lookup of its organization by id.
+      if (organization) this.organizationsById.set(organization.id, organization);
+      return organization;
+    });
   }
 
   findOrganizationById(id: string): Promise<Organization | null> {
