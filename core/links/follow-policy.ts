@@ -18,10 +18,26 @@ export async function followRefusal(
   if (link.disabled) return 'disabled';
   const organization = await ctx.deps.store.identities.findOrganizationById(link.organizationId);
   if (!organization?.active) return 'organization_inactive';
-  const target = URL.parse(link.url);
+  const target = targetOf(link);
   if (!target) return 'target_refused';
   const verdict = await ctx.deps.followGuard.check(target, { organization });
   return verdict.blocked ? 'target_refused' : null;
+}
+
+/**
+ * A link's target, parsed once per record: the link cache hands out the same record for every
+ * follow until it reloads it, so a hot link's URL is not parsed again on each follow. The rules
+ * only read it.
+ */
+const parsedTargets = new WeakMap<LinkRecord, URL | null>();
+
+function targetOf(link: LinkRecord): URL | null {
+  let target = parsedTargets.get(link);
+  if (target === undefined) {
+    target = URL.parse(link.url);
+    parsedTargets.set(link, target);
+  }
+  return target;
 }
 
 /** The follower's answer for every refusal alike (410, code 28): the reason stays inside. */
