@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ShortlinkError, type Core, type ResponseInfo, type ShortlinkMetrics } from '../core';
 import { sendError } from './envelope';
+import { sendLinkGone } from './link-gone';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
 /** Cache-Control of a redirect: permanent ones may be cached briefly, temporary ones never. */
@@ -8,7 +9,10 @@ function redirectCacheControl(status: number, maxAgeSeconds: number): string {
   return status === 301 || status === 308 ? `private, max-age=${maxAgeSeconds}` : 'no-store';
 }
 
-/** GET|HEAD /<alias> on a link domain: answers with the link's redirect. */
+/**
+ * GET|HEAD /<alias> on a link domain: answers with the link's redirect, or 410 for a link that
+ * must not be followed (code 28), or the contract's error.
+ */
 export function followLinkHandler(
   core: Core,
   maxAgeSeconds: number,
@@ -40,9 +44,13 @@ export function followLinkHandler(
     } catch (error) {
       // The caller rejects with ShortlinkErrors only; anything else is for the last resort.
       if (!(error instanceof ShortlinkError)) throw error;
-      // Following has no rate limit: only a 503's Retry-After.
-      setRateLimitHeaders(res, response);
-      sendError(res, error);
+      if (error.reason === 'LINK_DISABLED') {
+        sendLinkGone(req, res, error);
+      } else {
+        // Following has no rate limit: only a 503's Retry-After.
+        setRateLimitHeaders(res, response);
+        sendError(res, error);
+      }
       measured?.observe(error.code, startedAt);
     }
   };
