@@ -19,6 +19,7 @@ export function followLinkHandler(
   metrics?: ShortlinkMetrics,
 ): RequestHandler {
   const measured = metrics?.operation('rest', 'follow');
+  const followed = metrics?.follows('rest');
   return async (req, res) => {
     const startedAt = measured ? performance.now() : 0;
     const response: ResponseInfo = {};
@@ -41,6 +42,7 @@ export function followLinkHandler(
       res.setHeader('Cache-Control', redirectCacheControl(link.redirect_type, maxAgeSeconds));
       res.end();
       measured?.observe(0, startedAt);
+      followed?.(0);
     } catch (error) {
       // The caller rejects with ShortlinkErrors only; anything else is for the last resort.
       if (!(error instanceof ShortlinkError)) throw error;
@@ -52,6 +54,7 @@ export function followLinkHandler(
         sendError(res, error);
       }
       measured?.observe(error.code, startedAt);
+      followed?.(error.code);
     }
   };
 }
