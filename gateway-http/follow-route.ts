@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ShortlinkError, type Core, type ResponseInfo, type ShortlinkMetrics } from '../core';
 import { sendError } from './envelope';
+import { sendLinkGone } from './link-gone';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
 /** Cache-Control of a redirect: permanent ones may be cached briefly, temporary ones never. */
@@ -8,13 +9,17 @@ function redirectCacheControl(status: number, maxAgeSeconds: number): string {
   return status === 301 || status === 308 ? `private, max-age=${maxAgeSeconds}` : 'no-store';
 }
 
-/** GET|HEAD /<alias> on a link domain: answers with the link's redirect. */
+/**
+ * GET|HEAD /<alias> on a link domain: answers with the link's redirect, or 410 for a link that
+ * must not be followed (code 28), or the contract's error.
+ */
 export function followLinkHandler(
   core: Core,
   maxAgeSeconds: number,
   metrics?: ShortlinkMetrics,
 ): RequestHandler {
   const measured = metrics?.operation('rest', 'follow');
+  const followed = metrics?.follows('rest');
   return async (req, res) => {
     const startedAt = measured ? performance.now() : 0;
     const response: ResponseInfo = {};
@@ -37,13 +42,19 @@ export function followLinkHandler(
       res.setHeader('Cache-Control', redirectCacheControl(link.redirect_type, maxAgeSeconds));
       res.end();
       measured?.observe(0, startedAt);
+      followed?.(0);
     } catch (error) {
       // The caller rejects with ShortlinkErrors only; anything else is for the last resort.
       if (!(error instanceof ShortlinkError)) throw error;
-      // Following has no rate limit: only a 503's Retry-After.
-      setRateLimitHeaders(res, response);
-      sendError(res, error);
+      if (error.reason === 'LINK_DISABLED') {
+        sendLinkGone(req, res, error);
+      } else {
+        // Following has no rate limit: only a 503's Retry-After.
+        setRateLimitHeaders(res, response);
+        sendError(res, error);
+      }
       measured?.observe(error.code, startedAt);
+      followed?.(error.code);
     }
   };
 }

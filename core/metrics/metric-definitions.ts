@@ -45,6 +45,16 @@ const COUNTERS = {
     help: 'Reputation lookups, by how they were answered: from the cache, by a call to the service, by a failed call, or not sent for lack of quota or a free slot.',
     labelNames: ['result'],
   },
+  follows: {
+    name: 'shortlink_follows_total',
+    help: 'Short links followed (REST GET or HEAD /<alias>, gRPC ResolveShortLink), by gateway and outcome: redirect (the link answered), not_found (code 24), gone (code 28: disabled, organization inactive or target now refused), error (any other code).',
+    labelNames: ['gateway', 'outcome'],
+  },
+  linkStateChanges: {
+    name: 'shortlink_link_state_changes_total',
+    help: 'Links whose state this process changed, by change (disabled, enabled) and source (member: a member through the core or gRPC; admin: the admin CLI; rescan: the CLI rescan of targets).',
+    labelNames: ['change', 'source'],
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 /** Every histogram the service exports, by the name ShortlinkMetrics holds it under. */

@@ -1,4 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { LinkEvents } from '../context';
+import { ErrorCode } from '../errors/error-codes';
 import {
   GAUGES,
   registerCounters,
@@ -17,6 +19,41 @@ export type LimiterName = 'token' | 'auth_failures';
 export type SafeBrowsingResult = 'cache_hit' | 'miss' | 'error' | 'throttled';
 /** Where the Redis limiters count: in Redis, or per process while Redis is away. */
 export type LimiterBackendState = 'shared' | 'fallback';
+/** How a follow ended; the only values of the `outcome` label. */
+export type FollowOutcome = 'redirect' | 'not_found' | 'gone' | 'error';
+/** A change of a link's state, and who made it; the only values of their labels. */
+export type LinkStateChange = Parameters<LinkEvents['stateChanged']>[0];
+export type LinkStateChangeSource = Parameters<LinkEvents['stateChanged']>[1];
+
+/** Every value of a label, from a record the compiler keeps complete as the type grows. */
+const valuesOf = <T extends string>(all: Record<T, true>): readonly T[] => Object.keys(all) as T[];
+
+const FOLLOW_OUTCOMES = valuesOf<FollowOutcome>({
+  redirect: true,
+  not_found: true,
+  gone: true,
+  error: true,
+});
+const LINK_STATE_CHANGES = valuesOf<LinkStateChange>({ disabled: true, enabled: true });
+const LINK_STATE_CHANGE_SOURCES = valuesOf<LinkStateChangeSource>({
+  member: true,
+  admin: true,
+  rescan: true,
+});
+
+/** The outcome of a follow answered with the contract code `code` (0: the link answered). */
+export function followOutcomeOf(code: number): FollowOutcome {
+  switch (code) {
+    case 0:
+      return 'redirect';
+    case ErrorCode.NOT_FOUND:
+      return 'not_found';
+    case ErrorCode.LINK_DISABLED:
+      return 'gone';
+    default:
+      return 'error';
+  }
+}
 
 const GATEWAY_OPERATIONS: ReadonlyArray<readonly [GatewayLabel, Operation]> = [
   ['rest', 'create'],
@@ -81,6 +118,14 @@ export class ShortlinkMetrics {
     for (const limiter of ['token', 'auth_failures'] as const) {
       this.counters.rateLimitRefusals.series({ limiter });
     }
+    for (const gateway of ['rest', 'grpc'] as const) {
+      for (const outcome of FOLLOW_OUTCOMES) this.counters.follows.series({ gateway, outcome });
+    }
+    for (const change of LINK_STATE_CHANGES) {
+      for (const source of LINK_STATE_CHANGE_SOURCES) {
+        this.counters.linkStateChanges.series({ change, source });
+      }
+    }
     if (options.processMetrics ?? true) {
       collectDefaultMetrics({ register: registry });
       // Gauges named like counters, which promtool's lint refuses; the same figures stay
@@ -113,6 +158,36 @@ export class ShortlinkMetrics {
   /** Where an idempotent replay is answered: counts it. */
   replayedOn(gateway: GatewayLabel): () => void {
     return this.counters.idempotentReplays.series({ gateway });
+  }
+
+  /**
+   * Counts follows on `gateway` by their outcome: call the answer with the contract code a follow
+   * was answered with (0 when the link answered). REST counts GET and HEAD /<alias>, gRPC
+   * ResolveShortLink.
+   */
+  follows(gateway: GatewayLabel): (code: number) => void {
+    const byOutcome = new Map(
+      FOLLOW_OUTCOMES.map((outcome) => [
+        outcome,
+        this.counters.follows.series({ gateway, outcome }),
+      ]),
+    );
+    return (code) => byOutcome.get(followOutcomeOf(code))?.();
+  }
+
+  /** What the core tells of each change of a link's state (CoreDeps.linkEvents): counts it. */
+  linkEvents(): LinkEvents {
+    const series = this.counters.linkStateChanges;
+    const counters = new Map(
+      LINK_STATE_CHANGES.flatMap((change) =>
+        LINK_STATE_CHANGE_SOURCES.map(
+          (source) => [`${change}:${source}`, series.series({ change, source })] as const,
+        ),
+      ),
+    );
+    return {
+      stateChanged: (change, source) => counters.get(`${change}:${source}`)?.(),
+    };
   }
 
   rateLimitRefused(limiter: LimiterName): () => void {

@@ -105,6 +105,8 @@ export async function createRuntime(
         : limiters.authFailures,
       urlGuard: urlGuard.guard,
       followGuard: urlGuard.followGuard,
+      // Counts each change of a link's state this process makes (disable, enable).
+      linkEvents: metrics?.linkEvents(),
       clock: systemClock,
       aliasGenerator: createNanoidAliasGenerator(),
       reservedAliases: reservedAliasSet(config.RESERVED_ALIASES),

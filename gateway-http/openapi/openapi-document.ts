@@ -15,6 +15,7 @@ import { MAX_URL_LENGTH } from '../../core/links/long-url';
 import { urlGroupIdSchema } from '../../core/organizations/resolve-group';
 import { organizationKeySchema } from '../../core/organizations/resolve-organization';
 import { MAX_BODY_BYTES } from '../body-decoding';
+import { LINK_GONE_CONTENT_SECURITY_POLICY, LINK_GONE_PAGE } from '../link-gone-page';
 import { HTTP_STATUS_BY_REASON } from '../status-by-reason';
 import { ERROR_EXAMPLES } from './error-examples';
 
@@ -141,8 +142,28 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 const reasons = Object.keys(ErrorCode) as ErrorReason[];
 
-function reasonsWithStatus(status: number): ErrorReason[] {
-  return reasons.filter((reason) => HTTP_STATUS_BY_REASON[reason] === status);
+/**
+ * Codes REST never answers: 29 is refused arguments of the procedures that read and govern links,
+ * which REST does not serve (the core and gRPC do). status-by-reason.ts still maps it, by its
+ * meaning, because every code must have a status; no operation here lists it.
+ */
+export const NEVER_ON_REST: ReadonlySet<ErrorReason> = new Set(['ARGUMENT_INVALID']);
+
+/**
+ * Codes a create never answers: besides those never on REST, 2 and 24 have operations of their
+ * own (another method on /api/create, an unknown endpoint) and 28 is following's.
+ */
+const NOT_FROM_CREATE: ReadonlySet<ErrorReason> = new Set([
+  ...NEVER_ON_REST,
+  'METHOD_NOT_ALLOWED',
+  'NOT_FOUND',
+  'LINK_DISABLED',
+]);
+
+const createReasons = reasons.filter((reason) => !NOT_FROM_CREATE.has(reason));
+
+function createReasonsWithStatus(status: number): ErrorReason[] {
+  return createReasons.filter((reason) => HTTP_STATUS_BY_REASON[reason] === status);
 }
 
 /** The schema of the `{data, code, errors}` envelope every create answer has (no other keys). */
@@ -206,9 +227,9 @@ const IDEMPOTENT_REPLAYED_HEADER = {
 const REPLAYABLE_STATUSES = new Set([401, 422]);
 
 function createErrorResponses(): Record<string, unknown> {
-  const statuses = [...new Set(reasons.map((reason) => HTTP_STATUS_BY_REASON[reason]))]
-    .filter((status) => status !== 404 && status !== 405)
-    .sort((a, b) => a - b);
+  const statuses = [...new Set(createReasons.map((reason) => HTTP_STATUS_BY_REASON[reason]))].sort(
+    (a, b) => a - b,
+  );
   return Object.fromEntries(
     statuses.map((status) => [
       String(status),
@@ -229,7 +250,7 @@ function createErrorResponses(): Record<string, unknown> {
             : {}),
           ...(REPLAYABLE_STATUSES.has(status) ? IDEMPOTENT_REPLAYED_HEADER : {}),
         },
-        content: errorContent(reasonsWithStatus(status)),
+        content: errorContent(createReasonsWithStatus(status)),
       },
     ]),
   );
@@ -252,6 +273,45 @@ const followFailures = {
       ...retryAfter(true, 'Seconds to wait before retrying: 5 when the store cannot be reached.'),
     },
     content: errorContent(['BACKEND_UNAVAILABLE']),
+  },
+};
+
+/**
+ * A link that must not be followed (code 28): the same answer for every reason, in JSON or as
+ * an HTML page by the Accept header (see link-gone.ts).
+ */
+const linkGone = {
+  description:
+    'The link is not followed (code 28): it is disabled, its organization is inactive, or its target now fails the local anti-phishing rules. The same answer whatever the reason, with no Location and never the target URL: the JSON error body when the Accept header prefers application/json to text/html, otherwise (no Accept header included) a small HTML page.',
+  headers: {
+    'X-Request-Id': REQUEST_ID_HEADER,
+    'Cache-Control': {
+      description: 'Never stored: the link answers again as soon as it is enabled.',
+      required: true,
+      schema: { type: 'string', const: 'no-store' },
+    },
+    Vary: {
+      description: 'The body depends on the Accept header.',
+      required: true,
+      schema: { type: 'string', const: 'Accept' },
+    },
+    'X-Content-Type-Options': {
+      description: 'The body is only ever what its Content-Type says.',
+      required: true,
+      schema: { type: 'string', const: 'nosniff' },
+    },
+    'Content-Security-Policy': {
+      description: 'On the HTML page: it may load and run nothing (its one inline style by hash).',
+      required: false,
+      schema: { type: 'string', const: LINK_GONE_CONTENT_SECURITY_POLICY },
+    },
+  },
+  content: {
+    ...errorContent(['LINK_DISABLED']),
+    'text/html': {
+      schema: { type: 'string' },
+      examples: { page: { summary: 'The page, in UTF-8', value: LINK_GONE_PAGE } },
+    },
   },
 };
 
@@ -316,7 +376,7 @@ function followOperation(operationId: string, summary: string) {
     operationId,
     summary,
     description:
-      "Asked on a host that is an organization's link domain (the Host header names it): answers with the link's redirect. Needs no credentials.",
+      "Asked on a host that is an organization's link domain (the Host header names it): answers with the link's redirect, or 410 (code 28) when the link must not be followed. Needs no credentials. A disable, an enable or an organization's deactivation is seen by every process within CHANGE_PROPAGATION_SECONDS (5 s by default).",
     parameters: [
       {
         name: 'alias',
@@ -326,7 +386,7 @@ function followOperation(operationId: string, summary: string) {
         schema: { type: 'string' },
       },
     ],
-    responses: { ...redirectResponses(), '404': notFound, ...followFailures },
+    responses: { ...redirectResponses(), '404': notFound, '410': linkGone, ...followFailures },
   };
 }
 

@@ -56,6 +56,8 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
       'shortlink_store_call_duration_seconds',
       'shortlink_rate_limiter_call_duration_seconds',
       'shortlink_safe_browsing_lookups_total',
+      'shortlink_follows_total',
+      'shortlink_link_state_changes_total',
       'process_cpu_seconds_total',
       'nodejs_heap_size_used_bytes',
     ]) {

@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import { Registry } from 'prom-client';
+import { ShortlinkMetrics } from '../../core';
 import { WORKER_READY } from '../../core/runtime';
 import { readyWorkersMetrics, type MetricsWorker } from '../../gateway-http/workers-metrics';
 
@@ -54,5 +56,65 @@ describe('the WORKERS primary sums the workers that started', () => {
     })();
     // A's 5 counted once, live or retired: the sum must not fall back on the next scrape.
     expect((await second).map(counterIn)).toEqual([8, 8]);
+  });
+});
+
+describe("the WORKERS primary sums the service's own counters", () => {
+  it('adds up the follows by outcome and the link state changes of every worker', async () => {
+    const cluster = new EventEmitter();
+    const metrics = readyWorkersMetrics(cluster);
+    const workers = [new FakeWorker(), new FakeWorker()];
+    const counted = workers.map(
+      () => new ShortlinkMetrics({ registry: new Registry(), processMetrics: false }),
+    );
+    const [first, second] = counted as [ShortlinkMetrics, ShortlinkMetrics];
+    for (const code of [0, 0, 28]) first.follows('rest')(code);
+    for (const code of [0, 24, 28, 28]) second.follows('rest')(code);
+    second.follows('grpc')(28);
+    first.linkEvents().stateChanged('disabled', 'member');
+    second.linkEvents().stateChanged('disabled', 'member');
+    second.linkEvents().stateChanged('enabled', 'admin');
+    for (const worker of workers) {
+      cluster.emit('message', worker, { type: WORKER_READY, ports: {} });
+    }
+
+    const scraped = metrics.metrics();
+    for (const [index, worker] of workers.entries()) {
+      cluster.emit('message', worker, {
+        type: 'prom-client:getMetricsRes',
+        requestId: worker.requests.at(-1),
+        metrics: [await counted[index]!.registry.getMetricsAsJSON()],
+      });
+    }
+    const text = await scraped;
+    /** The value of one sample line, `name{labels} value`; NaN when the scrape lacks it. */
+    const sample = (series: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((line) => line.startsWith(`${series} `))
+          ?.slice(series.length),
+      );
+    expect({
+      restRedirect: sample('shortlink_follows_total{gateway="rest",outcome="redirect"}'),
+      restNotFound: sample('shortlink_follows_total{gateway="rest",outcome="not_found"}'),
+      restGone: sample('shortlink_follows_total{gateway="rest",outcome="gone"}'),
+      grpcGone: sample('shortlink_follows_total{gateway="grpc",outcome="gone"}'),
+      disabledByMembers: sample(
+        'shortlink_link_state_changes_total{change="disabled",source="member"}',
+      ),
+      enabledByAdmin: sample('shortlink_link_state_changes_total{change="enabled",source="admin"}'),
+      disabledByRescan: sample(
+        'shortlink_link_state_changes_total{change="disabled",source="rescan"}',
+      ),
+    }).toEqual({
+      restRedirect: 3,
+      restNotFound: 1,
+      restGone: 3,
+      grpcGone: 1,
+      disabledByMembers: 2,
+      enabledByAdmin: 1,
+      disabledByRescan: 0,
+    });
   });
 });

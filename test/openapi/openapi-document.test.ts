@@ -4,6 +4,8 @@ import OpenAPIBackend, { type Document } from 'openapi-backend';
 import pino from 'pino';
 import { credentialsRule } from '../../core/url-guard/credentials-rule';
 import { createUrlGuardChain } from '../../core/url-guard/url-guard-chain';
+import { ErrorCode, type ErrorReason } from '../../core';
+import { NEVER_ON_REST } from '../../gateway-http/openapi/openapi-document';
 import { openApiText } from '../../gateway-http/openapi/openapi-text';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
@@ -156,6 +158,71 @@ describe('the OpenAPI 3.1 document', () => {
     expect(await openApiViolations({ ...exchange, status: 418 })).toEqual([
       'POST /api/create -> 418: status not documented for createShortLink',
     ]);
+  });
+
+  it('lists every code REST answers, each where it is answered, and none it never answers (29)', () => {
+    const document = JSON.parse(openApiText()) as {
+      paths: Record<string, Record<string, { operationId: string; responses: object }>>;
+    };
+    // Where each code is listed: "operationId status".
+    const listed = new Map<number, string[]>();
+    for (const operations of Object.values(document.paths)) {
+      for (const { operationId, responses } of Object.values(operations)) {
+        for (const [status, response] of Object.entries(responses)) {
+          const json = (response as { content?: Record<string, { schema?: object }> }).content?.[
+            'application/json'
+          ]?.schema as { properties?: { code?: { enum?: number[]; const?: number } } } | undefined;
+          const code = json?.properties?.code;
+          for (const value of code?.enum ?? (code?.const === undefined ? [] : [code.const])) {
+            listed.set(value, [...(listed.get(value) ?? []), `${operationId} ${status}`]);
+          }
+        }
+      }
+    }
+    const answered = (Object.keys(ErrorCode) as ErrorReason[])
+      .filter((reason) => !NEVER_ON_REST.has(reason))
+      .map((reason) => ErrorCode[reason]);
+    expect([...listed.keys()].filter((code) => code !== 0).sort((a, b) => a - b)).toEqual(
+      answered.sort((a, b) => a - b),
+    );
+    expect(listed.get(ErrorCode.ARGUMENT_INVALID)).toBeUndefined();
+    expect(listed.get(ErrorCode.LINK_DISABLED)).toEqual([
+      'followShortLink 410',
+      'followShortLinkHead 410',
+    ]);
+  });
+
+  it('documents both bodies of a 410 of following, and catches a media type not listed', async () => {
+    const exchange = {
+      method: 'GET',
+      path: '/gone',
+      status: 410,
+      headers: {
+        'x-request-id': 'r1',
+        'cache-control': 'no-store',
+        vary: 'Accept',
+        'x-content-type-options': 'nosniff',
+        'content-type': 'text/html; charset=utf-8',
+      },
+      text: '<!doctype html>',
+    };
+    expect(await openApiViolations(exchange)).toEqual([]);
+    expect(
+      await openApiViolations({
+        ...exchange,
+        headers: { ...exchange.headers, 'content-type': 'application/json; charset=utf-8' },
+        text: JSON.stringify({ data: null, code: 28, errors: ['x'] }),
+      }),
+    ).toEqual([]);
+    expect(
+      await openApiViolations({
+        ...exchange,
+        headers: { ...exchange.headers, 'content-type': 'text/plain' },
+      }),
+    ).toEqual(['GET /gone -> 410: media type text/plain not documented']);
+    expect(await openApiViolations({ ...exchange, status: 404 })).toContain(
+      'GET /gone -> 404: media type text/html not documented',
+    );
   });
 
   it('keeps docs, openapi.json, api and metrics out of reach as aliases', async () => {

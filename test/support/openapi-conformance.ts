@@ -60,11 +60,23 @@ export async function openApiViolations(exchange: Exchange): Promise<string[]> {
   const what = `${exchange.method} ${pathname} -> ${exchange.status}`;
   if (!operation) return [`${what}: no operation of the OpenAPI document matches`];
   const documented = operation.responses?.[String(exchange.status)] as
-    { headers?: Record<string, { required?: boolean }> } | undefined;
+    | { headers?: Record<string, { required?: boolean }>; content?: Record<string, unknown> }
+    | undefined;
   if (!documented) return [`${what}: status not documented for ${operation.operationId}`];
   const problems: string[] = [];
+  // The answer's media type, a HEAD's included, must be one the document lists for the status.
+  // openapi-backend validates JSON bodies only (against the application/json schema, whatever
+  // the answer's type), so a body of another type is checked by its type alone.
+  const mediaType = String(exchange.headers['content-type'] ?? '')
+    .split(';', 1)[0]!
+    .trim()
+    .toLowerCase();
+  const isJson = mediaType === 'application/json';
+  if (mediaType !== '' && !(mediaType in (documented.content ?? {}))) {
+    problems.push(`${what}: media type ${mediaType} not documented`);
+  }
   // A HEAD answer has no body by HTTP's rules; its headers are those of GET.
-  if (exchange.method !== 'HEAD') {
+  if (exchange.method !== 'HEAD' && (isJson || exchange.text === '')) {
     const body = api.validateResponse(bodyOf(exchange), operation, exchange.status);
     for (const error of body.errors ?? []) {
       problems.push(`${what}: body ${error.instancePath || '/'} ${error.message ?? ''}`);

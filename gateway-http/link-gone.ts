@@ -1,0 +1,24 @@
+import type { Request, Response } from 'express';
+import type { ShortlinkError } from '../core';
+import { sendError } from './envelope';
+import { LINK_GONE_CONTENT_SECURITY_POLICY, LINK_GONE_PAGE } from './link-gone-page';
+import { HTTP_STATUS_BY_REASON } from './status-by-reason';
+
+/**
+ * A link that must not be followed (code 28): 410 with no Location and never the target URL.
+ * The contract's JSON envelope when the client prefers JSON by its Accept header (express's
+ * negotiation, RFC 9110 quality values), otherwise, no Accept header included, the HTML page a
+ * browser shows. HEAD gets the same status and headers without the body (express's send).
+ */
+export function sendLinkGone(req: Request, res: Response, error: ShortlinkError): void {
+  // Never stored: enabling the link again must take effect for every visitor at once.
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Vary', 'Accept');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  if (req.accepts(['html', 'json']) === 'json') {
+    sendError(res, error);
+    return;
+  }
+  res.setHeader('Content-Security-Policy', LINK_GONE_CONTENT_SECURITY_POLICY);
+  res.status(HTTP_STATUS_BY_REASON[error.reason]).type('html').send(LINK_GONE_PAGE);
+}
