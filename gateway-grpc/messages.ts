@@ -1,5 +1,15 @@
-import type { ShortLink as CoreShortLink } from '../core';
-import type { CreateShortLinkRequest, ShortLink } from './generated/shortlink/v1/shortlink';
+import type { Core, ShortLink as CoreShortLink } from '../core';
+import {
+  LinkState,
+  type CreateShortLinkRequest,
+  type DisableShortLinkRequest,
+  type GetShortLinkRequest,
+  type ListShortLinksRequest,
+  type ShortLink,
+} from './generated/shortlink/v1/shortlink';
+
+/** A link as links.get, list, disable, enable and resolve answer it (core/links/link-view.ts). */
+type LinkView = Awaited<ReturnType<ReturnType<Core['createUntypedCaller']>['links']['get']>>;
 
 /**
  * The REST body the request stands for. proto3 cannot tell an absent field from its default, so
@@ -17,7 +27,45 @@ export function toCreateBody(request: CreateShortLinkRequest): Record<string, un
   };
 }
 
-export function toShortLinkMessage(link: CoreShortLink): ShortLink {
+/** proto3's "not set" (0, "") as absent; any other value reaches the core, which judges it. */
+function given<T>(value: T, unset: T): T | undefined {
+  return value === unset ? undefined : value;
+}
+
+/**
+ * The core's arguments naming one link (links.get, links.enable): id 0 and an empty alias are
+ * proto3's "not set". The organization key stays as sent: the core reads "" as missing (4).
+ */
+export function toLinkReferenceBody(request: GetShortLinkRequest): Record<string, unknown> {
+  return {
+    organization_key: request.organizationKey,
+    id: given(request.id, 0),
+    alias: given(request.alias, ''),
+  };
+}
+
+/** links.disable's arguments: the link, and the reason ("" is no reason, as absent). */
+export function toDisableBody(request: DisableShortLinkRequest): Record<string, unknown> {
+  return { ...toLinkReferenceBody(request), reason: given(request.reason, '') };
+}
+
+/** links.list's arguments: "" group and token and page_size 0 are proto3's "not set". */
+export function toListBody(request: ListShortLinksRequest): Record<string, unknown> {
+  return {
+    organization_key: request.organizationKey,
+    url_group_id: given(request.urlGroupId, ''),
+    page_size: given(request.pageSize, 0),
+    page_token: given(request.pageToken, ''),
+  };
+}
+
+const LINK_STATES: Record<LinkView['state'], LinkState> = {
+  active: LinkState.LINK_STATE_ACTIVE,
+  disabled: LinkState.LINK_STATE_DISABLED,
+};
+
+/** The spec's six fields; the rest stay proto3's "not set" unless a LinkView fills them. */
+function baseMessage(link: CoreShortLink): ShortLink {
   return {
     id: link.id,
     shortUrl: link.short_url,
@@ -25,5 +73,32 @@ export function toShortLinkMessage(link: CoreShortLink): ShortLink {
     domain: link.domain,
     alias: link.alias,
     redirectType: link.redirect_type,
+    state: LinkState.LINK_STATE_UNSPECIFIED,
+    createdAt: undefined,
+    urlGroupId: '',
+    disabledReason: '',
+    disabledAt: undefined,
+    disabledBy: '',
+  };
+}
+
+/**
+ * A created link: the core answers the spec's six fields. A link is active when it is created,
+ * so the state is known; its creation time and group are not in the answer and stay unset.
+ */
+export function toCreatedLinkMessage(link: CoreShortLink): ShortLink {
+  return { ...baseMessage(link), state: LinkState.LINK_STATE_ACTIVE };
+}
+
+/** A link as the reading and governing procedures (and resolve) answer it, every field filled. */
+export function toShortLinkMessage(link: LinkView): ShortLink {
+  return {
+    ...baseMessage(link),
+    state: LINK_STATES[link.state],
+    createdAt: new Date(link.created_at),
+    urlGroupId: link.url_group_id,
+    disabledReason: link.disabled_reason ?? '',
+    disabledAt: link.disabled_at === undefined ? undefined : new Date(link.disabled_at),
+    disabledBy: link.disabled_by ?? '',
   };
 }

@@ -3,6 +3,7 @@ import {
   ShortlinkError,
   type Core,
   type Logger,
+  type Operation,
   type RequestContext,
   type ResponseInfo,
   type ShortlinkMetrics,
@@ -10,12 +11,25 @@ import {
 import type { TrustProxy } from '../core/runtime';
 import { authorizationOf, clientAddressOf } from './call-context';
 import { idempotencyKeyOf, setIdempotencyMetadata } from './idempotency-metadata';
-import type { ShortLinkServiceServer } from './generated/shortlink/v1/shortlink';
-import { toCreateBody, toShortLinkMessage } from './messages';
+import type {
+  GetShortLinkRequest,
+  ListShortLinksRequest,
+  ShortLinkServiceServer,
+} from './generated/shortlink/v1/shortlink';
+import {
+  toCreateBody,
+  toCreatedLinkMessage,
+  toDisableBody,
+  toLinkReferenceBody,
+  toListBody,
+  toShortLinkMessage,
+} from './messages';
 import { setRateLimitMetadata } from './rate-limit-metadata';
 import { isUndecodable } from './tolerant-decoding';
-import { unary } from './unary';
+import { unary, type UnaryHandler } from './unary';
 import { measuredBy } from './measured-handler';
+
+type CoreCaller = ReturnType<Core['createUntypedCaller']>;
 
 function requestContext<TRequest, TResponse>(
   call: ServerUnaryCall<TRequest, TResponse>,
@@ -45,6 +59,31 @@ export function createShortLinkService(
 ): ShortLinkServiceServer {
   const created = metrics?.linkCreatedOn('grpc');
   const replayed = metrics?.replayedOn('grpc');
+
+  /**
+   * An RPC that reads or governs links: the core authenticates it as a create (token,
+   * organization key, membership) and counts it against the token's rate limit, whose figures
+   * go back in the trailers, success or not. `toBody` gives the core's arguments of a decoded
+   * request; an undecodable one reaches the core as such (code 20, at its place).
+   */
+  function governing<TRequest, TResponse>(
+    method: string,
+    operation: Operation,
+    toBody: (request: TRequest) => Record<string, unknown>,
+    run: (caller: CoreCaller, body: unknown) => Promise<TResponse>,
+  ) {
+    const handler: UnaryHandler<TRequest, TResponse> = async (call, trailers) => {
+      const response: ResponseInfo = {};
+      try {
+        const caller = core.createUntypedCaller(requestContext(call, response, logger, trustProxy));
+        return await run(caller, isUndecodable(call.request) ? call.request : toBody(call.request));
+      } finally {
+        setRateLimitMetadata(trailers, response);
+      }
+    };
+    return unary(method, measuredBy(metrics?.operation('grpc', operation), handler), logger);
+  }
+
   return {
     createShortLink: unary(
       'CreateShortLink',
@@ -59,7 +98,7 @@ export function createShortLinkService(
           const link = await caller.links.create(body);
           // A replayed answer names a link created by the first request, counted then.
           if (!response.idempotentReplayed) created?.();
-          return { shortLink: toShortLinkMessage(link) };
+          return { shortLink: toCreatedLinkMessage(link) };
         } finally {
           setRateLimitMetadata(trailers, response);
           setIdempotencyMetadata(trailers, response);
@@ -89,6 +128,40 @@ export function createShortLinkService(
         }
       }),
       logger,
+    ),
+    getShortLink: governing(
+      'GetShortLink',
+      'get',
+      (request: GetShortLinkRequest) => toLinkReferenceBody(request),
+      async (caller, body) => ({ shortLink: toShortLinkMessage(await caller.links.get(body)) }),
+    ),
+    listShortLinks: governing(
+      'ListShortLinks',
+      'list',
+      (request: ListShortLinksRequest) => toListBody(request),
+      async (caller, body) => {
+        const page = await caller.links.list(body);
+        return {
+          links: page.links.map(toShortLinkMessage),
+          nextPageToken: page.next_page_token,
+        };
+      },
+    ),
+    disableShortLink: governing(
+      'DisableShortLink',
+      'disable',
+      toDisableBody,
+      async (caller, body) => ({
+        shortLink: toShortLinkMessage(await caller.links.disable(body)),
+      }),
+    ),
+    enableShortLink: governing(
+      'EnableShortLink',
+      'enable',
+      toLinkReferenceBody,
+      async (caller, body) => ({
+        shortLink: toShortLinkMessage(await caller.links.enable(body)),
+      }),
     ),
   };
 }

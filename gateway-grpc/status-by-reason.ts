@@ -4,7 +4,8 @@ import type { ErrorReason } from '../core';
 /**
  * The one gRPC mapping of the core's error catalogue (documented in gateway-grpc/README.md); a new
  * code does not compile until mapped. gRPC answers 20 (request bytes that are not a valid
- * message) and 24 (ResolveShortLink of an unknown link) too. Only 2, 21 and 22 describe HTTP
+ * message), 24 (an unknown link), 28 (ResolveShortLink of a link not to be followed) and 29 (a
+ * malformed argument of a reading or governing RPC) too. Only 2, 21 and 22 describe HTTP
  * requests and never occur over gRPC; they are mapped by their meaning so the table stays total.
  */
 export const GRPC_STATUS_BY_REASON: Record<ErrorReason, status> = {

@@ -22,8 +22,29 @@ const NOT_UTF8_REQUEST = new UndecodableBody(
   'A string field of the request message is not valid UTF-8.',
 );
 
+/**
+ * The same for a 64-bit integer field (a link's `id`) beyond what a JavaScript number holds
+ * exactly: the generated decoder throws rather than round it to another number.
+ */
+const UNSAFE_INTEGER_REQUEST = new UndecodableBody(
+  'BODY_INVALID',
+  `An integer field of the request message is beyond ±${Number.MAX_SAFE_INTEGER}, which the server cannot read.`,
+);
+
 export function isUndecodable(request: unknown): request is UndecodableBody {
-  return request === UNDECODABLE_REQUEST || request === NOT_UTF8_REQUEST;
+  return (
+    request === UNDECODABLE_REQUEST ||
+    request === NOT_UTF8_REQUEST ||
+    request === UNSAFE_INTEGER_REQUEST
+  );
+}
+
+/** ts-proto's longToNumber (forceLong=number) throws these for a value it cannot hold. */
+function isUnsafeInteger(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    /^Value is (larger|smaller) than Number\.(MAX|MIN)_SAFE_INTEGER$/.test(error.message)
+  );
 }
 
 class NotUtf8 extends Error {}
@@ -76,7 +97,8 @@ export function withTolerantDecoding<T extends ServiceDefinition>(definition: T)
         try {
           return method.requestDeserialize(strictReader(bytes) as unknown as Buffer);
         } catch (error) {
-          return error instanceof NotUtf8 ? NOT_UTF8_REQUEST : UNDECODABLE_REQUEST;
+          if (error instanceof NotUtf8) return NOT_UTF8_REQUEST;
+          return isUnsafeInteger(error) ? UNSAFE_INTEGER_REQUEST : UNDECODABLE_REQUEST;
         }
       },
     },

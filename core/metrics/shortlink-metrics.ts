@@ -11,8 +11,11 @@ import {
 
 /** Which transport answered; the only values of the `gateway` label. */
 export type GatewayLabel = 'rest' | 'grpc';
-/** What was asked for; the only values of the `operation` label. */
-export type Operation = 'create' | 'follow' | 'resolve';
+/**
+ * What was asked for; the only values of the `operation` label. `get`, `list`, `disable` and
+ * `enable` are the calls of links.get, links.list, links.disable and links.enable.
+ */
+export type Operation = 'create' | 'follow' | 'resolve' | 'get' | 'list' | 'disable' | 'enable';
 /** Which budget refused a request: a token's, or a client address's failed token checks. */
 export type LimiterName = 'token' | 'auth_failures';
 /** How a reputation lookup was answered. */
@@ -60,6 +63,10 @@ const GATEWAY_OPERATIONS: ReadonlyArray<readonly [GatewayLabel, Operation]> = [
   ['rest', 'follow'],
   ['grpc', 'create'],
   ['grpc', 'resolve'],
+  ['grpc', 'get'],
+  ['grpc', 'list'],
+  ['grpc', 'disable'],
+  ['grpc', 'enable'],
 ];
 
 /** prom-client's default metrics that `promtool check metrics` reports as misnamed. */

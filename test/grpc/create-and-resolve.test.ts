@@ -1,7 +1,10 @@
 import { status } from '@grpc/grpc-js';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { captureLogs, type CapturedLogs } from '../support/log-capture';
-import type { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import {
+  LinkState,
+  type CreateShortLinkRequest,
+} from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { metadataText, startGrpc, validRequest, type GrpcFixture } from './grpc-fixture';
 
 describe('gRPC: CreateShortLink and ResolveShortLink on the core', () => {
@@ -34,6 +37,13 @@ describe('gRPC: CreateShortLink and ResolveShortLink on the core', () => {
       domain: f.domain,
       alias: link.alias,
       redirectType: 301,
+      // A new link is active; the create's answer has no creation time or group.
+      state: LinkState.LINK_STATE_ACTIVE,
+      createdAt: undefined,
+      urlGroupId: '',
+      disabledReason: '',
+      disabledAt: undefined,
+      disabledBy: '',
     });
     expect(link.id).toBeGreaterThanOrEqual(1);
     expect(f.linkCount()).toBe(before + 1);
@@ -49,6 +59,7 @@ describe('gRPC: CreateShortLink and ResolveShortLink on the core', () => {
   });
 
   it('creates a link with a chosen alias and redirect type, and resolves it without a token', async () => {
+    const startedAt = Date.now();
     const created = await grpc.create(
       request({ alias: 'grpc-Chosen_1', redirectType: 307 }),
       f.token,
@@ -62,7 +73,15 @@ describe('gRPC: CreateShortLink and ResolveShortLink on the core', () => {
 
     const resolved = await grpc.resolve({ domain: f.domain.toUpperCase(), alias: 'grpc-Chosen_1' });
     expect(resolved.error).toBeUndefined();
-    expect(resolved.response!.shortLink).toEqual(created.response!.shortLink);
+    // Resolving answers the whole link: its group and creation time too.
+    expect(resolved.response!.shortLink).toEqual({
+      ...created.response!.shortLink,
+      urlGroupId: '1',
+      createdAt: expect.any(Date),
+    });
+    const createdAt = resolved.response!.shortLink!.createdAt!;
+    expect(createdAt.getTime()).toBeGreaterThanOrEqual(startedAt);
+    expect(createdAt.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
   it('gives ids that increase across calls', async () => {

@@ -1,4 +1,7 @@
-import type { Metadata } from '@grpc/grpc-js';
+import type { Metadata, status } from '@grpc/grpc-js';
+import { reasonOf, type ErrorCodeNumber } from '../../core';
+import type { CallOutcome } from '../support/grpc-call';
+import { metadataText } from './grpc-fixture';
 import { ErrorInfo } from '../../gateway-grpc/generated/google/rpc/error_details';
 import { Status } from '../../gateway-grpc/generated/google/rpc/status';
 
@@ -24,4 +27,39 @@ export function decodeStatusDetails(metadata: Metadata): DecodedDetails {
     typeUrls: status.details.map((any) => any.typeUrl),
     errorInfo: ErrorInfo.decode(info.value),
   };
+}
+
+/**
+ * Asserts the whole error answer: status, details, numeric code, google.rpc.Status/ErrorInfo.
+ * `messageCount` is how many messages the details hold, joined with `; `; a number for
+ * messages that hold `; ` themselves would say nothing, so those are given as the text (or an
+ * asymmetric matcher).
+ */
+export function expectFailure(
+  outcome: CallOutcome<unknown>,
+  code: ErrorCodeNumber,
+  grpcStatus: status,
+  messageCount: number | { details: string } = 1,
+): string[] {
+  const { error, response, status: callStatus } = outcome;
+  expect(response).toBeUndefined();
+  expect({
+    code: error?.code,
+    shortlinkCode: metadataText(callStatus.metadata, 'shortlink-error-code'),
+  }).toEqual({
+    code: grpcStatus,
+    shortlinkCode: String(code),
+  });
+  const messages = error!.details.split('; ');
+  if (typeof messageCount === 'number') expect(messages).toHaveLength(messageCount);
+  else expect(error!.details).toEqual(messageCount.details);
+  for (const message of messages) expect(message.length).toBeGreaterThan(0);
+  const decoded = decodeStatusDetails(callStatus.metadata);
+  expect(decoded).toEqual({
+    code: grpcStatus,
+    message: error!.details,
+    typeUrls: ['type.googleapis.com/google.rpc.ErrorInfo'],
+    errorInfo: { reason: reasonOf(code), domain: 'shortlink', metadata: { code: String(code) } },
+  });
+  return messages;
 }

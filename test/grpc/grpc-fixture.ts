@@ -3,8 +3,16 @@ import type { Core, Logger, ShortlinkMetrics } from '../../core';
 import { silentLogger } from '../../core';
 import {
   CreateShortLinkRequest,
+  DisableShortLinkRequest,
+  EnableShortLinkRequest,
+  GetShortLinkRequest,
+  ListShortLinksRequest,
   ShortLinkServiceClient,
   type CreateShortLinkResponse,
+  type DisableShortLinkResponse,
+  type EnableShortLinkResponse,
+  type GetShortLinkResponse,
+  type ListShortLinksResponse,
   type ResolveShortLinkRequest,
   type ResolveShortLinkResponse,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
@@ -23,6 +31,23 @@ export interface GrpcFixture {
     options?: Partial<CallOptions>,
   ): Promise<CallOutcome<CreateShortLinkResponse>>;
   resolve(request: ResolveShortLinkRequest): Promise<CallOutcome<ResolveShortLinkResponse>>;
+  /** The reading and governing RPCs, authenticated as `create` is; unset fields are proto3's. */
+  get(
+    request: Partial<GetShortLinkRequest>,
+    auth?: string | Metadata,
+  ): Promise<CallOutcome<GetShortLinkResponse>>;
+  list(
+    request: Partial<ListShortLinksRequest>,
+    auth?: string | Metadata,
+  ): Promise<CallOutcome<ListShortLinksResponse>>;
+  disable(
+    request: Partial<DisableShortLinkRequest>,
+    auth?: string | Metadata,
+  ): Promise<CallOutcome<DisableShortLinkResponse>>;
+  enable(
+    request: Partial<EnableShortLinkRequest>,
+    auth?: string | Metadata,
+  ): Promise<CallOutcome<EnableShortLinkResponse>>;
   close(): Promise<void>;
 }
 
@@ -34,6 +59,11 @@ export function bearer(token: string): Metadata {
 
 export type GrpcClientFixture = Omit<GrpcFixture, 'running'>;
 
+/** The metadata of `auth`: a token becomes `authorization: Bearer <token>`. */
+function metadataOf(auth: string | Metadata | undefined): Metadata {
+  return typeof auth === 'string' ? bearer(auth) : (auth ?? new Metadata());
+}
+
 /** A generated ShortLinkService client of the server at `address` (`host:port`). */
 export function connectGrpc(address: string): GrpcClientFixture {
   const client = new ShortLinkServiceClient(address, credentials.createInsecure());
@@ -44,7 +74,7 @@ export function connectGrpc(address: string): GrpcClientFixture {
       outcomeOf<CreateShortLinkResponse>((callback) =>
         client.createShortLink(
           CreateShortLinkRequest.fromPartial(request),
-          typeof auth === 'string' ? bearer(auth) : (auth ?? new Metadata()),
+          metadataOf(auth),
           callOptions,
           callback,
         ),
@@ -52,6 +82,34 @@ export function connectGrpc(address: string): GrpcClientFixture {
     resolve: (request) =>
       outcomeOf<ResolveShortLinkResponse>((callback) =>
         client.resolveShortLink(request, new Metadata(), callback),
+      ),
+    get: (request, auth) =>
+      outcomeOf<GetShortLinkResponse>((callback) =>
+        client.getShortLink(GetShortLinkRequest.fromPartial(request), metadataOf(auth), callback),
+      ),
+    list: (request, auth) =>
+      outcomeOf<ListShortLinksResponse>((callback) =>
+        client.listShortLinks(
+          ListShortLinksRequest.fromPartial(request),
+          metadataOf(auth),
+          callback,
+        ),
+      ),
+    disable: (request, auth) =>
+      outcomeOf<DisableShortLinkResponse>((callback) =>
+        client.disableShortLink(
+          DisableShortLinkRequest.fromPartial(request),
+          metadataOf(auth),
+          callback,
+        ),
+      ),
+    enable: (request, auth) =>
+      outcomeOf<EnableShortLinkResponse>((callback) =>
+        client.enableShortLink(
+          EnableShortLinkRequest.fromPartial(request),
+          metadataOf(auth),
+          callback,
+        ),
       ),
     close: () => {
       client.close();

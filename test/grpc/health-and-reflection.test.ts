@@ -1,5 +1,7 @@
 import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { fromBinary } from '@bufbuild/protobuf';
 import { BinaryReader } from '@bufbuild/protobuf/wire';
+import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import type { HealthCheckResponse } from '../../gateway-grpc/generated/grpc/health/v1/health';
 import {
   HealthCheckResponse_ServingStatus as ServingStatus,
@@ -92,6 +94,61 @@ describe('gRPC health and reflection', () => {
     const errorInfo = await reflect(reflection, { fileContainingSymbol: 'google.rpc.ErrorInfo' });
     expect(errorInfo.fileDescriptorResponse!.fileDescriptorProto.map(fileName)).toContain(
       'google/rpc/error_details.proto',
+    );
+  });
+
+  it('describes every RPC of ShortLinkService and the types they use', async () => {
+    const response = await reflect(reflection, {
+      fileContainingSymbol: 'shortlink.v1.ShortLinkService',
+    });
+    const file = response
+      .fileDescriptorResponse!.fileDescriptorProto.map((bytes) =>
+        fromBinary(FileDescriptorProtoSchema, bytes),
+      )
+      .find((descriptor) => descriptor.name === 'shortlink/v1/shortlink.proto')!;
+    const service = file.service.find((candidate) => candidate.name === 'ShortLinkService')!;
+    expect(
+      service.method.map((method) => [method.name, method.inputType, method.outputType]),
+    ).toEqual([
+      [
+        'CreateShortLink',
+        '.shortlink.v1.CreateShortLinkRequest',
+        '.shortlink.v1.CreateShortLinkResponse',
+      ],
+      [
+        'ResolveShortLink',
+        '.shortlink.v1.ResolveShortLinkRequest',
+        '.shortlink.v1.ResolveShortLinkResponse',
+      ],
+      ['GetShortLink', '.shortlink.v1.GetShortLinkRequest', '.shortlink.v1.GetShortLinkResponse'],
+      [
+        'ListShortLinks',
+        '.shortlink.v1.ListShortLinksRequest',
+        '.shortlink.v1.ListShortLinksResponse',
+      ],
+      [
+        'DisableShortLink',
+        '.shortlink.v1.DisableShortLinkRequest',
+        '.shortlink.v1.DisableShortLinkResponse',
+      ],
+      [
+        'EnableShortLink',
+        '.shortlink.v1.EnableShortLinkRequest',
+        '.shortlink.v1.EnableShortLinkResponse',
+      ],
+    ]);
+    expect(file.enumType.map((type) => type.name)).toContain('LinkState');
+    const shortLink = file.messageType.find((message) => message.name === 'ShortLink')!;
+    const createdAt = shortLink.field.find((field) => field.name === 'created_at')!;
+    expect(createdAt.typeName).toBe('.google.protobuf.Timestamp');
+    expect(file.dependency).toContain('google/protobuf/timestamp.proto');
+
+    // The Timestamp's file is served too, so a tool can decode created_at and disabled_at.
+    const timestamp = await reflect(reflection, {
+      fileContainingSymbol: 'google.protobuf.Timestamp',
+    });
+    expect(timestamp.fileDescriptorResponse!.fileDescriptorProto.map(fileName)).toContain(
+      'google/protobuf/timestamp.proto',
     );
   });
 });

@@ -4,16 +4,13 @@ import {
   createCore,
   createMemoryStore,
   ErrorCode,
-  reasonOf,
-  type ErrorCodeNumber,
   type ErrorReason,
   type UrlGuard,
 } from '../../core';
 import { GRPC_STATUS_BY_REASON } from '../../gateway-grpc';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
-import { decodeStatusDetails } from './error-details';
-import type { CallOutcome } from '../support/grpc-call';
+import { expectFailure } from './error-details';
 import {
   metadataText,
   startGrpc,
@@ -28,21 +25,22 @@ const CONTRACT_TABLE: Array<[codes: number[], grpcStatus: status]> = [
   [[17], status.PERMISSION_DENIED],
   [[4, 5, 6, 7, 8, 9, 16, 20, 25, 27], status.INVALID_ARGUMENT],
   [[26], status.ABORTED],
-  [[14], status.NOT_FOUND],
+  [[14, 24], status.NOT_FOUND],
   [[15], status.ALREADY_EXISTS],
-  [[18], status.FAILED_PRECONDITION],
+  [[18, 28], status.FAILED_PRECONDITION],
   [[19], status.RESOURCE_EXHAUSTED],
   [[1], status.INTERNAL],
   [[23], status.UNAVAILABLE],
 ];
 /**
- * Codes the gateway decides: 20 (an undecodable message) and 24 (an unknown link in
- * ResolveShortLink) occur over gRPC; 2, 21 and 22 describe HTTP requests and never do.
+ * Codes the contract's table leaves to the gateway: 29 (a malformed argument of a reading or
+ * governing RPC, the product's own code) occurs over gRPC; 2, 21 and 22 describe HTTP requests
+ * and never do.
  */
 const GATEWAY_DECISIONS: Array<[codes: number[], grpcStatus: status]> = [
   [[2], status.UNIMPLEMENTED],
   [[21, 22], status.INVALID_ARGUMENT],
-  [[24], status.NOT_FOUND],
+  [[29], status.INVALID_ARGUMENT],
 ];
 
 describe('gRPC status mapping table', () => {
@@ -62,35 +60,6 @@ describe('gRPC status mapping table', () => {
     expect(Object.keys(GRPC_STATUS_BY_REASON).sort()).toEqual([...reasons].sort());
   });
 });
-
-/** Asserts the whole error answer: status, details, numeric code, google.rpc.Status/ErrorInfo. */
-function expectFailure(
-  outcome: CallOutcome<unknown>,
-  code: ErrorCodeNumber,
-  grpcStatus: status,
-  messageCount = 1,
-): string[] {
-  const { error, response, status: callStatus } = outcome;
-  expect(response).toBeUndefined();
-  expect({
-    code: error?.code,
-    shortlinkCode: metadataText(callStatus.metadata, 'shortlink-error-code'),
-  }).toEqual({
-    code: grpcStatus,
-    shortlinkCode: String(code),
-  });
-  const messages = error!.details.split('; ');
-  expect(messages).toHaveLength(messageCount);
-  for (const message of messages) expect(message.length).toBeGreaterThan(0);
-  const decoded = decodeStatusDetails(callStatus.metadata);
-  expect(decoded).toEqual({
-    code: grpcStatus,
-    message: error!.details,
-    typeUrls: ['type.googleapis.com/google.rpc.ErrorInfo'],
-    errorInfo: { reason: reasonOf(code), domain: 'shortlink', metadata: { code: String(code) } },
-  });
-  return messages;
-}
 
 describe('gRPC errors through a real server', () => {
   let f: CoreFixture;

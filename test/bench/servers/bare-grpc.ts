@@ -1,5 +1,7 @@
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { Server, ServerCredentials, status, type sendUnaryData } from '@grpc/grpc-js';
 import {
+  LinkState,
+  ShortLink,
   ShortLinkServiceService,
   type ShortLinkServiceServer,
 } from '../../../gateway-grpc/generated/shortlink/v1/shortlink';
@@ -13,23 +15,34 @@ const ALIAS = 'abcdefg'; // as long as a generated alias
  * the same message codecs) whose CreateShortLink echoes the request into a ShortLink of the
  * subject's shape and size.
  */
+function unimplemented(callback: sendUnaryData<never>): void {
+  callback({ code: status.UNIMPLEMENTED, details: 'not part of the baseline' });
+}
+
 async function main(): Promise<void> {
   let id = 0;
   const service: ShortLinkServiceServer = {
     createShortLink: (call, callback) => {
       id += 1;
       callback(null, {
-        shortLink: {
+        // The subject's answer: the spec's six fields and the state of a new link.
+        shortLink: ShortLink.fromPartial({
           id,
           shortUrl: `https://${BENCH_DOMAIN}/${ALIAS}`,
           url: call.request.url,
           domain: BENCH_DOMAIN,
           alias: ALIAS,
           redirectType: call.request.redirectType || 301,
-        },
+          state: LinkState.LINK_STATE_ACTIVE,
+        }),
       });
     },
     resolveShortLink: (_call, callback) => callback(null, { shortLink: undefined }),
+    // Not measured against a baseline.
+    getShortLink: (_call, callback) => unimplemented(callback),
+    listShortLinks: (_call, callback) => unimplemented(callback),
+    disableShortLink: (_call, callback) => unimplemented(callback),
+    enableShortLink: (_call, callback) => unimplemented(callback),
   };
   const server = new Server();
   server.addService(ShortLinkServiceService, service);

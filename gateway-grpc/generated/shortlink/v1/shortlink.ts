@@ -18,10 +18,57 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../google/protobuf/timestamp";
 
 export const protobufPackage = "shortlink.v1";
 
 export const protobufFileName = "shortlink/v1/shortlink.proto";
+
+/** Whether a link is followed. */
+export enum LinkState {
+  /** LINK_STATE_UNSPECIFIED - Never sent by the server; a client reading it reads a state it does not know. */
+  LINK_STATE_UNSPECIFIED = 0,
+  /**
+   * LINK_STATE_ACTIVE - Followed: ResolveShortLink answers it (unless its organization is inactive or its target is
+   * now refused).
+   */
+  LINK_STATE_ACTIVE = 1,
+  /** LINK_STATE_DISABLED - Not followed: ResolveShortLink answers FAILED_PRECONDITION (28). Its alias stays its own. */
+  LINK_STATE_DISABLED = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function linkStateFromJSON(object: any): LinkState {
+  switch (object) {
+    case 0:
+    case "LINK_STATE_UNSPECIFIED":
+      return LinkState.LINK_STATE_UNSPECIFIED;
+    case 1:
+    case "LINK_STATE_ACTIVE":
+      return LinkState.LINK_STATE_ACTIVE;
+    case 2:
+    case "LINK_STATE_DISABLED":
+      return LinkState.LINK_STATE_DISABLED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return LinkState.UNRECOGNIZED;
+  }
+}
+
+export function linkStateToJSON(object: LinkState): string {
+  switch (object) {
+    case LinkState.LINK_STATE_UNSPECIFIED:
+      return "LINK_STATE_UNSPECIFIED";
+    case LinkState.LINK_STATE_ACTIVE:
+      return "LINK_STATE_ACTIVE";
+    case LinkState.LINK_STATE_DISABLED:
+      return "LINK_STATE_DISABLED";
+    case LinkState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 /**
  * The fields of the REST body of POST /api/create, with proto3's defaults meaning "absent":
@@ -55,7 +102,87 @@ export interface ResolveShortLinkResponse {
   shortLink: ShortLink | undefined;
 }
 
-/** A short link: the same fields as the REST `data`. */
+/** Names one link of the organization: give exactly one of `id` and `alias` (else code 29). */
+export interface GetShortLinkRequest {
+  /** The organization's secret key. Empty: code 4. */
+  organizationKey: string;
+  /**
+   * The link's id; 0: not given. Negative: code 29. Beyond 2^53 - 1: code 20 (the server cannot
+   * read it).
+   */
+  id: number;
+  /**
+   * The link's alias on the organization's link domain, compared exactly; empty: not given. An
+   * alias no link could have (bad characters, too long) names no link: code 24.
+   */
+  alias: string;
+}
+
+export interface GetShortLinkResponse {
+  shortLink: ShortLink | undefined;
+}
+
+export interface ListShortLinksRequest {
+  /** The organization's secret key. Empty: code 4. */
+  organizationKey: string;
+  /** One URL group's links; empty: the whole organization's. Unknown in the organization: code 14. */
+  urlGroupId: string;
+  /** Links per page, 1 to 100; 0: the default, 50. Other values: code 29. */
+  pageSize: number;
+  /**
+   * The `next_page_token` of the previous page, with the same organization and url_group_id;
+   * empty: the first page. A token this listing did not give: code 29 (start again without one).
+   */
+  pageToken: string;
+}
+
+export interface ListShortLinksResponse {
+  /** At most page_size links, newest first (by id). */
+  links: ShortLink[];
+  /**
+   * Opaque: give it as `page_token` for the next page. Empty when this page is the last. Paging
+   * repeats and skips nothing that existed when the listing began, whatever is created meanwhile.
+   */
+  nextPageToken: string;
+}
+
+/** Names the link as GetShortLinkRequest does, and says why it is disabled. */
+export interface DisableShortLinkRequest {
+  /** The organization's secret key. Empty: code 4. */
+  organizationKey: string;
+  /** The link's id; 0: not given (see GetShortLinkRequest.id). */
+  id: number;
+  /** The link's alias; empty: not given (see GetShortLinkRequest.alias). */
+  alias: string;
+  /**
+   * Why: 1 to 500 characters once surrounding whitespace is trimmed (stored trimmed); empty or
+   * only whitespace, or longer: code 29. For the organization and operators; never shown to
+   * someone following the link.
+   */
+  reason: string;
+}
+
+export interface DisableShortLinkResponse {
+  /** The link as it now is: disabled, with its reason, time and who disabled it. */
+  shortLink: ShortLink | undefined;
+}
+
+/** Names the link as GetShortLinkRequest does. */
+export interface EnableShortLinkRequest {
+  /** The organization's secret key. Empty: code 4. */
+  organizationKey: string;
+  /** The link's id; 0: not given (see GetShortLinkRequest.id). */
+  id: number;
+  /** The link's alias; empty: not given (see GetShortLinkRequest.alias). */
+  alias: string;
+}
+
+export interface EnableShortLinkResponse {
+  /** The link as it now is: active, without the disabled_* fields. */
+  shortLink: ShortLink | undefined;
+}
+
+/** A short link: the fields of the REST `data` (1 to 6), then its group, state and times. */
 export interface ShortLink {
   /** Unique across the deployment, increasing, starting at 1. */
   id: number;
@@ -68,6 +195,25 @@ export interface ShortLink {
   alias: string;
   /** The effective redirect status: 301, 302, 303, 307 or 308. */
   redirectType: number;
+  /** Whether the link is followed. CreateShortLink answers LINK_STATE_ACTIVE (a new link is). */
+  state: LinkState;
+  /** When the link was created (millisecond precision). Unset in CreateShortLink's answer. */
+  createdAt:
+    | Date
+    | undefined;
+  /** The URL group's id within the organization. Empty in CreateShortLink's answer. */
+  urlGroupId: string;
+  /** Why the link was disabled; empty while it is active. */
+  disabledReason: string;
+  /** When it was disabled (millisecond precision); unset while it is active. */
+  disabledAt:
+    | Date
+    | undefined;
+  /**
+   * Who disabled it: the id of the user whose token did, or `admin` for the operator's CLI;
+   * empty while it is active.
+   */
+  disabledBy: string;
 }
 
 function createBaseCreateShortLinkRequest(): CreateShortLinkRequest {
@@ -450,8 +596,799 @@ export const ResolveShortLinkResponse: MessageFns<ResolveShortLinkResponse> = {
   },
 };
 
+function createBaseGetShortLinkRequest(): GetShortLinkRequest {
+  return { organizationKey: "", id: 0, alias: "" };
+}
+
+export const GetShortLinkRequest: MessageFns<GetShortLinkRequest> = {
+  encode(message: GetShortLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationKey !== "") {
+      writer.uint32(10).string(message.organizationKey);
+    }
+    if (message.id !== 0) {
+      writer.uint32(16).int64(message.id);
+    }
+    if (message.alias !== "") {
+      writer.uint32(26).string(message.alias);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetShortLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetShortLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.alias = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetShortLinkRequest {
+    return {
+      organizationKey: isSet(object.organizationKey)
+        ? globalThis.String(object.organizationKey)
+        : isSet(object.organization_key)
+        ? globalThis.String(object.organization_key)
+        : "",
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      alias: isSet(object.alias) ? globalThis.String(object.alias) : "",
+    };
+  },
+
+  toJSON(message: GetShortLinkRequest): unknown {
+    const obj: any = {};
+    if (message.organizationKey !== "") {
+      obj.organizationKey = message.organizationKey;
+    }
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.alias !== "") {
+      obj.alias = message.alias;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetShortLinkRequest>, I>>(base?: I): GetShortLinkRequest {
+    return GetShortLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetShortLinkRequest>, I>>(object: I): GetShortLinkRequest {
+    const message = createBaseGetShortLinkRequest();
+    message.organizationKey = object.organizationKey ?? "";
+    message.id = object.id ?? 0;
+    message.alias = object.alias ?? "";
+    return message;
+  },
+};
+
+function createBaseGetShortLinkResponse(): GetShortLinkResponse {
+  return { shortLink: undefined };
+}
+
+export const GetShortLinkResponse: MessageFns<GetShortLinkResponse> = {
+  encode(message: GetShortLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.shortLink !== undefined) {
+      ShortLink.encode(message.shortLink, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetShortLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetShortLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.shortLink = ShortLink.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetShortLinkResponse {
+    return {
+      shortLink: isSet(object.shortLink)
+        ? ShortLink.fromJSON(object.shortLink)
+        : isSet(object.short_link)
+        ? ShortLink.fromJSON(object.short_link)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetShortLinkResponse): unknown {
+    const obj: any = {};
+    if (message.shortLink !== undefined) {
+      obj.shortLink = ShortLink.toJSON(message.shortLink);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetShortLinkResponse>, I>>(base?: I): GetShortLinkResponse {
+    return GetShortLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetShortLinkResponse>, I>>(object: I): GetShortLinkResponse {
+    const message = createBaseGetShortLinkResponse();
+    message.shortLink = (object.shortLink !== undefined && object.shortLink !== null)
+      ? ShortLink.fromPartial(object.shortLink)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListShortLinksRequest(): ListShortLinksRequest {
+  return { organizationKey: "", urlGroupId: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListShortLinksRequest: MessageFns<ListShortLinksRequest> = {
+  encode(message: ListShortLinksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationKey !== "") {
+      writer.uint32(10).string(message.organizationKey);
+    }
+    if (message.urlGroupId !== "") {
+      writer.uint32(18).string(message.urlGroupId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(24).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(34).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListShortLinksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListShortLinksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.urlGroupId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListShortLinksRequest {
+    return {
+      organizationKey: isSet(object.organizationKey)
+        ? globalThis.String(object.organizationKey)
+        : isSet(object.organization_key)
+        ? globalThis.String(object.organization_key)
+        : "",
+      urlGroupId: isSet(object.urlGroupId)
+        ? globalThis.String(object.urlGroupId)
+        : isSet(object.url_group_id)
+        ? globalThis.String(object.url_group_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListShortLinksRequest): unknown {
+    const obj: any = {};
+    if (message.organizationKey !== "") {
+      obj.organizationKey = message.organizationKey;
+    }
+    if (message.urlGroupId !== "") {
+      obj.urlGroupId = message.urlGroupId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListShortLinksRequest>, I>>(base?: I): ListShortLinksRequest {
+    return ListShortLinksRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListShortLinksRequest>, I>>(object: I): ListShortLinksRequest {
+    const message = createBaseListShortLinksRequest();
+    message.organizationKey = object.organizationKey ?? "";
+    message.urlGroupId = object.urlGroupId ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListShortLinksResponse(): ListShortLinksResponse {
+  return { links: [], nextPageToken: "" };
+}
+
+export const ListShortLinksResponse: MessageFns<ListShortLinksResponse> = {
+  encode(message: ListShortLinksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.links) {
+      ShortLink.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListShortLinksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListShortLinksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.links.push(ShortLink.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListShortLinksResponse {
+    return {
+      links: globalThis.Array.isArray(object?.links) ? object.links.map((e: any) => ShortLink.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListShortLinksResponse): unknown {
+    const obj: any = {};
+    if (message.links?.length) {
+      obj.links = message.links.map((e) => ShortLink.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListShortLinksResponse>, I>>(base?: I): ListShortLinksResponse {
+    return ListShortLinksResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListShortLinksResponse>, I>>(object: I): ListShortLinksResponse {
+    const message = createBaseListShortLinksResponse();
+    message.links = object.links?.map((e) => ShortLink.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseDisableShortLinkRequest(): DisableShortLinkRequest {
+  return { organizationKey: "", id: 0, alias: "", reason: "" };
+}
+
+export const DisableShortLinkRequest: MessageFns<DisableShortLinkRequest> = {
+  encode(message: DisableShortLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationKey !== "") {
+      writer.uint32(10).string(message.organizationKey);
+    }
+    if (message.id !== 0) {
+      writer.uint32(16).int64(message.id);
+    }
+    if (message.alias !== "") {
+      writer.uint32(26).string(message.alias);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DisableShortLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDisableShortLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.alias = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DisableShortLinkRequest {
+    return {
+      organizationKey: isSet(object.organizationKey)
+        ? globalThis.String(object.organizationKey)
+        : isSet(object.organization_key)
+        ? globalThis.String(object.organization_key)
+        : "",
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      alias: isSet(object.alias) ? globalThis.String(object.alias) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: DisableShortLinkRequest): unknown {
+    const obj: any = {};
+    if (message.organizationKey !== "") {
+      obj.organizationKey = message.organizationKey;
+    }
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.alias !== "") {
+      obj.alias = message.alias;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DisableShortLinkRequest>, I>>(base?: I): DisableShortLinkRequest {
+    return DisableShortLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DisableShortLinkRequest>, I>>(object: I): DisableShortLinkRequest {
+    const message = createBaseDisableShortLinkRequest();
+    message.organizationKey = object.organizationKey ?? "";
+    message.id = object.id ?? 0;
+    message.alias = object.alias ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseDisableShortLinkResponse(): DisableShortLinkResponse {
+  return { shortLink: undefined };
+}
+
+export const DisableShortLinkResponse: MessageFns<DisableShortLinkResponse> = {
+  encode(message: DisableShortLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.shortLink !== undefined) {
+      ShortLink.encode(message.shortLink, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DisableShortLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDisableShortLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.shortLink = ShortLink.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DisableShortLinkResponse {
+    return {
+      shortLink: isSet(object.shortLink)
+        ? ShortLink.fromJSON(object.shortLink)
+        : isSet(object.short_link)
+        ? ShortLink.fromJSON(object.short_link)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DisableShortLinkResponse): unknown {
+    const obj: any = {};
+    if (message.shortLink !== undefined) {
+      obj.shortLink = ShortLink.toJSON(message.shortLink);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DisableShortLinkResponse>, I>>(base?: I): DisableShortLinkResponse {
+    return DisableShortLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DisableShortLinkResponse>, I>>(object: I): DisableShortLinkResponse {
+    const message = createBaseDisableShortLinkResponse();
+    message.shortLink = (object.shortLink !== undefined && object.shortLink !== null)
+      ? ShortLink.fromPartial(object.shortLink)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEnableShortLinkRequest(): EnableShortLinkRequest {
+  return { organizationKey: "", id: 0, alias: "" };
+}
+
+export const EnableShortLinkRequest: MessageFns<EnableShortLinkRequest> = {
+  encode(message: EnableShortLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationKey !== "") {
+      writer.uint32(10).string(message.organizationKey);
+    }
+    if (message.id !== 0) {
+      writer.uint32(16).int64(message.id);
+    }
+    if (message.alias !== "") {
+      writer.uint32(26).string(message.alias);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnableShortLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnableShortLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.alias = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EnableShortLinkRequest {
+    return {
+      organizationKey: isSet(object.organizationKey)
+        ? globalThis.String(object.organizationKey)
+        : isSet(object.organization_key)
+        ? globalThis.String(object.organization_key)
+        : "",
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      alias: isSet(object.alias) ? globalThis.String(object.alias) : "",
+    };
+  },
+
+  toJSON(message: EnableShortLinkRequest): unknown {
+    const obj: any = {};
+    if (message.organizationKey !== "") {
+      obj.organizationKey = message.organizationKey;
+    }
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.alias !== "") {
+      obj.alias = message.alias;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EnableShortLinkRequest>, I>>(base?: I): EnableShortLinkRequest {
+    return EnableShortLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EnableShortLinkRequest>, I>>(object: I): EnableShortLinkRequest {
+    const message = createBaseEnableShortLinkRequest();
+    message.organizationKey = object.organizationKey ?? "";
+    message.id = object.id ?? 0;
+    message.alias = object.alias ?? "";
+    return message;
+  },
+};
+
+function createBaseEnableShortLinkResponse(): EnableShortLinkResponse {
+  return { shortLink: undefined };
+}
+
+export const EnableShortLinkResponse: MessageFns<EnableShortLinkResponse> = {
+  encode(message: EnableShortLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.shortLink !== undefined) {
+      ShortLink.encode(message.shortLink, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnableShortLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnableShortLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.shortLink = ShortLink.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EnableShortLinkResponse {
+    return {
+      shortLink: isSet(object.shortLink)
+        ? ShortLink.fromJSON(object.shortLink)
+        : isSet(object.short_link)
+        ? ShortLink.fromJSON(object.short_link)
+        : undefined,
+    };
+  },
+
+  toJSON(message: EnableShortLinkResponse): unknown {
+    const obj: any = {};
+    if (message.shortLink !== undefined) {
+      obj.shortLink = ShortLink.toJSON(message.shortLink);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EnableShortLinkResponse>, I>>(base?: I): EnableShortLinkResponse {
+    return EnableShortLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EnableShortLinkResponse>, I>>(object: I): EnableShortLinkResponse {
+    const message = createBaseEnableShortLinkResponse();
+    message.shortLink = (object.shortLink !== undefined && object.shortLink !== null)
+      ? ShortLink.fromPartial(object.shortLink)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseShortLink(): ShortLink {
-  return { id: 0, shortUrl: "", url: "", domain: "", alias: "", redirectType: 0 };
+  return {
+    id: 0,
+    shortUrl: "",
+    url: "",
+    domain: "",
+    alias: "",
+    redirectType: 0,
+    state: 0,
+    createdAt: undefined,
+    urlGroupId: "",
+    disabledReason: "",
+    disabledAt: undefined,
+    disabledBy: "",
+  };
 }
 
 export const ShortLink: MessageFns<ShortLink> = {
@@ -473,6 +1410,24 @@ export const ShortLink: MessageFns<ShortLink> = {
     }
     if (message.redirectType !== 0) {
       writer.uint32(48).int32(message.redirectType);
+    }
+    if (message.state !== 0) {
+      writer.uint32(56).int32(message.state);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    if (message.urlGroupId !== "") {
+      writer.uint32(74).string(message.urlGroupId);
+    }
+    if (message.disabledReason !== "") {
+      writer.uint32(82).string(message.disabledReason);
+    }
+    if (message.disabledAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.disabledAt), writer.uint32(90).fork()).join();
+    }
+    if (message.disabledBy !== "") {
+      writer.uint32(98).string(message.disabledBy);
     }
     return writer;
   },
@@ -538,6 +1493,54 @@ export const ShortLink: MessageFns<ShortLink> = {
             message.redirectType = reader.int32();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.urlGroupId = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.disabledReason = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.disabledAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.disabledBy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -566,6 +1569,32 @@ export const ShortLink: MessageFns<ShortLink> = {
         : isSet(object.redirect_type)
         ? globalThis.Number(object.redirect_type)
         : 0,
+      state: isSet(object.state) ? linkStateFromJSON(object.state) : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      urlGroupId: isSet(object.urlGroupId)
+        ? globalThis.String(object.urlGroupId)
+        : isSet(object.url_group_id)
+        ? globalThis.String(object.url_group_id)
+        : "",
+      disabledReason: isSet(object.disabledReason)
+        ? globalThis.String(object.disabledReason)
+        : isSet(object.disabled_reason)
+        ? globalThis.String(object.disabled_reason)
+        : "",
+      disabledAt: isSet(object.disabledAt)
+        ? fromJsonTimestamp(object.disabledAt)
+        : isSet(object.disabled_at)
+        ? fromJsonTimestamp(object.disabled_at)
+        : undefined,
+      disabledBy: isSet(object.disabledBy)
+        ? globalThis.String(object.disabledBy)
+        : isSet(object.disabled_by)
+        ? globalThis.String(object.disabled_by)
+        : "",
     };
   },
 
@@ -589,6 +1618,24 @@ export const ShortLink: MessageFns<ShortLink> = {
     if (message.redirectType !== 0) {
       obj.redirectType = Math.round(message.redirectType);
     }
+    if (message.state !== 0) {
+      obj.state = linkStateToJSON(message.state);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.urlGroupId !== "") {
+      obj.urlGroupId = message.urlGroupId;
+    }
+    if (message.disabledReason !== "") {
+      obj.disabledReason = message.disabledReason;
+    }
+    if (message.disabledAt !== undefined) {
+      obj.disabledAt = message.disabledAt.toISOString();
+    }
+    if (message.disabledBy !== "") {
+      obj.disabledBy = message.disabledBy;
+    }
     return obj;
   },
 
@@ -603,27 +1650,43 @@ export const ShortLink: MessageFns<ShortLink> = {
     message.domain = object.domain ?? "";
     message.alias = object.alias ?? "";
     message.redirectType = object.redirectType ?? 0;
+    message.state = object.state ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.urlGroupId = object.urlGroupId ?? "";
+    message.disabledReason = object.disabledReason ?? "";
+    message.disabledAt = object.disabledAt ?? undefined;
+    message.disabledBy = object.disabledBy ?? "";
     return message;
   },
 };
 
 /**
- * Creates and resolves short links for internal services. Both RPCs run the very same core
- * procedures as the REST gateway, so the rules, the numeric error codes and the per-token rate
- * limit (shared with REST) are identical.
+ * Creates, resolves, reads and governs short links for internal services. Every RPC runs the
+ * very same core procedures as the REST gateway and the admin CLI, so the rules, the numeric
+ * error codes and the per-token rate limit (shared with REST) are identical.
  *
  * Errors: the gRPC status follows the contract's table; the spec's numeric code is in the trailing
  * metadata `shortlink-error-code`, the human-readable messages are in the status details, and
  * `grpc-status-details-bin` holds a google.rpc.Status with a google.rpc.ErrorInfo
  * (domain "shortlink", reason such as "ALIAS_TAKEN", metadata.code).
+ *
+ * The authenticated RPCs (all but ResolveShortLink) need the metadata
+ * `authorization: Bearer <token>` and run the create's stages in its order: token (3, 10, 11:
+ * UNAUTHENTICATED), rate limit (19: RESOURCE_EXHAUSTED), request bytes (20: INVALID_ARGUMENT),
+ * organization key (4: INVALID_ARGUMENT), organization (12, 13: UNAUTHENTICATED; 17, the token's
+ * user is not a member: PERMISSION_DENIED). Every call that passes the token check counts against
+ * the token's rate limit, the same budget as creates over gRPC and REST, and its figures come back
+ * in the trailing metadata `x-ratelimit-limit`, `x-ratelimit-remaining`, `x-ratelimit-reset`,
+ * `ratelimit-policy`, `ratelimit` (and `retry-after` on RESOURCE_EXHAUSTED), success or not. A
+ * store that cannot be reached is 23 (UNAVAILABLE, with `retry-after`); an unexpected fault is 1
+ * (INTERNAL).
  */
 export type ShortLinkServiceService = typeof ShortLinkServiceService;
 export const ShortLinkServiceService = {
   /**
-   * Creates a short link. Requires the metadata `authorization: Bearer <token>`.
-   * Every call that passes the token check counts against the token's rate limit; the figures
-   * come back in the metadata `x-ratelimit-limit`, `x-ratelimit-remaining`, `x-ratelimit-reset`
-   * (and `retry-after` on RESOURCE_EXHAUSTED).
+   * Creates a short link. Authenticated (see above); optional metadata `idempotency-key` makes a
+   * retry safe. The answer's ShortLink has state LINK_STATE_ACTIVE and no created_at or
+   * url_group_id (the create answers the spec's six fields; GetShortLink gives the rest).
    */
   createShortLink: {
     path: "/shortlink.v1.ShortLinkService/CreateShortLink" as const,
@@ -637,8 +1700,11 @@ export const ShortLinkServiceService = {
     responseDeserialize: (value: Buffer): CreateShortLinkResponse => CreateShortLinkResponse.decode(value),
   },
   /**
-   * Resolves a short link by its link domain and alias; NOT_FOUND when there is none.
-   * Public: following a short link needs no credentials, so no token is required.
+   * Resolves a short link by its link domain and alias, for following it. Public: following a
+   * short link needs no credentials, so no token is required, and no rate limit applies.
+   * Errors: NOT_FOUND (24) when there is no such link; FAILED_PRECONDITION (28, reason
+   * "LINK_DISABLED") when the link must not be followed: it is disabled, its organization is
+   * inactive, or its target now fails the local anti-phishing rules (the same answer for each).
    */
   resolveShortLink: {
     path: "/shortlink.v1.ShortLinkService/ResolveShortLink" as const,
@@ -651,29 +1717,129 @@ export const ShortLinkServiceService = {
       Buffer.from(ResolveShortLinkResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolveShortLinkResponse => ResolveShortLinkResponse.decode(value),
   },
+  /**
+   * One link of the caller's organization, by id or by alias, with its state and times.
+   * Authenticated (see above). Errors past the common stages: INVALID_ARGUMENT (29) when neither
+   * or both of id and alias are given, or id is negative; NOT_FOUND (24) when the organization
+   * has no such link (a link of another organization is answered the same way).
+   */
+  getShortLink: {
+    path: "/shortlink.v1.ShortLinkService/GetShortLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetShortLinkRequest): Buffer => Buffer.from(GetShortLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetShortLinkRequest => GetShortLinkRequest.decode(value),
+    responseSerialize: (value: GetShortLinkResponse): Buffer =>
+      Buffer.from(GetShortLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetShortLinkResponse => GetShortLinkResponse.decode(value),
+  },
+  /**
+   * One page of the organization's links, or of one URL group's, newest first.
+   * Authenticated (see above). Errors past the common stages: INVALID_ARGUMENT (29) for a
+   * page_size outside 1 to 100 or a page_token this listing did not give; NOT_FOUND (14) for a
+   * url_group_id the organization does not have.
+   */
+  listShortLinks: {
+    path: "/shortlink.v1.ShortLinkService/ListShortLinks" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListShortLinksRequest): Buffer =>
+      Buffer.from(ListShortLinksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListShortLinksRequest => ListShortLinksRequest.decode(value),
+    responseSerialize: (value: ListShortLinksResponse): Buffer =>
+      Buffer.from(ListShortLinksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListShortLinksResponse => ListShortLinksResponse.decode(value),
+  },
+  /**
+   * Disables a link: from then on (within the propagation bound, 5 s by default, on every process)
+   * ResolveShortLink answers FAILED_PRECONDITION (28) and following it over HTTP answers 410. The
+   * link keeps its alias for ever. The reason, the time and the caller's user are recorded.
+   * Disabling a disabled link changes nothing (its first reason stands) and answers it as it is.
+   * Authenticated (see above). Errors past the common stages: INVALID_ARGUMENT (29) as for
+   * GetShortLink, or for a reason that is empty, only whitespace, or longer than 500 characters
+   * (every problem is reported); NOT_FOUND (24) as for GetShortLink.
+   */
+  disableShortLink: {
+    path: "/shortlink.v1.ShortLinkService/DisableShortLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DisableShortLinkRequest): Buffer =>
+      Buffer.from(DisableShortLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DisableShortLinkRequest => DisableShortLinkRequest.decode(value),
+    responseSerialize: (value: DisableShortLinkResponse): Buffer =>
+      Buffer.from(DisableShortLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DisableShortLinkResponse => DisableShortLinkResponse.decode(value),
+  },
+  /**
+   * Enables a link: it is followed again (within the same bound). Enabling an active link changes
+   * nothing and answers it as it is. Authenticated (see above). Errors past the common stages:
+   * as for GetShortLink.
+   */
+  enableShortLink: {
+    path: "/shortlink.v1.ShortLinkService/EnableShortLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EnableShortLinkRequest): Buffer =>
+      Buffer.from(EnableShortLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EnableShortLinkRequest => EnableShortLinkRequest.decode(value),
+    responseSerialize: (value: EnableShortLinkResponse): Buffer =>
+      Buffer.from(EnableShortLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EnableShortLinkResponse => EnableShortLinkResponse.decode(value),
+  },
 } as const;
 
 export interface ShortLinkServiceServer extends UntypedServiceImplementation {
   /**
-   * Creates a short link. Requires the metadata `authorization: Bearer <token>`.
-   * Every call that passes the token check counts against the token's rate limit; the figures
-   * come back in the metadata `x-ratelimit-limit`, `x-ratelimit-remaining`, `x-ratelimit-reset`
-   * (and `retry-after` on RESOURCE_EXHAUSTED).
+   * Creates a short link. Authenticated (see above); optional metadata `idempotency-key` makes a
+   * retry safe. The answer's ShortLink has state LINK_STATE_ACTIVE and no created_at or
+   * url_group_id (the create answers the spec's six fields; GetShortLink gives the rest).
    */
   createShortLink: handleUnaryCall<CreateShortLinkRequest, CreateShortLinkResponse>;
   /**
-   * Resolves a short link by its link domain and alias; NOT_FOUND when there is none.
-   * Public: following a short link needs no credentials, so no token is required.
+   * Resolves a short link by its link domain and alias, for following it. Public: following a
+   * short link needs no credentials, so no token is required, and no rate limit applies.
+   * Errors: NOT_FOUND (24) when there is no such link; FAILED_PRECONDITION (28, reason
+   * "LINK_DISABLED") when the link must not be followed: it is disabled, its organization is
+   * inactive, or its target now fails the local anti-phishing rules (the same answer for each).
    */
   resolveShortLink: handleUnaryCall<ResolveShortLinkRequest, ResolveShortLinkResponse>;
+  /**
+   * One link of the caller's organization, by id or by alias, with its state and times.
+   * Authenticated (see above). Errors past the common stages: INVALID_ARGUMENT (29) when neither
+   * or both of id and alias are given, or id is negative; NOT_FOUND (24) when the organization
+   * has no such link (a link of another organization is answered the same way).
+   */
+  getShortLink: handleUnaryCall<GetShortLinkRequest, GetShortLinkResponse>;
+  /**
+   * One page of the organization's links, or of one URL group's, newest first.
+   * Authenticated (see above). Errors past the common stages: INVALID_ARGUMENT (29) for a
+   * page_size outside 1 to 100 or a page_token this listing did not give; NOT_FOUND (14) for a
+   * url_group_id the organization does not have.
+   */
+  listShortLinks: handleUnaryCall<ListShortLinksRequest, ListShortLinksResponse>;
+  /**
+   * Disables a link: from then on (within the propagation bound, 5 s by default, on every process)
+   * ResolveShortLink answers FAILED_PRECONDITION (28) and following it over HTTP answers 410. The
+   * link keeps its alias for ever. The reason, the time and the caller's user are recorded.
+   * Disabling a disabled link changes nothing (its first reason stands) and answers it as it is.
+   * Authenticated (see above). Errors past the common stages: INVALID_ARGUMENT (29) as for
+   * GetShortLink, or for a reason that is empty, only whitespace, or longer than 500 characters
+   * (every problem is reported); NOT_FOUND (24) as for GetShortLink.
+   */
+  disableShortLink: handleUnaryCall<DisableShortLinkRequest, DisableShortLinkResponse>;
+  /**
+   * Enables a link: it is followed again (within the same bound). Enabling an active link changes
+   * nothing and answers it as it is. Authenticated (see above). Errors past the common stages:
+   * as for GetShortLink.
+   */
+  enableShortLink: handleUnaryCall<EnableShortLinkRequest, EnableShortLinkResponse>;
 }
 
 export interface ShortLinkServiceClient extends Client {
   /**
-   * Creates a short link. Requires the metadata `authorization: Bearer <token>`.
-   * Every call that passes the token check counts against the token's rate limit; the figures
-   * come back in the metadata `x-ratelimit-limit`, `x-ratelimit-remaining`, `x-ratelimit-reset`
-   * (and `retry-after` on RESOURCE_EXHAUSTED).
+   * Creates a short link. Authenticated (see above); optional metadata `idempotency-key` makes a
+   * retry safe. The answer's ShortLink has state LINK_STATE_ACTIVE and no created_at or
+   * url_group_id (the create answers the spec's six fields; GetShortLink gives the rest).
    */
   createShortLink(
     request: CreateShortLinkRequest,
@@ -691,8 +1857,11 @@ export interface ShortLinkServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateShortLinkResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Resolves a short link by its link domain and alias; NOT_FOUND when there is none.
-   * Public: following a short link needs no credentials, so no token is required.
+   * Resolves a short link by its link domain and alias, for following it. Public: following a
+   * short link needs no credentials, so no token is required, and no rate limit applies.
+   * Errors: NOT_FOUND (24) when there is no such link; FAILED_PRECONDITION (28, reason
+   * "LINK_DISABLED") when the link must not be followed: it is disabled, its organization is
+   * inactive, or its target now fails the local anti-phishing rules (the same answer for each).
    */
   resolveShortLink(
     request: ResolveShortLinkRequest,
@@ -708,6 +1877,92 @@ export interface ShortLinkServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolveShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One link of the caller's organization, by id or by alias, with its state and times.
+   * Authenticated (see above). Errors past the common stages: INVALID_ARGUMENT (29) when neither
+   * or both of id and alias are given, or id is negative; NOT_FOUND (24) when the organization
+   * has no such link (a link of another organization is answered the same way).
+   */
+  getShortLink(
+    request: GetShortLinkRequest,
+    callback: (error: ServiceError | null, response: GetShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  getShortLink(
+    request: GetShortLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  getShortLink(
+    request: GetShortLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One page of the organization's links, or of one URL group's, newest first.
+   * Authenticated (see above). Errors past the common stages: INVALID_ARGUMENT (29) for a
+   * page_size outside 1 to 100 or a page_token this listing did not give; NOT_FOUND (14) for a
+   * url_group_id the organization does not have.
+   */
+  listShortLinks(
+    request: ListShortLinksRequest,
+    callback: (error: ServiceError | null, response: ListShortLinksResponse) => void,
+  ): ClientUnaryCall;
+  listShortLinks(
+    request: ListShortLinksRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListShortLinksResponse) => void,
+  ): ClientUnaryCall;
+  listShortLinks(
+    request: ListShortLinksRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListShortLinksResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Disables a link: from then on (within the propagation bound, 5 s by default, on every process)
+   * ResolveShortLink answers FAILED_PRECONDITION (28) and following it over HTTP answers 410. The
+   * link keeps its alias for ever. The reason, the time and the caller's user are recorded.
+   * Disabling a disabled link changes nothing (its first reason stands) and answers it as it is.
+   * Authenticated (see above). Errors past the common stages: INVALID_ARGUMENT (29) as for
+   * GetShortLink, or for a reason that is empty, only whitespace, or longer than 500 characters
+   * (every problem is reported); NOT_FOUND (24) as for GetShortLink.
+   */
+  disableShortLink(
+    request: DisableShortLinkRequest,
+    callback: (error: ServiceError | null, response: DisableShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  disableShortLink(
+    request: DisableShortLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DisableShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  disableShortLink(
+    request: DisableShortLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DisableShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Enables a link: it is followed again (within the same bound). Enabling an active link changes
+   * nothing and answers it as it is. Authenticated (see above). Errors past the common stages:
+   * as for GetShortLink.
+   */
+  enableShortLink(
+    request: EnableShortLinkRequest,
+    callback: (error: ServiceError | null, response: EnableShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  enableShortLink(
+    request: EnableShortLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EnableShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  enableShortLink(
+    request: EnableShortLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EnableShortLinkResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -731,6 +1986,28 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());
