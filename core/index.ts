@@ -23,6 +23,10 @@ export {
 export type * from './ports';
 export { silentLogger } from './ports/logger';
 export type { ShortLink } from './links/short-link';
+export type { LinkView } from './links/link-view';
+export type { LinkPage, ListLinksRequest } from './links/list-links';
+export type { GetLinkRequest } from './links/get-link';
+export type { DisableLinkRequest, EnableLinkRequest } from './links/disable-link';
 export type { CreateLinkRequest } from './links/create-link-input';
 export type { ResolveLinkRequest } from './links/resolve-link';
 export { UndecodableBody } from './links/undecodable-body';

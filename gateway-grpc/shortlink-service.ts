@@ -59,6 +59,7 @@ export function createShortLinkService(
 ): ShortLinkServiceServer {
   const created = metrics?.linkCreatedOn('grpc');
   const replayed = metrics?.replayedOn('grpc');
+  const followed = metrics?.follows('grpc');
 
   /**
    * An RPC that reads or governs links: the core authenticates it as a create (token,
@@ -122,7 +123,11 @@ export function createShortLinkService(
           const link = await core
             .createCaller({ logger, response })
             .links.resolve({ domain, alias });
+          followed?.(0);
           return { shortLink: toShortLinkMessage(link) };
+        } catch (error) {
+          followed?.(error instanceof ShortlinkError ? error.code : 1);
+          throw error;
         } finally {
           setRateLimitMetadata(trailers, response);
         }

@@ -80,7 +80,7 @@ export const listLinks = governingProcedure
       if (decoded === null) {
         throw new ShortlinkError(
           'ARGUMENT_INVALID',
-          'page_token is not a token this listing gave; start again without one.',
+          'page_token was not given by this listing: start again without one.',
         );
       }
       beforeId = decoded;

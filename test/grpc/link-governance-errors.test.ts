@@ -35,7 +35,7 @@ afterAll(() => grpc.close());
 type Rpc = 'get' | 'list' | 'disable' | 'enable';
 
 /** The core's one message (it holds `; `) for a page token the listing did not give. */
-const PAGE_TOKEN_REFUSED = 'page_token is not a token this listing gave; start again without one.';
+const PAGE_TOKEN_REFUSED = 'page_token was not given by this listing: start again without one.';
 
 /** Calls `rpc` with `request` (acme's key unless it says otherwise) and `auth` (alice's token). */
 function call(

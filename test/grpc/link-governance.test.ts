@@ -229,7 +229,31 @@ describe('ListShortLinks', () => {
   });
 });
 
+/** shortlink_follows_total of gRPC ResolveShortLink with `outcome`. */
+async function followCount(outcome: string): Promise<number> {
+  const metric = await metrics.registry.getSingleMetric('shortlink_follows_total')?.get();
+  const sample = metric?.values.find(
+    ({ labels }) => labels.gateway === 'grpc' && labels.outcome === outcome,
+  );
+  return sample?.value ?? 0;
+}
+
 describe('metrics', () => {
+  it('counts ResolveShortLink as follows by outcome: redirect, not_found, gone', async () => {
+    const outcomes = ['redirect', 'not_found', 'gone'];
+    const before = await Promise.all(outcomes.map(followCount));
+    const link = await createAt('2026-07-02T00:00:00.000Z', { alias: 'counted' });
+    await grpc.resolve({ domain: f.domain, alias: 'counted' });
+    await grpc.resolve({ domain: f.domain, alias: 'no-such-link' });
+    await grpc.disable(
+      { organizationKey: f.organizationKey, id: link.id, reason: 'metrics' },
+      f.token,
+    );
+    await grpc.resolve({ domain: f.domain, alias: 'counted' });
+    const after = await Promise.all(outcomes.map(followCount));
+    expect(after.map((count, i) => count - before[i]!)).toEqual([1, 1, 1]);
+  });
+
   it('counts each call under its operation, with its code', async () => {
     const operations = ['get', 'list', 'disable', 'enable'] as const;
     const counts = () =>
