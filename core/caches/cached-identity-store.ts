@@ -7,7 +7,7 @@ import type {
   UrlGroup,
   User,
 } from '../ports/identity-store';
-import type { IdentityChange } from '../ports/store';
+import type { IdentityChange, OrganizationChanged } from '../ports/store';
 import { cacheKey, LookupCache, type LookupCacheOptions } from './lookup-cache';
 
 /** Entries per lookup kind: far more than the active tokens and organizations of a deployment. */
@@ -17,7 +17,8 @@ const IDENTITY_CACHE_ENTRIES = 10_000;
  * The identity lookups a create makes (token, organization key, membership, group) served from
  * bounded caches of found results for `ttlMs`. A change takes effect:
  * - at once in this process when made through this store (provisioning invalidates);
- * - at once everywhere when the backend reports changes (invalidate(), fed by change streams);
+ * - at once everywhere when the backend reports changes (invalidate(), fed by change streams;
+ *   an organization by its id and key hash, other kinds as a whole);
  * - otherwise within the TTL.
  * Nothing "not found" is kept, so a new token or membership works at once everywhere.
  */
@@ -56,6 +57,10 @@ export class CachedIdentityStore implements IdentityStore {
 
   /** Forgets what a change may have touched. */
   invalidate(change: IdentityChange): void {
+    if (typeof change === 'object') {
+      this.forgetOrganization(change);
+      return;
+    }
     if (change === 'tokens' || change === 'all') this.tokens.clear();
     if (change === 'organizations' || change === 'all') {
       this.organizationsByKey.clear();
@@ -63,6 +68,17 @@ export class CachedIdentityStore implements IdentityStore {
     }
     if (change === 'memberships' || change === 'all') this.memberships.clear();
     if (change === 'groups' || change === 'all') this.groups.clear();
+  }
+
+  /**
+   * One organization, by id and by key hash; also under any former key hash (a rotation made
+   * elsewhere reports only the new one), found from the cached organizations' ids. Organizations
+   * change rarely: one pass over at most IDENTITY_CACHE_ENTRIES entries is cheap.
+   */
+  private forgetOrganization({ id, keyHash }: Omit<OrganizationChanged, 'kind'>): void {
+    this.organizationsById.delete(id);
+    if (keyHash !== undefined) this.organizationsByKey.delete(keyHash);
+    this.organizationsByKey.deleteWhere((organization) => organization.id === id);
   }
 
   findUserIdByTokenHash(tokenHash: string): Promise<string | null> {
@@ -115,7 +131,7 @@ export class CachedIdentityStore implements IdentityStore {
   insertOrganization(organization: Organization): Promise<void> {
     return this.thenForget(
       () => this.inner.insertOrganization(organization),
-      () => this.invalidate('organizations'),
+      () => this.forgetOrganization(organization),
     );
   }
 
@@ -123,14 +139,14 @@ export class CachedIdentityStore implements IdentityStore {
     // By key and by id alike (a new key leaves the old key's entry behind otherwise).
     return this.thenForget(
       () => this.inner.saveOrganization(organization),
-      () => this.invalidate('organizations'),
+      () => this.forgetOrganization(organization),
     );
   }
 
   updateOrganization(id: string, change: OrganizationChange): Promise<Organization | null> {
     return this.thenForget(
       () => this.inner.updateOrganization(id, change),
-      () => this.invalidate('organizations'),
+      () => this.forgetOrganization({ id, ...(change.keyHash && { keyHash: change.keyHash }) }),
     );
   }
 

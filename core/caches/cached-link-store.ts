@@ -87,4 +87,9 @@ export class CachedLinkStore implements LinkStore {
   invalidate(domain: string, alias: string): void {
     this.cache.delete(cacheKey(domain, alias));
   }
+
+  /** Forgets every link (changes may have been missed). */
+  invalidateAll(): void {
+    this.cache.clear();
+  }
 }

@@ -1,4 +1,4 @@
-import type { IdentityWatch, Store } from '../ports/store';
+import type { ChangeWatch, Store } from '../ports/store';
 import { CachedIdentityStore } from './cached-identity-store';
 import { CachedLinkStore } from './cached-link-store';
 
@@ -32,22 +32,29 @@ export interface CachedStore extends Store {
 /**
  * The store-agnostic caches as decorators over the store's ports: links for following, identity
  * lookups for creating. Writes (and the ids links get) always go to the backend. When the
- * backend reports identity changes (MongoDB change streams), the identity cache is invalidated
- * at once on every process.
+ * backend reports changes (MongoDB change streams), every process drops at once what changed:
+ * the link (by domain and alias), the organization (by id and key hash), or a whole kind of
+ * identity lookup; elsewhere the TTLs bound how long a change made by another process goes unseen.
  */
 export function withCaches(backend: Store, options: CacheOptions): CachedStore {
   const propagationMs = (options.propagationSeconds ?? DEFAULT_CHANGE_PROPAGATION_SECONDS) * 1000;
   const now = options.now ? { now: options.now } : {};
-  const links =
-    options.linkCacheSize > 0
-      ? new CachedLinkStore(backend.links, {
-          maxEntries: options.linkCacheSize,
-          ttlMs: propagationMs,
-          ...now,
-        })
-      : backend.links;
+  const watches: ChangeWatch[] = [];
+  let links = backend.links;
+  if (options.linkCacheSize > 0) {
+    const cached = new CachedLinkStore(backend.links, {
+      maxEntries: options.linkCacheSize,
+      ttlMs: propagationMs,
+      ...now,
+    });
+    links = cached;
+    const watch = backend.watchLinkChanges?.((change) => {
+      if (change === 'all') cached.invalidateAll();
+      else cached.invalidate(change.domain, change.alias);
+    });
+    if (watch) watches.push(watch);
+  }
   let identities = backend.identities;
-  let watch: IdentityWatch | undefined;
   if (options.identityTtlSeconds > 0) {
     const cached = new CachedIdentityStore(backend.identities, {
       ttlMs: options.identityTtlSeconds * 1000,
@@ -55,7 +62,8 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
       ...now,
     });
     identities = cached;
-    watch = backend.watchIdentityChanges?.((change) => cached.invalidate(change));
+    const watch = backend.watchIdentityChanges?.((change) => cached.invalidate(change));
+    if (watch) watches.push(watch);
   }
   return {
     kind: backend.kind,
@@ -67,7 +75,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     ping: () => backend.ping(),
     flush: () => backend.flush(),
     close: async () => {
-      await watch?.close();
+      await Promise.all(watches.map((watch) => watch.close()));
       await backend.close();
     },
   };

@@ -55,6 +55,19 @@ export class LookupCache<V extends NonNullable<unknown>> {
     this.pending.delete(key);
   }
 
+  /**
+   * Drops every kept value `matches` picks. Lookups in flight are all let go too (they answer
+   * their callers, nothing of them is kept): what they will find cannot be tested yet.
+   */
+  deleteWhere(matches: (value: V) => boolean): void {
+    const picked: string[] = [];
+    this.values.forEach((value, key) => {
+      if (matches(value)) picked.push(key);
+    });
+    for (const key of picked) this.values.delete(key);
+    this.pending.clear();
+  }
+
   clear(): void {
     this.values.clear();
     this.pending.clear();

@@ -76,8 +76,10 @@ function timedLinks(links: LinkStore, metrics: ShortlinkMetrics): LinkStore {
  */
 export function timedStore(store: Store, metrics: ShortlinkMetrics): Store {
   const watch = store.watchIdentityChanges?.bind(store);
+  const watchLinks = store.watchLinkChanges?.bind(store);
   return {
     ...(watch ? { watchIdentityChanges: watch } : {}),
+    ...(watchLinks ? { watchLinkChanges: watchLinks } : {}),
     kind: store.kind,
     identities: timedPort(store.identities, 'identities', IDENTITY_METHODS, metrics),
     links: timedLinks(store.links, metrics),

@@ -2,17 +2,38 @@ import type { IdempotencyStore } from './idempotency-store';
 import type { IdentityStore } from './identity-store';
 import type { LinkStore } from './link-store';
 
-/** Which identity lookups a change may affect; 'all' when changes may have been missed. */
-export type IdentityChange = 'tokens' | 'organizations' | 'memberships' | 'groups' | 'all';
+/** A kind of identity lookup a change may affect. */
+export type IdentityKind = 'tokens' | 'organizations' | 'memberships' | 'groups';
 
-export interface IdentityWatch {
-  close(): Promise<void>;
-  /**
-   * Reports identity changes made by any process, where the backend can tell (MongoDB change
-   * streams on a replica set). Absent, or silent, where it cannot: caches then rely on their TTL.
-   */
-  watchIdentityChanges?(listener: (change: IdentityChange) => void): IdentityWatch;
+/**
+ * One organization changed (or was added or removed): what is cached of it, by id and by key
+ * hash, must go. `keyHash` is its key hash as it now is, when the backend knows it; a former key
+ * hash (a rotation) is found from the cached organization's id.
+ */
+export interface OrganizationChanged {
+  kind: 'organization';
+  id: string;
+  keyHash?: string;
 }
+
+/**
+ * What an identity change may affect: one organization, a whole kind of lookup, or 'all' when
+ * changes may have been missed.
+ */
+export type IdentityChange = IdentityKind | OrganizationChanged | 'all';
+
+/**
+ * A link whose stored state changed (a disable, an enable), by the key it is followed by; 'all'
+ * when changes may have been missed.
+ */
+export type LinkChange = { domain: string; alias: string } | 'all';
+
+/** A running watch of the backend's changes; close() stops it. */
+export interface ChangeWatch {
+  close(): Promise<void>;
+}
+
+export type IdentityWatch = ChangeWatch;
 
 /** Everything that keeps state, from one backend (the embedded memory store, or MongoDB). */
 export interface Store {
@@ -37,5 +58,11 @@ export interface Store {
    * Reports identity changes made by any process, where the backend can tell (MongoDB change
    * streams on a replica set). Absent, or silent, where it cannot: caches then rely on their TTL.
    */
-  watchIdentityChanges?(listener: (change: IdentityChange) => void): IdentityWatch;
+  watchIdentityChanges?(listener: (change: IdentityChange) => void): ChangeWatch;
+  /**
+   * Reports changes of links' state made by any process, as watchIdentityChanges does for
+   * identities; absent, or silent, where the backend cannot tell: the link cache then relies on
+   * its TTL (CHANGE_PROPAGATION_SECONDS).
+   */
+  watchLinkChanges?(listener: (change: LinkChange) => void): ChangeWatch;
 }

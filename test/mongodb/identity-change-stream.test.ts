@@ -1,96 +1,129 @@
-import { EventEmitter } from 'node:events';
-import { MongoServerError, type Db } from 'mongodb';
 import type { IdentityChange } from '../../core';
-import { watchIdentityChanges } from '../../core/adapters/mongodb/identity-change-stream';
+import {
+  IDENTITY_PIPELINE,
+  watchIdentityChanges,
+} from '../../core/adapters/mongodb/identity-change-stream';
 import { captureLogs } from '../support/log-capture';
+import { fakeWatchable, pause, serverError, token, waitFor } from './fake-change-streams';
 
-/** A change stream as the driver's emits: 'change' and 'error' events, close(). */
-class FakeStream extends EventEmitter {
-  closed = false;
-  close(): Promise<void> {
-    this.closed = true;
-    return Promise.resolve();
-  }
-}
-
-/** A Db whose watch() hands out fake streams and records the pipelines it was given. */
-function fakeDb() {
-  const streams: FakeStream[] = [];
-  const pipelines: unknown[] = [];
-  const db = {
-    watch: (pipeline: unknown) => {
-      pipelines.push(pipeline);
-      const stream = new FakeStream();
-      streams.push(stream);
-      return stream;
-    },
-  } as unknown as Pick<Db, 'watch'>;
-  return { db, streams, pipelines };
-}
-
-const change = (coll: string) => ({ operationType: 'update', ns: { db: 'shortlink', coll } });
-
-function serverError(code: number, message: string): MongoServerError {
-  return new MongoServerError({ message, code, ok: 0 });
-}
+/** An event as the identity pipeline leaves it (its projection applied). */
+const event = (coll: string, n: number, extra: Record<string, unknown> = {}) => ({
+  _id: token(n),
+  operationType: 'update',
+  ns: { db: 'shortlink', coll },
+  ...extra,
+});
 
 describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
-  it('watches only the identity collections and reports which one changed', async () => {
-    const { db, streams, pipelines } = fakeDb();
+  it('watches the identity collections, looking up the documents updates touch', async () => {
+    const { db, opened } = fakeWatchable();
+    const watch = watchIdentityChanges(db, () => undefined);
+    expect(opened.map(({ pipeline, options }) => ({ pipeline, options }))).toEqual([
+      {
+        pipeline: [
+          {
+            $match: {
+              $or: [
+                { 'ns.coll': { $in: ['tokens', 'organizations', 'memberships', 'groups'] } },
+                { operationType: { $in: ['dropDatabase', 'invalidate'] } },
+              ],
+            },
+          },
+          { $project: { operationType: 1, ns: 1, documentKey: 1, 'fullDocument.keyHash': 1 } },
+        ],
+        options: { fullDocument: 'updateLookup' },
+      },
+    ]);
+    expect(opened[0]?.pipeline).toBe(IDENTITY_PIPELINE);
+    await watch.close();
+  });
+
+  it('reports an organization by its id and key hash, the other collections by kind', async () => {
+    const { db, latest } = fakeWatchable();
     const heard: IdentityChange[] = [];
     const watch = watchIdentityChanges(db, (c) => heard.push(c));
-    expect(pipelines).toEqual([
-      [{ $match: { 'ns.coll': { $in: ['tokens', 'organizations', 'memberships', 'groups'] } } }],
-    ]);
-    for (const coll of ['organizations', 'tokens', 'memberships', 'groups']) {
-      streams[0]!.emit('change', change(coll));
+    const keyHash = 'b'.repeat(64);
+    latest().emit(
+      'change',
+      event('organizations', 1, { documentKey: { _id: 'acme' }, fullDocument: { keyHash } }),
+    );
+    // A deletion carries no document: the id alone.
+    latest().emit(
+      'change',
+      event('organizations', 2, { operationType: 'delete', documentKey: { _id: 'gone' } }),
+    );
+    // The collection dropped: no document key, every organization.
+    latest().emit('change', event('organizations', 3, { operationType: 'drop' }));
+    for (const [n, coll] of ['tokens', 'memberships', 'groups'].entries()) {
+      latest().emit('change', event(coll, 4 + n, { documentKey: { _id: 'x' } }));
     }
-    streams[0]!.emit('change', { operationType: 'invalidate' });
-    expect(heard).toEqual(['organizations', 'tokens', 'memberships', 'groups', 'all']);
+    latest().emit('change', { _id: token(9), operationType: 'dropDatabase', ns: { db: 'x' } });
+    expect(heard).toEqual([
+      { kind: 'organization', id: 'acme', keyHash },
+      { kind: 'organization', id: 'gone' },
+      'organizations',
+      'tokens',
+      'memberships',
+      'groups',
+      'all',
+    ]);
     await watch.close();
-    expect(streams[0]!.closed).toBe(true);
+  });
+
+  it('reopens a failed stream with resumeAfter set to the last token seen, clearing nothing', async () => {
+    const { db, opened, latest } = fakeWatchable();
+    const heard: IdentityChange[] = [];
+    const watch = watchIdentityChanges(db, (c) => heard.push(c), { retryMs: 5 });
+    latest().emit('change', event('groups', 1));
+    latest().emit('change', event('tokens', 2));
+    latest().emit('error', serverError(13, 'not authorized on shortlink'));
+    await waitFor(() => opened.length === 2);
+    expect(opened[1]?.options).toEqual({ fullDocument: 'updateLookup', resumeAfter: token(2) });
+    expect(heard).toEqual(['groups', 'tokens']);
+    latest().emit('change', event('memberships', 3));
+    expect(heard.at(-1)).toBe('memberships');
+    await watch.close();
+    expect(latest().closed).toBe(true);
+  });
+
+  it('clears everything once when the server can no longer resume (oplog moved past the token)', async () => {
+    const { db, opened, latest } = fakeWatchable();
+    const heard: IdentityChange[] = [];
+    const watch = watchIdentityChanges(db, (c) => heard.push(c), { retryMs: 5 });
+    latest().emit('change', event('groups', 1));
+    latest().emit('error', serverError(286, 'the resume point may no longer be in the oplog'));
+    await waitFor(() => opened.length === 2);
+    expect(opened[1]?.options).toEqual({ fullDocument: 'updateLookup' });
+    expect(heard).toEqual(['groups', 'all']);
+    await watch.close();
   });
 
   it('falls back silently to the TTL where change streams are unsupported (standalone server)', async () => {
-    const { db, streams } = fakeDb();
+    const { db, opened, latest } = fakeWatchable();
     const { logger, records } = captureLogs();
     const heard: IdentityChange[] = [];
     watchIdentityChanges(db, (c) => heard.push(c), { logger, retryMs: 1 });
-    streams[0]!.emit(
+    latest().emit(
       'error',
       serverError(40573, 'The $changeStream stage is only supported on replica sets'),
     );
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(streams).toHaveLength(1);
-    expect(streams[0]!.closed).toBe(true);
+    await pause(30);
+    expect(opened).toHaveLength(1);
+    expect(latest().closed).toBe(true);
     expect(heard).toEqual([]);
     const info = records().filter((line) => /change streams unavailable/.test(String(line.msg)));
     expect(info).toHaveLength(1);
+    expect(String(info[0]?.msg)).toMatch(/IDENTITY_CACHE_TTL_SECONDS/);
     // Logged at info: an expected set-up, not a fault (pino level 30).
     expect(records().map((line) => line.level)).toEqual([30]);
   });
 
-  it('clears everything and reopens after another failure (changes may have been missed)', async () => {
-    const { db, streams } = fakeDb();
-    const heard: IdentityChange[] = [];
-    const watch = watchIdentityChanges(db, (c) => heard.push(c), { retryMs: 5 });
-    streams[0]!.emit('error', serverError(13, 'not authorized'));
-    expect(heard).toEqual(['all']);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(streams).toHaveLength(2);
-    expect(heard).toEqual(['all', 'all']);
-    streams[1]!.emit('change', change('groups'));
-    expect(heard.at(-1)).toBe('groups');
-    await watch.close();
-    expect(streams[1]!.closed).toBe(true);
-  });
-
   it('does not reopen once closed', async () => {
-    const { db, streams } = fakeDb();
+    const { db, opened, latest } = fakeWatchable();
     const watch = watchIdentityChanges(db, () => undefined, { retryMs: 5 });
     await watch.close();
-    streams[0]!.emit('error', serverError(13, 'not authorized'));
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(streams).toHaveLength(1);
+    latest().emit('error', serverError(13, 'not authorized'));
+    await pause(30);
+    expect(opened).toHaveLength(1);
   });
 });

@@ -7,8 +7,9 @@ import { newLink } from '../storage/fixtures';
 
 /**
  * A `links` collection that records every operation the store makes on it, with its filter or
- * document. The store must only make targeted operations: every one names `domain` and `alias`
- * (the shard key), so on a cluster sharded on {domain: 1, alias: 1} each goes to one shard.
+ * document. Creating and following must only make targeted operations: every one names `domain`
+ * and `alias` (the shard key), so on a cluster sharded on {domain: 1, alias: 1} each goes to one
+ * shard. (The governing operations by id and the listings are not on that path; see the README.)
  */
 function recordingLinks() {
   const operations: Array<{ method: string; argument: Record<string, unknown> }> = [];
@@ -61,7 +62,7 @@ function countingCounters() {
 
 const link = (alias: string) => newLink({ alias, url: 'https://example.com/' });
 
-describe('every links operation of the MongoDB store carries the shard key', () => {
+describe('every links operation of creating and following carries the shard key', () => {
   it('inserts, duplicate inserts, hits and misses all name domain and alias', async () => {
     const { collection, operations } = recordingLinks();
     const counters = countingCounters();

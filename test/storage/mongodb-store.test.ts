@@ -187,6 +187,110 @@ if (!availability.available) {
       }
     });
 
+    it('drops a link disabled by another process through the links change stream', async () => {
+      const dbName = server.freshDatabase();
+      const backend = await open(dbName);
+      const other = await open(dbName);
+      // A propagation bound far longer than the test: only a change stream can make it visible.
+      const cached = withCaches(backend, {
+        linkCacheSize: 10,
+        identityTtlSeconds: 600,
+        propagationSeconds: 600,
+      });
+      try {
+        const link = await insertNew(other.links, newLink({ alias: 'watched' }));
+        await insertNew(other.links, newLink({ alias: 'untouched' }));
+        expect(await cached.links.findByAlias('acme.link', 'watched')).not.toHaveProperty(
+          'disabled',
+        );
+        // Let the change stream's cursor open before the change.
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        const disabling = { reason: 'reported', at: new Date(), by: 'admin' };
+        await expect(other.links.setDisabled(link.id, disabling)).resolves.toMatchObject({
+          changed: true,
+        });
+        const hello = await backend.db.admin().command({ hello: 1 });
+        const seen = async () =>
+          (await cached.links.findByAlias('acme.link', 'watched'))?.disabled?.reason === 'reported';
+        if (hello.setName || hello.msg === 'isdbgrid') {
+          const deadline = Date.now() + 15_000;
+          while (!(await seen()) && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          expect(await seen()).toBe(true);
+        } else {
+          // A standalone server has no change streams: the link stays cached for the bound.
+          expect(await seen()).toBe(false);
+        }
+      } finally {
+        await cached.close();
+        await other.close();
+      }
+    });
+
+    it('lists links newest first through the organization indexes, and governs them by id', async () => {
+      const store = await open(server.freshDatabase());
+      try {
+        const ids: number[] = [];
+        for (const [alias, groupApiId] of [
+          ['g1', '1'],
+          ['g2', '2'],
+          ['g3', '1'],
+        ] as const) {
+          ids.push((await insertNew(store.links, newLink({ alias, groupApiId }))).id);
+        }
+        const page = await store.links.list({ organizationId: 'acme', limit: 2 });
+        expect(page.map((link) => link.id)).toEqual([ids[2], ids[1]]);
+        const next = await store.links.list({
+          organizationId: 'acme',
+          beforeId: ids[1]!,
+          limit: 2,
+        });
+        expect(next.map((link) => link.id)).toEqual([ids[0]]);
+        const group = await store.links.list({ organizationId: 'acme', groupApiId: '1', limit: 9 });
+        expect(group.map((link) => link.id)).toEqual([ids[2], ids[0]]);
+        // Newer links of another organization: reading acme's newest through `_id` alone would
+        // step over them, so the planner picks the organization's index (its winning plan).
+        for (let n = 0; n < 4; n += 1) {
+          await insertNew(
+            store.links,
+            newLink({ alias: `x${n}`, domain: 'globex.link', organizationId: 'globex' }),
+          );
+        }
+        const links = store.db.collection<LinkDocument>(COLLECTIONS.links);
+        const winningPlan = async (filter: Record<string, unknown>) => {
+          const explained = await links.find(filter).sort({ _id: -1 }).limit(2).explain();
+          return JSON.stringify((explained.queryPlanner as Record<string, unknown>).winningPlan);
+        };
+        expect(await winningPlan({ organizationId: 'acme' })).toContain(
+          INDEXES.linksOfOrganization.name,
+        );
+        expect(await winningPlan({ organizationId: 'acme', groupApiId: '1' })).toContain(
+          INDEXES.linksOfGroup.name,
+        );
+        await expect(
+          store.links.list({ organizationId: 'globex', limit: 9 }),
+        ).resolves.toHaveLength(4);
+
+        const disabling = { reason: 'spam', at: new Date('2026-11-02T00:00:00.000Z'), by: 'bob' };
+        const first = await store.links.setDisabled(ids[0]!, disabling);
+        expect(first).toMatchObject({ changed: true, link: { id: ids[0], disabled: disabling } });
+        const again = await store.links.setDisabled(ids[0]!, { ...disabling, reason: 'other' });
+        expect(again).toMatchObject({ changed: false, link: { disabled: { reason: 'spam' } } });
+        await expect(store.links.findById(ids[0]!)).resolves.toMatchObject({ disabled: disabling });
+        const enabled = await store.links.setDisabled(ids[0]!, null);
+        expect(enabled?.changed).toBe(true);
+        expect(enabled?.link).not.toHaveProperty('disabled');
+        await expect(store.links.setDisabled(ids[0]!, null)).resolves.toMatchObject({
+          changed: false,
+        });
+        await expect(store.links.setDisabled(999_999, disabling)).resolves.toBeNull();
+        await expect(store.links.findById(999_999)).resolves.toBeNull();
+      } finally {
+        await store.close();
+      }
+    });
+
     it('stores tokens and organization keys only as hashes', async () => {
       const store = await open(server.freshDatabase());
       try {

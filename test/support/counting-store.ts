@@ -1,4 +1,4 @@
-import type { IdentityChange, IdentityWatch, Store } from '../../core';
+import type { ChangeWatch, IdentityChange, LinkChange, Store } from '../../core';
 
 /** Every call the core made to a store port, by `port.method`. */
 export class CallTally {
@@ -40,15 +40,18 @@ export interface CountingStore extends Store {
   readonly tally: CallTally;
   /** Plays a change reported by the backend (as a change stream would). */
   emitIdentityChange(change: IdentityChange): void;
+  /** Plays a link change reported by the backend (as a change stream would). */
+  emitLinkChange(change: LinkChange): void;
 }
 
 /**
  * A store whose ports count every call: what a network store (MongoDB) would see as round trips.
- * `watchable` makes it offer identity-change reports, as MongoDB on a replica set does.
+ * `watchable` makes it offer identity and link change reports, as MongoDB on a replica set does.
  */
 export function countingStore(inner: Store, options: { watchable?: boolean } = {}): CountingStore {
   const tally = new CallTally();
   const listeners = new Set<(change: IdentityChange) => void>();
+  const linkListeners = new Set<(change: LinkChange) => void>();
   const store: CountingStore = {
     kind: inner.kind,
     tally,
@@ -61,11 +64,18 @@ export function countingStore(inner: Store, options: { watchable?: boolean } = {
     emitIdentityChange: (change) => {
       for (const listener of listeners) listener(change);
     },
+    emitLinkChange: (change) => {
+      for (const listener of linkListeners) listener(change);
+    },
   };
   if (options.watchable) {
-    store.watchIdentityChanges = (listener): IdentityWatch => {
+    store.watchIdentityChanges = (listener): ChangeWatch => {
       listeners.add(listener);
       return { close: () => Promise.resolve(void listeners.delete(listener)) };
+    };
+    store.watchLinkChanges = (listener): ChangeWatch => {
+      linkListeners.add(listener);
+      return { close: () => Promise.resolve(void linkListeners.delete(listener)) };
     };
   }
   return store;

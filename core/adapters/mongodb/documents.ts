@@ -1,6 +1,6 @@
 import type { IdempotencyRecord } from '../../ports/idempotency-store';
 import type { Organization, TokenRecord, UrlGroup, User } from '../../ports/identity-store';
-import type { LinkRecord } from '../../ports/link-store';
+import type { LinkDisabling, LinkRecord } from '../../ports/link-store';
 
 /**
  * What each collection holds: the ports' records, with the id as `_id` where it is the key.
@@ -8,8 +8,14 @@ import type { LinkRecord } from '../../ports/link-store';
  * the adapter: the ports know nothing of MongoDB.
  */
 
-/** A link; its `_id` is the link id from the counter. */
-export type LinkDocument = Omit<LinkRecord, 'id'> & { _id: number };
+/**
+ * A link; its `_id` is the link id from the counter. `disabled` is there only while the link is
+ * disabled (an enable `$unset`s it), so "active" is `{disabled: {$exists: false}}`.
+ */
+export type LinkDocument = Omit<LinkRecord, 'id' | 'disabled'> & {
+  _id: number;
+  disabled?: LinkDisabling;
+};
 
 /** An organization; `_id` is its id, the secret key only as `keyHash`. */
 export type OrganizationDocument = Omit<Organization, 'id'> & { _id: string };

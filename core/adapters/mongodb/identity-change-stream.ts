@@ -1,11 +1,11 @@
-import { MongoServerError, type ChangeStreamDocument, type Db } from 'mongodb';
-import { silentLogger, type Logger } from '../../ports/logger';
-import type { IdentityChange, IdentityWatch } from '../../ports/store';
-import { messageOf } from '../../errors/message-of';
+import type { Db, Document } from 'mongodb';
+import type { Logger } from '../../ports/logger';
+import type { ChangeWatch, IdentityChange, IdentityKind } from '../../ports/store';
 import { COLLECTIONS } from './documents';
+import { watchResumably, type WatchedEvent } from './resumable-change-stream';
 
 /** The identity collections whose changes the caches must hear of, and what each touches. */
-const WATCHED: Readonly<Record<string, IdentityChange>> = {
+const WATCHED: Readonly<Record<string, IdentityKind>> = {
   [COLLECTIONS.tokens]: 'tokens',
   [COLLECTIONS.organizations]: 'organizations',
   [COLLECTIONS.memberships]: 'memberships',
@@ -13,15 +13,21 @@ const WATCHED: Readonly<Record<string, IdentityChange>> = {
 };
 
 /**
- * Server codes meaning "no change streams here": 40573 on a standalone server (change streams need
- * a replica set or a sharded cluster), 115 (CommandNotSupported), 20 (IllegalOperation, e.g.
- * storage engines without an oplog).
+ * The identity collections' events, and the database's own end (dropped: everything goes). Only
+ * what the caches need travels: an organization's `_id` (in `documentKey`) and its key hash as it
+ * now is (`fullDocument`, looked up for updates: `updateLookup`).
  */
-const UNSUPPORTED_CODES = new Set([40573, 115, 20]);
-
-function isUnsupported(error: unknown): boolean {
-  return error instanceof MongoServerError && UNSUPPORTED_CODES.has(Number(error.code));
-}
+export const IDENTITY_PIPELINE: Document[] = [
+  {
+    $match: {
+      $or: [
+        { 'ns.coll': { $in: Object.keys(WATCHED) } },
+        { operationType: { $in: ['dropDatabase', 'invalidate'] } },
+      ],
+    },
+  },
+  { $project: { operationType: 1, ns: 1, documentKey: 1, 'fullDocument.keyHash': 1 } },
+];
 
 export interface IdentityChangeStreamOptions {
   logger?: Logger;
@@ -30,59 +36,43 @@ export interface IdentityChangeStreamOptions {
 }
 
 /**
- * Follows the identity collections with a change stream and reports each change, so every process
- * drops its cached identities at once (a deactivated organization refused everywhere within
- * moments, not within the cache TTL). Where change streams are unsupported (a standalone server)
- * it logs that once and stops: the caches then rely on their TTL. A stream that fails otherwise
- * is reopened after `retryMs`; since changes may have been missed meanwhile, 'all' is reported.
- * Resumable errors (elections, dropped connections) are resumed by the driver itself.
+ * What an event touches: one organization (by its id, and its key hash when the event carries
+ * the document), a whole kind of lookup for the other collections (or an organizations event
+ * without a document key, such as the collection's drop), else everything.
+ */
+export function identityChangeOf(event: WatchedEvent): IdentityChange {
+  const kind = WATCHED[event.ns?.coll ?? ''];
+  if (!kind) return 'all';
+  const id = event.documentKey?._id;
+  if (kind !== 'organizations' || typeof id !== 'string') return kind;
+  const keyHash = event.fullDocument?.keyHash;
+  return { kind: 'organization', id, ...(typeof keyHash === 'string' && { keyHash }) };
+}
+
+/**
+ * Follows the identity collections with one change stream and reports each change, so every
+ * process drops its cached identities at once (a deactivated organization refused everywhere
+ * within moments, not within the cache TTL). An organization's change drops that organization
+ * only; a token, membership or group change drops that kind. Resumed from its last token after a
+ * failure (watchResumably); where change streams are unsupported (a standalone server) the caches
+ * rely on their TTL.
  */
 export function watchIdentityChanges(
   db: Pick<Db, 'watch'>,
   listener: (change: IdentityChange) => void,
   options: IdentityChangeStreamOptions = {},
-): IdentityWatch {
-  const logger = options.logger ?? silentLogger;
-  const retryMs = options.retryMs ?? 5000;
-  let closed = false;
-  let stream: ReturnType<Db['watch']> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-
-  const open = (reopening: boolean) => {
-    if (closed) return;
-    const current = db.watch([{ $match: { 'ns.coll': { $in: Object.keys(WATCHED) } } }]);
-    stream = current;
-    if (reopening) listener('all');
-    current.on('change', (event: ChangeStreamDocument) => {
-      const collection = 'ns' in event && 'coll' in event.ns ? event.ns.coll : '';
-      listener(WATCHED[collection] ?? 'all');
-    });
-    current.on('error', (error: unknown) => {
-      void current.close().catch(() => undefined);
-      if (closed) return;
-      if (isUnsupported(error)) {
-        logger.info(
-          { reason: messageOf(error) },
-          'MongoDB change streams unavailable (not a replica set): identity caches rely on IDENTITY_CACHE_TTL_SECONDS',
-        );
-        return;
-      }
-      logger.warn(
-        { reason: messageOf(error), retryMs },
-        'identity change stream failed: caches cleared, reopening',
-      );
-      listener('all');
-      timer = setTimeout(() => open(true), retryMs);
-      timer.unref();
-    });
-  };
-
-  open(false);
-  return {
-    close: async () => {
-      closed = true;
-      clearTimeout(timer);
-      await stream?.close().catch(() => undefined);
-    },
-  };
+): ChangeWatch {
+  return watchResumably({
+    open: (from) =>
+      db.watch<Document, WatchedEvent>(IDENTITY_PIPELINE, {
+        fullDocument: 'updateLookup',
+        ...from,
+      }),
+    onChange: (event) => listener(identityChangeOf(event)),
+    onMissed: () => listener('all'),
+    name: 'identity',
+    fallback:
+      'identity caches rely on IDENTITY_CACHE_TTL_SECONDS (organizations on CHANGE_PROPAGATION_SECONDS)',
+    ...options,
+  });
 }

@@ -15,6 +15,11 @@ function unique<K extends Record<string, 1>>(collection: string, name: string, k
   return { collection, name, key, unique: true };
 }
 
+/** An ordinary index, for reads that filter and sort on `key`. */
+function ordered<K extends Record<string, 1 | -1>>(collection: string, name: string, key: K) {
+  return { collection, name, key, unique: false };
+}
+
 /** The `_id` index every collection has (so not in INDEXES): it decides a first insert by id. */
 export const ID_INDEX = { name: '_id_', key: { _id: 1 } } as const;
 
@@ -24,6 +29,17 @@ export const ID_INDEX = { name: '_id_', key: { _id: 1 } } as const;
  */
 export const INDEXES = {
   linkAlias: unique(COLLECTIONS.links, 'domain_alias_unique', { domain: 1, alias: 1 }),
+  /** An organization's links newest first (links.list, paged by `_id < beforeId`). */
+  linksOfOrganization: ordered(COLLECTIONS.links, 'organization_newest_first', {
+    organizationId: 1,
+    _id: -1,
+  }),
+  /** One URL group's links newest first (links.list with a group). */
+  linksOfGroup: ordered(COLLECTIONS.links, 'organization_group_newest_first', {
+    organizationId: 1,
+    groupApiId: 1,
+    _id: -1,
+  }),
   tokenHash: unique(COLLECTIONS.tokens, 'token_hash_unique', { tokenHash: 1 }),
   organizationKeyHash: unique(COLLECTIONS.organizations, 'key_hash_unique', { keyHash: 1 }),
   /** Two organizations never share a link domain (stored normalised by provisioning). */

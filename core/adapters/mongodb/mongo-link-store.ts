@@ -1,4 +1,10 @@
-import type { Collection, WithId } from 'mongodb';
+import {
+  MongoServerError,
+  type Collection,
+  type Filter,
+  type UpdateFilter,
+  type WithId,
+} from 'mongodb';
 import type {
   LinkDisabling,
   LinkListQuery,
@@ -11,7 +17,11 @@ import type { LinkDocument } from './documents';
 import { INDEXES } from './indexes';
 import type { MongoIdSequence } from './mongo-id-sequence';
 
+/** ShardKeyNotFound: a sharded cluster before 7.0 targets a findAndModify by the shard key only. */
+const SHARD_KEY_NOT_FOUND = 61;
+
 function toRecord(document: WithId<LinkDocument>): LinkRecord {
+  const { disabled } = document;
   return {
     id: document._id,
     domain: document.domain,
@@ -23,6 +33,7 @@ function toRecord(document: WithId<LinkDocument>): LinkRecord {
     groupApiId: document.groupApiId,
     userId: document.userId,
     createdAt: document.createdAt,
+    ...(disabled && { disabled: { reason: disabled.reason, at: disabled.at, by: disabled.by } }),
   };
 }
 
@@ -54,18 +65,74 @@ export class MongoLinkStore implements LinkStore {
     return document ? toRecord(document) : null;
   }
 
-  findById(_id: number): Promise<LinkRecord | null> {
-    return Promise.reject(new Error('TODO(mongodb): findById'));
+  async findById(id: number): Promise<LinkRecord | null> {
+    const document = await onMongo('link lookup', () => this.links.findOne({ _id: id }));
+    return document ? toRecord(document) : null;
   }
 
-  list(_query: LinkListQuery): Promise<LinkRecord[]> {
-    return Promise.reject(new Error('TODO(mongodb): list'));
+  /** Newest first by `_id`, served by the (organizationId[, groupApiId], _id: -1) indexes. */
+  async list(query: LinkListQuery): Promise<LinkRecord[]> {
+    // limit(0) would mean "no limit" to the server; the port's least is 1.
+    const limit = Math.ceil(query.limit);
+    if (!(limit >= 1)) return [];
+    const filter: Filter<LinkDocument> = {};
+    if (query.organizationId !== undefined) filter.organizationId = query.organizationId;
+    if (query.groupApiId !== undefined) filter.groupApiId = query.groupApiId;
+    if (query.beforeId !== undefined) filter._id = { $lt: query.beforeId };
+    const documents = await onMongo('link listing', () =>
+      this.links.find(filter).sort({ _id: -1 }).limit(limit).toArray(),
+    );
+    return documents.map(toRecord);
   }
 
-  setDisabled(
-    _id: number,
-    _disabling: LinkDisabling | null,
+  /**
+   * One conditional update that matches only a link in the other state, so of concurrent calls
+   * exactly one changes it (and a disabled link keeps its first reason). When it matches nothing
+   * the link is read, to tell "already so" (changed false) from "no such id" (null); the state
+   * read then is the link as it now is.
+   */
+  async setDisabled(
+    id: number,
+    disabling: LinkDisabling | null,
   ): Promise<{ link: LinkRecord; changed: boolean } | null> {
-    return Promise.reject(new Error('TODO(mongodb): setDisabled'));
+    const condition: Filter<LinkDocument> = disabling
+      ? { _id: id, disabled: { $exists: false } }
+      : { _id: id, disabled: { $exists: true } };
+    const update: UpdateFilter<LinkDocument> = disabling
+      ? { $set: { disabled: { reason: disabling.reason, at: disabling.at, by: disabling.by } } }
+      : { $unset: { disabled: '' } };
+    const updated = await onMongo('link state change', () =>
+      this.updateWhere(id, condition, update),
+    );
+    if (updated) return { link: toRecord(updated), changed: true };
+    const current = await onMongo('link lookup', () => this.links.findOne({ _id: id }));
+    return current ? { link: toRecord(current), changed: false } : null;
+  }
+
+  /**
+   * `findOneAndUpdate(condition, update)`. On a cluster sharded on {domain, alias} before
+   * MongoDB 7.0 the server refuses a findAndModify without the shard key: the link's domain and
+   * alias (which never change) are then read by id and added to the condition.
+   */
+  private async updateWhere(
+    id: number,
+    condition: Filter<LinkDocument>,
+    update: UpdateFilter<LinkDocument>,
+  ): Promise<WithId<LinkDocument> | null> {
+    try {
+      return await this.links.findOneAndUpdate(condition, update, { returnDocument: 'after' });
+    } catch (error) {
+      if (!(error instanceof MongoServerError) || error.code !== SHARD_KEY_NOT_FOUND) throw error;
+      const key = await this.links.findOne(
+        { _id: id },
+        { projection: { _id: 0, domain: 1, alias: 1 } },
+      );
+      if (!key) return null;
+      return this.links.findOneAndUpdate(
+        { ...condition, domain: key.domain, alias: key.alias },
+        update,
+        { returnDocument: 'after' },
+      );
+    }
   }
 }

@@ -9,6 +9,7 @@ import { COLLECTIONS } from './documents';
 import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
 import { ensureIndexes } from './indexes';
 import { watchIdentityChanges } from './identity-change-stream';
+import { watchLinkChanges } from './link-change-stream';
 import { MongoIdSequence } from './mongo-id-sequence';
 import { MongoIdempotencyStore } from './mongo-idempotency-store';
 import { MongoIdentityStore } from './mongo-identity-store';
@@ -66,6 +67,8 @@ export function mongoStoreOn(
     ),
     idempotency: new MongoIdempotencyStore(db.collection(COLLECTIONS.idempotency)),
     watchIdentityChanges: (listener) => watchIdentityChanges(db, listener, { logger }),
+    watchLinkChanges: (listener) =>
+      watchLinkChanges(db.collection(COLLECTIONS.links), listener, { logger }),
     ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
     // Each write has answered per the collection's write concern.
     flush: () => Promise.resolve(),

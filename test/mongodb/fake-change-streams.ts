@@ -1,0 +1,75 @@
+import { EventEmitter } from 'node:events';
+import { MongoNetworkError, MongoServerError, type Collection, type Db } from 'mongodb';
+
+/**
+ * A change stream as the driver's emits in emitter mode: 'change', 'resumeTokenChanged', 'error'
+ * and 'close' events, `closed`, and close().
+ */
+export class FakeStream extends EventEmitter {
+  closed = false;
+  closeCalls = 0;
+
+  close(): Promise<void> {
+    this.closeCalls += 1;
+    this.closed = true;
+    return Promise.resolve();
+  }
+
+  /** The server ended the cursor without an error (e.g. killed by an operator). */
+  endSilently(): void {
+    this.closed = true;
+    this.emit('close');
+  }
+}
+
+export interface Opened {
+  pipeline: unknown;
+  options: Record<string, unknown>;
+  stream: FakeStream;
+}
+
+/**
+ * Something with watch() (a Db or a Collection) handing out fake streams and recording the
+ * pipeline and options each was opened with.
+ */
+export function fakeWatchable() {
+  const opened: Opened[] = [];
+  const watchable = {
+    watch: (pipeline: unknown, options: Record<string, unknown>) => {
+      const stream = new FakeStream();
+      opened.push({ pipeline, options, stream });
+      return stream;
+    },
+  };
+  return {
+    db: watchable as unknown as Pick<Db, 'watch'>,
+    collection: watchable as unknown as Pick<Collection, 'watch'>,
+    opened,
+    /** The stream opened last. */
+    latest: () => {
+      const last = opened.at(-1);
+      if (!last) throw new Error('no stream opened');
+      return last.stream;
+    },
+  };
+}
+
+export function serverError(code: number, message: string): MongoServerError {
+  return new MongoServerError({ message, code, ok: 0 });
+}
+
+export const networkError = () => new MongoNetworkError('connection 4 to 10.0.0.5:27017 closed');
+
+/** A resume token as servers make them (opaque to the client). */
+export const token = (n: number) => ({ _data: `8263A1F0${n.toString(16).padStart(4, '0')}` });
+
+/** Resolves once `condition` holds; fails after `ms`. */
+export async function waitFor(condition: () => boolean, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

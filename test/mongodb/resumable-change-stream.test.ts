@@ -1,0 +1,227 @@
+import {
+  watchResumably,
+  type WatchedEvent,
+} from '../../core/adapters/mongodb/resumable-change-stream';
+import { captureLogs } from '../support/log-capture';
+import {
+  fakeWatchable,
+  networkError,
+  pause,
+  serverError,
+  token,
+  waitFor,
+  type FakeStream,
+} from './fake-change-streams';
+
+/**
+ * Resuming change streams (the MongoDB adapter's watchResumably), on fake driver streams: which
+ * options each stream is opened with, and when the caches are told that changes were missed.
+ */
+function setUp(retryMs = 5) {
+  const fake = fakeWatchable();
+  const changes: unknown[] = [];
+  let missed = 0;
+  const { logger, records } = captureLogs();
+  const watch = watchResumably({
+    open: (from) =>
+      fake.collection.watch([{ $match: {} }], { fullDocument: 'updateLookup', ...from }),
+    onChange: (event) => changes.push(event._id),
+    onMissed: () => (missed += 1),
+    name: 'test',
+    fallback: 'caches rely on their TTL',
+    logger,
+    retryMs,
+  });
+  return { ...fake, changes, missed: () => missed, watch, records };
+}
+
+const update = (n: number): WatchedEvent => ({
+  _id: token(n),
+  operationType: 'update',
+  documentKey: { _id: n },
+});
+
+const emit = (stream: FakeStream, event: string, value?: unknown) => stream.emit(event, value);
+
+describe('a change stream that fails is resumed from its last token', () => {
+  it('opens from now the first time, and tells of nothing missed', () => {
+    const t = setUp();
+    expect(t.opened.map((o) => o.options)).toEqual([{ fullDocument: 'updateLookup' }]);
+    emit(t.latest(), 'change', update(1));
+    expect(t.changes).toEqual([token(1)]);
+    expect(t.missed()).toBe(0);
+  });
+
+  it('reopens with resumeAfter set to the last change’s token, dropping nothing', async () => {
+    const t = setUp();
+    const first = t.latest();
+    emit(first, 'change', update(1));
+    emit(first, 'change', update(2));
+    emit(first, 'error', serverError(13, 'not authorized on shortlink'));
+    expect(first.closed).toBe(true);
+    await waitFor(() => t.opened.length === 2);
+    expect(t.opened[1]?.options).toEqual({ fullDocument: 'updateLookup', resumeAfter: token(2) });
+    expect(t.missed()).toBe(0);
+    // The resumed stream goes on: its changes are heard and its tokens kept.
+    emit(t.latest(), 'change', update(3));
+    emit(t.latest(), 'error', networkError());
+    await waitFor(() => t.opened.length === 3);
+    expect(t.opened[2]?.options.resumeAfter).toEqual(token(3));
+    expect(t.changes).toEqual([token(1), token(2), token(3)]);
+    expect(t.missed()).toBe(0);
+    await t.watch.close();
+  });
+
+  it('resumes from the newer token the server gives after a quiet batch', async () => {
+    const t = setUp();
+    emit(t.latest(), 'change', update(1));
+    emit(t.latest(), 'resumeTokenChanged', token(7));
+    emit(t.latest(), 'error', networkError());
+    await waitFor(() => t.opened.length === 2);
+    expect(t.opened[1]?.options).toEqual({ fullDocument: 'updateLookup', resumeAfter: token(7) });
+    await t.watch.close();
+  });
+
+  it('keeps resuming while the server is unreachable, never dropping everything', async () => {
+    const t = setUp();
+    emit(t.latest(), 'change', update(1));
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      emit(t.latest(), 'error', networkError());
+      await waitFor(() => t.opened.length === attempt + 1);
+      expect(t.latest()).not.toBe(t.opened[attempt - 1]?.stream);
+    }
+    expect(t.opened.slice(1).map((o) => o.options.resumeAfter)).toEqual([
+      token(1),
+      token(1),
+      token(1),
+    ]);
+    expect(t.missed()).toBe(0);
+    await t.watch.close();
+  });
+
+  it('without any token yet, reopens from now and drops everything once, as it opens', async () => {
+    const t = setUp(20);
+    emit(t.latest(), 'error', serverError(13, 'not authorized on shortlink'));
+    expect(t.missed()).toBe(0);
+    await waitFor(() => t.opened.length === 2);
+    expect(t.opened[1]?.options).toEqual({ fullDocument: 'updateLookup' });
+    expect(t.missed()).toBe(1);
+    await t.watch.close();
+  });
+});
+
+describe('when resuming is impossible', () => {
+  it.each([
+    [
+      286,
+      'Resume of change stream was not possible, as the resume point may no longer be in the oplog',
+    ],
+    [280, 'resume token was not found'],
+    [260, 'Invalid resume token'],
+  ])('error %i: drops everything once and follows from now', async (code, message) => {
+    // The retry delay is long: a stream that cannot resume is replaced at once.
+    const u = setUp(10_000);
+    emit(u.latest(), 'change', update(1));
+    // What the driver emits when its own resume after a lost connection is refused.
+    emit(u.latest(), 'error', serverError(code, message));
+    await waitFor(() => u.opened.length === 2, 500);
+    expect(u.opened[1]?.options).toEqual({ fullDocument: 'updateLookup' });
+    expect(u.missed()).toBe(1);
+    const warned = u.records().filter((line) => /cannot resume/.test(String(line.msg)));
+    expect(warned).toHaveLength(1);
+    // From now on, the new stream's tokens are the ones resumed from.
+    emit(u.latest(), 'change', update(9));
+    emit(u.latest(), 'error', serverError(code, message));
+    await waitFor(() => u.opened.length === 3, 500);
+    expect(u.opened[2]?.options).toEqual({ fullDocument: 'updateLookup' });
+    expect(u.missed()).toBe(2);
+    await u.watch.close();
+  });
+
+  it('a server that refuses a resumed stream before it gave anything is taken to have lost the token', async () => {
+    const t = setUp();
+    emit(t.latest(), 'change', update(1));
+    emit(t.latest(), 'error', networkError());
+    await waitFor(() => t.opened.length === 2);
+    emit(t.latest(), 'error', serverError(136, 'CappedPositionLost'));
+    await waitFor(() => t.opened.length === 3);
+    expect(t.opened[2]?.options).toEqual({ fullDocument: 'updateLookup' });
+    expect(t.missed()).toBe(1);
+    await t.watch.close();
+  });
+
+  it('an invalidate event (the collection dropped) drops everything and starts after it', async () => {
+    const t = setUp(1000);
+    emit(t.latest(), 'change', update(1));
+    emit(t.latest(), 'change', { _id: token(2), operationType: 'invalidate' });
+    expect(t.changes).toEqual([token(1)]);
+    expect(t.missed()).toBe(1);
+    expect(t.opened[0]?.stream.closed).toBe(true);
+    await waitFor(() => t.opened.length === 2);
+    expect(t.opened[1]?.options).toEqual({ fullDocument: 'updateLookup', startAfter: token(2) });
+    await t.watch.close();
+  });
+});
+
+describe('streams that end or cannot run', () => {
+  it('a stream the server ended without an error is reopened from its last token', async () => {
+    const t = setUp();
+    emit(t.latest(), 'change', update(4));
+    t.latest().endSilently();
+    await waitFor(() => t.opened.length === 2);
+    expect(t.opened[1]?.options.resumeAfter).toEqual(token(4));
+    expect(t.missed()).toBe(0);
+    await t.watch.close();
+  });
+
+  it('a close the driver follows with a new cursor (its own resume) is left to the driver', async () => {
+    const t = setUp();
+    const stream = t.latest();
+    emit(stream, 'change', update(1));
+    stream.emit('close');
+    // The driver's resume replaced the cursor: the stream is open again.
+    await pause(30);
+    expect(t.opened).toHaveLength(1);
+    expect(stream.closeCalls).toBe(0);
+    emit(stream, 'change', update(2));
+    expect(t.changes).toEqual([token(1), token(2)]);
+    await t.watch.close();
+  });
+
+  it('stops for good where change streams are unsupported (standalone server), logging once at info', async () => {
+    const t = setUp(1);
+    emit(
+      t.latest(),
+      'error',
+      serverError(40573, 'The $changeStream stage is only supported on replica sets'),
+    );
+    await pause(30);
+    expect(t.opened).toHaveLength(1);
+    expect(t.latest().closed).toBe(true);
+    expect(t.missed()).toBe(0);
+    expect(t.records().map((line) => [line.level, line.msg])).toEqual([
+      [30, 'MongoDB change streams unavailable (not a replica set): caches rely on their TTL'],
+    ]);
+  });
+
+  it('handles an error and the close that follows it once', async () => {
+    const t = setUp();
+    emit(t.latest(), 'change', update(1));
+    emit(t.latest(), 'error', networkError());
+    t.opened[0]?.stream.emit('close');
+    await pause(40);
+    expect(t.opened).toHaveLength(2);
+  });
+
+  it('neither reopens nor reports once closed', async () => {
+    const t = setUp();
+    const stream = t.latest();
+    await t.watch.close();
+    expect(stream.closed).toBe(true);
+    emit(stream, 'error', networkError());
+    emit(stream, 'change', update(1));
+    await pause(30);
+    expect(t.opened).toHaveLength(1);
+    expect(t.changes).toEqual([]);
+  });
+});
