@@ -141,8 +141,9 @@ describe('admin link rescan (LMDB, compiled CLI)', () => {
     expect(first.output.stderr).toMatch(
       /admin: the reputation lookup's quota is used up: waiting (\d+) s, then going on\n/,
     );
+    // Until the quota's minute ends (it began when the guard was built).
     const waited = Number(/waiting (\d+) s/.exec(first.output.stderr)?.[1]);
-    expect(waited).toBeGreaterThan(50);
+    expect(waited).toBeGreaterThanOrEqual(1);
     expect(waited).toBeLessThanOrEqual(60);
 
     first.child.kill('SIGINT');
