@@ -17,12 +17,18 @@ export const USAGE = `usage: npm run admin -- <command> [options]
   token revoke                    (reads ONE token from standard input: never give it as an argument)
   token revoke  --user USER_ID --all  (every token of the user)
   backup        DIR      (LMDB only: a consistent copy of DATA_DIR into DIR, missing or empty)
+  link show     --domain HOST --alias ALIAS | --id N   (the link as one JSON object)
+  link list     --org ORG_ID [--group API_ID] [--limit N]   (one JSON object per line, newest first)
+  link disable  --domain HOST --alias ALIAS | --id N  --reason TEXT   (1-500 characters)
+  link enable   --domain HOST --alias ALIAS | --id N
+  link rescan   [--org ORG_ID] [--checkpoint FILE]   (active links through the URL guard again;
+                disables each one it now refuses; resumable: see core/cli/README.md)
 
 Works on MongoDB when MONGODB_URI is set; else on the seed file named by SHORTLINK_SEED_FILE (or
 --seed-file), created or rewritten (atomically, under a lock, mode 0600) with secrets as SHA-256 hashes only;
 else on the LMDB store in DATA_DIR (default ./data). Every command may run while the server runs.
-Each new secret is printed once; it cannot be shown again. token revoke works on the store only
-(DATA_DIR or MONGODB_URI), never on a seed file.`;
+Each new secret is printed once; it cannot be shown again. token revoke and the link commands work
+on the store only (DATA_DIR or MONGODB_URI), never on a seed file.`;
 
 /** Every option of every command, as node:util's parseArgs reads them. */
 const OPTIONS = {
@@ -35,6 +41,11 @@ const OPTIONS = {
   user: { type: 'string' },
   all: { type: 'boolean' },
   'seed-file': { type: 'string' },
+  alias: { type: 'string' },
+  reason: { type: 'string' },
+  group: { type: 'string' },
+  limit: { type: 'string' },
+  checkpoint: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
@@ -58,20 +69,35 @@ const COMMANDS = {
   // --seed-file is taken only to refuse it with the reason (admin.ts), not as an unknown option.
   'token revoke': { options: ['user', 'all', 'seed-file'] },
   backup: { options: [] },
+  // Links live in the store only; --seed-file is taken to refuse it with the reason (admin.ts).
+  'link show': { options: ['id', 'domain', 'alias', 'seed-file'] },
+  'link list': { options: ['org', 'group', 'limit', 'seed-file'] },
+  'link disable': { options: ['id', 'domain', 'alias', 'reason', 'seed-file'] },
+  'link enable': { options: ['id', 'domain', 'alias', 'seed-file'] },
+  'link rescan': { options: ['org', 'checkpoint', 'seed-file'] },
 } as const satisfies Record<
   string,
   { options: readonly OptionName[]; repeatable?: readonly OptionName[] }
 >;
 type Command = keyof typeof COMMANDS;
 
-/** The commands that read or write identities (backup, the one other, copies the store). */
-export type AdminCommand = Exclude<Command, 'backup'>;
+/** The commands that read or govern links, in the store only (link-commands.ts). */
+export type LinkCommand = Extract<Command, `link ${string}`>;
+
+export const isLinkCommand = (command: string): command is LinkCommand =>
+  command.startsWith('link ') && Object.hasOwn(COMMANDS, command);
+
+/**
+ * The commands that read or write identities (backup copies the store; the link commands work on
+ * links).
+ */
+export type AdminCommand = Exclude<Command, 'backup' | LinkCommand>;
 
 /** The commands that only read: they write nothing, not even a seed file or a new store. */
 export const LISTING_COMMANDS: ReadonlySet<AdminCommand> = new Set(['org list', 'user list']);
 
 export const isAdminCommand = (command: string): command is AdminCommand =>
-  command !== 'backup' && Object.hasOwn(COMMANDS, command);
+  command !== 'backup' && !isLinkCommand(command) && Object.hasOwn(COMMANDS, command);
 
 /** A command's options: one value each, an array for the repeatable ones. */
 export type Options = Record<string, string | string[] | boolean | undefined>;
@@ -79,7 +105,12 @@ export type Options = Record<string, string | string[] | boolean | undefined>;
 export type CommandLine =
   | { help: true }
   | { help: false; command: 'backup'; target: string }
-  | { help: false; command: AdminCommand; options: Options; seedFile: string | undefined };
+  | {
+      help: false;
+      command: AdminCommand | LinkCommand;
+      options: Options;
+      seedFile: string | undefined;
+    };
 
 /** A mistake on the command line: exit status 2, with the usage. */
 export const usageError = (problem: string) => new ProvisioningError(`${problem}\n\n${USAGE}`);
@@ -124,7 +155,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const options: Options = { ...values, org: command === 'user create' ? orgs : orgs?.[0] };
   return {
     help: false,
-    command: command as AdminCommand,
+    command: command as AdminCommand | LinkCommand,
     options,
     seedFile: values['seed-file'],
   };

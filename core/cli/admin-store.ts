@@ -99,6 +99,37 @@ async function seedFileReader(seedFile: string): Promise<AdminTarget> {
   return targetOn(store);
 }
 
+/**
+ * Why the link commands refuse a seed file: links are made by the service and live in its store
+ * only; a seed file holds identities.
+ */
+export const LINKS_ON_SEED_FILE_REFUSED =
+  "links live in the store only, never in a seed file: run the link commands with DATA_DIR (or MONGODB_URI) naming the server's store and without SHORTLINK_SEED_FILE / --seed-file. Nothing was changed";
+
+/**
+ * The store for the link commands: MongoDB with MONGODB_URI, else LMDB in DATA_DIR; never a seed
+ * file (links are not in one) and never a new store (a DATA_DIR that holds none has no links: a
+ * mistyped path is said as such). `readOnly` for `link show` and `link list`, which write nothing.
+ */
+export async function openLinkStore(
+  config: Config,
+  seedFile: string | undefined,
+  { readOnly }: { readOnly: boolean },
+): Promise<Store> {
+  if (targetsSeedFile(config, seedFile)) throw new ProvisioningError(LINKS_ON_SEED_FILE_REFUSED);
+  if (storeKindOf(config) === 'memory') {
+    throw new ProvisioningError(
+      `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing, links included: set DATA_DIR (or MONGODB_URI) to the server's store`,
+    );
+  }
+  if (storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
+    throw new ProvisioningError(
+      `DATA_DIR ${resolve(config.DATA_DIR)} holds no store: it has no links (nothing was created)`,
+    );
+  }
+  return createStoreFromConfig(config, silentLogger, readOnly ? { readOnly } : { migrate: false });
+}
+
 /** With DATA_DIR=:memory: and no seed file there is nothing lasting to read or write. */
 function refuseMemoryStore(config: Config): void {
   if (storeKindOf(config) === 'memory') {

@@ -4,12 +4,14 @@ import { ProvisioningError } from '../provisioning/provisioner';
 import { loadConfig } from '../runtime/config';
 import {
   isAdminCommand,
+  isLinkCommand,
   LISTING_COMMANDS,
   parseCommandLine,
   usageError,
   USAGE,
   type Options,
 } from './admin-command-line';
+import { runLinkCommandLine } from './admin-links';
 import { openAdminReader, openAdminTarget, targetsSeedFile, type AdminTarget } from './admin-store';
 import { rotatedInSeedFile, rotatedInStore } from './key-rotation';
 import { runBackup } from './backup';
@@ -150,8 +152,13 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const seedFile = commandLine.seedFile ?? config.SHORTLINK_SEED_FILE;
+  if (isLinkCommand(commandLine.command)) {
+    await runLinkCommandLine(config, seedFile, commandLine.command, commandLine.options);
+    return;
+  }
+  const adminCommand = commandLine.command;
   let standardInput = '';
-  if (commandLine.command === 'token revoke') {
+  if (adminCommand === 'token revoke') {
     // Refused before standard input is read: a mistake costs no waiting for input.
     if (targetsSeedFile(config, seedFile)) throw new ProvisioningError(REVOKE_ON_SEED_FILE_REFUSED);
     if (!revokesByUser(commandLine.options)) {
@@ -162,17 +169,16 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   const command = (provisioner: Provisioner) =>
-    runAdminCommand(provisioner, commandLine.command, commandLine.options, standardInput);
-  const target = LISTING_COMMANDS.has(commandLine.command)
+    runAdminCommand(provisioner, adminCommand, commandLine.options, standardInput);
+  const target = LISTING_COMMANDS.has(adminCommand)
     ? await openAdminReader(config, seedFile)
     : await openAdminTarget(config, seedFile, command);
   try {
     const lines = await command(target.provisioner);
     const saved = await target.save();
     if (saved) lines.push(saved);
-    if (commandLine.command === 'token revoke' && seedFile)
-      lines.push(seedFileStillLists(seedFile));
-    if (commandLine.command === 'org rotate-key') {
+    if (adminCommand === 'token revoke' && seedFile) lines.push(seedFileStillLists(seedFile));
+    if (adminCommand === 'org rotate-key') {
       const organizationId = required(commandLine.options, 'id');
       const targetSeedFile = targetsSeedFile(config, seedFile) ? seedFile : undefined;
       lines.push(await rotationNote(target, organizationId, targetSeedFile));

@@ -3,10 +3,11 @@ import type { UrlGuard, UrlGuardContext, UrlVerdict } from '../ports/url-guard';
 import { pass, type UrlRule } from './rule';
 
 /**
- * Runs the rules in order and answers with the first refusal. Cheap local rules come first, so
- * a URL they refuse never costs a call to the reputation service. `refusedBy`, when given, hears
- * the name of each refusing rule (the metrics count them): one call where a refusal is decided,
- * rather than a wrapper around every rule on every URL.
+ * Runs the rules in order and answers with the first refusal, naming its rule (`rule`: the
+ * admin rescan records it). Cheap local rules come first, so a URL they refuse never costs a call
+ * to the reputation service. `refusedBy`, when given, hears the name of each refusing rule (the
+ * metrics count them): one call where a refusal is decided, rather than a wrapper around every
+ * rule on every URL.
  */
 export function createUrlGuardChain(
   rules: readonly UrlRule[],
@@ -24,7 +25,7 @@ export function createUrlGuardChain(
             'URL refused by the anti-phishing check',
           );
           refusedBy?.(rule.name);
-          return verdict;
+          return { ...verdict, rule: rule.name };
         }
       }
       return pass;

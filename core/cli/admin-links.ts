@@ -1,0 +1,69 @@
+import { once } from 'node:events';
+import { systemClock } from '../adapters/system-clock';
+import type { Config } from '../runtime/config';
+import type { LinkCommand, Options } from './admin-command-line';
+import { openLinkStore } from './admin-store';
+import { linkCommand, type PrintLine } from './link-commands';
+import { runRescanCommand } from './rescan-command';
+
+/** Exit statuses of a rescan stopped by a signal, as a shell reports a process it killed. */
+const STOPPED_BY: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/** Standard output, waiting when a pipe is full rather than holding a whole listing in memory. */
+const printToStdout: PrintLine = (line) =>
+  process.stdout.write(`${line}\n`)
+    ? undefined
+    : once(process.stdout, 'drain').then(() => undefined);
+
+/**
+ * Runs a link command of the command line on the configured store, the process's side of it:
+ * standard output, and for `link rescan` SIGINT and SIGTERM, which stop it cleanly (the link being
+ * decided is finished, the checkpoint saved) with exit status 130 or 143; a second signal exits
+ * at once.
+ */
+export async function runLinkCommandLine(
+  config: Config,
+  seedFile: string | undefined,
+  command: LinkCommand,
+  options: Options,
+): Promise<void> {
+  // Read before the store opens: a mistake on the command line opens nothing.
+  const run = command === 'link rescan' ? undefined : linkCommand(command, options);
+  const readOnly = command === 'link show' || command === 'link list';
+  const store = await openLinkStore(config, seedFile, { readOnly });
+  try {
+    if (run) await run(store, systemClock, printToStdout);
+    else await rescanUntilStopped(config, store, options);
+  } finally {
+    await store.close();
+  }
+}
+
+async function rescanUntilStopped(
+  config: Config,
+  store: Parameters<typeof runRescanCommand>[1],
+  options: Options,
+): Promise<void> {
+  const controller = new AbortController();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stoppedBy) process.exit(STOPPED_BY[signal] ?? 1);
+    stoppedBy = signal;
+    process.stderr.write(
+      `\nadmin: ${signal}: stopping after the link being checked (again to stop at once)\n`,
+    );
+    controller.abort();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    const outcome = await runRescanCommand(config, store, options, {
+      streams: { out: process.stdout, err: process.stderr },
+      signal: controller.signal,
+    });
+    if (outcome.stopped) process.exitCode = STOPPED_BY[stoppedBy ?? 'SIGINT'] ?? 1;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
