@@ -120,7 +120,10 @@ export const configSchema = z.object({
   REDIS_SENTINEL_NAME: optionalText,
 
   // Anti-phishing check (code 18); see core/url-guard/.
-  /** `1`: URLs to loopback, private, link-local, metadata... addresses and localhost pass. */
+  /**
+   * `1`: URLs to loopback, private, link-local, carrier-grade NAT, reserved, metadata...
+   * addresses, metadata names and localhost pass (url-guard/private-target-rule.ts).
+   */
   ALLOW_PRIVATE_TARGETS: z
     .enum(['0', '1', 'false', 'true'], { message: 'must be 1 (or true) to allow, 0 (or false)' })
     .optional()
