@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { chmod, chown, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLmdbStore, DataDirError } from '../../core/adapters/lmdb';
@@ -9,7 +10,7 @@ import { claimDataDir } from '../../core/runtime/data-dir-claim';
 import { silentLogger } from '../../core';
 import { runServiceUntilExit } from '../reliability/support/child-service';
 import { runAdmin } from '../support/admin-cli';
-import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import { compileToTemp, ROOT, type TempBuild } from '../support/compile-to-temp';
 import { tempDirs } from '../support/temp-dirs';
 import { insertNew, newLink } from './fixtures';
 
@@ -47,6 +48,25 @@ async function ownedByAnother(path: string): Promise<number> {
   const { uid } = await stat(path);
   jest.spyOn(process, 'geteuid').mockReturnValue(uid + 1);
   return uid;
+}
+
+/** The built admin CLI run as the user `uid` (root only): its exit status and standard error. */
+function runAdminAs(uid: number, buildDir: string, env: Record<string, string>, ...args: string[]) {
+  return new Promise<{ code: number; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [join(buildDir, 'core', 'cli', 'admin.js'), ...args],
+      {
+        uid,
+        gid: uid,
+        cwd: '/',
+        env: { PATH: process.env.PATH ?? '', NODE_PATH: join(ROOT, 'node_modules'), ...env },
+      },
+      (error, _stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr });
+      },
+    );
+  });
 }
 
 describe('LMDB store: files only their owner may read or change', () => {
@@ -231,6 +251,27 @@ describe('the admin CLI follows the same rules', () => {
         const run = await runAdmin(build.dir, { DATA_DIR: dir }, ...args);
         expect({ args, code: run.code }).toEqual({ args, code: 1 });
         expect(run.stderr).toContain(expected);
+      }
+    });
+
+    it('names the owner, not a missing store, when run by another user who cannot look inside', async () => {
+      // Only root can run a command as another user; as root (here, and in CI) it runs as nobody.
+      if (!runsAsRoot) return;
+      const parent = await dirs.make();
+      await chmod(parent, 0o755);
+      const dir = join(parent, 'data');
+      await (await createLmdbStore({ dataDir: dir })).close();
+      await chmod(build.dir, 0o755);
+      for (const args of [
+        ['org', 'list'],
+        ['backup', join(parent, 'copy')],
+        ['org', 'create', '--id', 'beta', '--domain', 'beta.link'],
+      ]) {
+        const run = await runAdminAs(NOBODY, build.dir, { DATA_DIR: dir }, ...args);
+        expect({ args, code: run.code }).toEqual({ args, code: 1 });
+        expect(run.stderr).toContain(
+          `DATA_DIR ${dir} is owned by another user (uid 0), not by the user running this process (uid ${NOBODY})`,
+        );
       }
     });
 

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { access, mkdir, stat, statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { messageOf } from '../../errors/message-of';
@@ -74,12 +74,19 @@ export async function prepareDataDir(dataDir: string): Promise<string> {
 /**
  * Refuses a data directory another user owns or may write (owner-only.ts), the message saying how
  * to fix it. Also for a directory opened to read only: whoever can write it can replace the store
- * that is read.
+ * that is read. With `ifPresent`, a directory that does not exist passes (a missing one is for the
+ * caller to report); one this user cannot even look at (a parent another user's) is refused.
  */
-export async function checkOwnerOnly(path: string): Promise<void> {
-  const found = await stat(path).catch((error: unknown) => {
+export async function checkOwnerOnly(path: string, { ifPresent = false } = {}): Promise<void> {
+  let found: Stats;
+  try {
+    found = await stat(path);
+  } catch (error) {
+    if (ifPresent && systemErrorCode(error) === 'ENOENT') return;
     throw new DataDirError(`DATA_DIR ${path} cannot be examined: ${messageOf(error)}`);
-  });
+  }
+  // Anything else in the directory's place is the store's own check to name ("is not a directory").
+  if (!found.isDirectory()) return;
   const problem = sharedProblem(`DATA_DIR ${path}`, path, found, 'directory');
   if (problem !== undefined) throw new DataDirError(problem);
 }

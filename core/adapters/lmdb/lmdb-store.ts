@@ -152,10 +152,11 @@ async function openToRead(dataDir: string, logger: Logger): Promise<LmdbStore> {
   if (existsSync(path) && !statSync(path).isDirectory()) {
     throw new DataDirError(`DATA_DIR ${path} is not a directory`);
   }
+  // Before looking inside: another user's directory may not let this one see its store.
+  await checkOwnerOnly(path, { ifPresent: true });
   if (!existsSync(join(path, LMDB_DATA_FILE))) {
     throw new DataDirError(`DATA_DIR ${path} holds no store`);
   }
-  await checkOwnerOnly(path);
   await checkStoreFiles(path, { makePrivate: false });
   const root = openEnvironmentIn(path, { readOnly: true });
   const dbs = openDatabases(root);
