@@ -3,6 +3,7 @@ import { ShortlinkError, type Core, type ResponseInfo, type ShortlinkMetrics } f
 import { sendError } from './envelope';
 import { sendLinkGone } from './link-gone';
 import { setRateLimitHeaders } from './rate-limit-headers';
+import { requestHost } from './request-host';
 
 /** Cache-Control of a redirect: permanent ones may be cached briefly, temporary ones never. */
 function redirectCacheControl(status: number, maxAgeSeconds: number): string {
@@ -33,7 +34,7 @@ export function followLinkHandler(
           },
           response,
         })
-        .links.resolve({ domain: req.host, alias: String(req.params.alias) });
+        .links.resolve({ domain: requestHost(req), alias: String(req.params.alias) });
       // The WHATWG serialisation is ASCII (punycode host, percent-encoded path): header-safe.
       const location = new URL(link.url).href;
       // node's own calls: express's status() and set() would only validate and re-stringify.

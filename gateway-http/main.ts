@@ -22,7 +22,7 @@ import { demoBanner } from './demo-banner';
 import { loadHttpConfig } from './http-config';
 import type { RunningHttpServer } from './http-server';
 import { createLogger } from './logger';
-import { metricsAddress, metricsGateway } from './metrics-gateway';
+import { metricsAddress, metricsGateway, type MetricsSettings } from './metrics-gateway';
 import { listenMetrics, type RunningMetricsServer } from './metrics-server';
 import { restGateway } from './rest-gateway';
 import { readyWorkersMetrics } from './workers-metrics';
@@ -37,6 +37,15 @@ type Gateways = {
 };
 export type Service = RunningService<Gateways>;
 
+/** The metrics server's settings, from the core's configuration. */
+function metricsSettings(config: Config): MetricsSettings {
+  return {
+    port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
+    maxConcurrentScrapes: config.METRICS_MAX_CONCURRENT_SCRAPES,
+  };
+}
+
 /** Every gateway of the service, each with its own settings read from `env`. */
 function gateways(
   env: NodeJS.ProcessEnv,
@@ -48,7 +57,7 @@ function gateways(
     http: restGateway(loadHttpConfig(env), logger),
     grpc: grpcGateway(loadGrpcConfig(env)),
     ...(serveMetrics && {
-      metrics: metricsGateway({ port: config.METRICS_PORT, host: config.HOST }, logger),
+      metrics: metricsGateway(metricsSettings(config), logger),
     }),
   };
 }
@@ -135,17 +144,13 @@ async function main(): Promise<void> {
       config.METRICS_PORT === 0
         ? undefined
         : await listenMetrics(readyWorkersMetrics(), {
-            port: config.METRICS_PORT,
-            host: config.HOST,
+            ...metricsSettings(config),
             logger,
           }).catch((error: unknown) => {
-            throw listenFailure(
-              metricsAddress({ port: config.METRICS_PORT, host: config.HOST }),
-              error,
-            );
+            throw listenFailure(metricsAddress(metricsSettings(config)), error);
           });
     if (metrics)
-      logger.info({ port: metrics.port, host: config.HOST }, 'metrics gateway listening');
+      logger.info({ port: metrics.port, host: config.METRICS_HOST }, 'metrics gateway listening');
     const supervisor = await superviseWorkers({
       workers: config.WORKERS,
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,

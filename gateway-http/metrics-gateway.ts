@@ -2,9 +2,22 @@ import type { Logger } from 'pino';
 import type { GatewayFactory } from '../core/runtime';
 import { listenMetrics, type MetricsSource, type RunningMetricsServer } from './metrics-server';
 
-/** What the metrics server binds, and the setting that chose its port (named when it cannot). */
-export function metricsAddress(settings: { port: number; host: string }) {
-  return { name: 'metrics', host: settings.host, port: settings.port, portSetting: 'METRICS_PORT' };
+/** The metrics server's settings (METRICS_PORT, METRICS_HOST, METRICS_MAX_CONCURRENT_SCRAPES). */
+export interface MetricsSettings {
+  port: number;
+  host: string;
+  maxConcurrentScrapes: number;
+}
+
+/** What the metrics server binds, and the settings that chose it (named when it cannot). */
+export function metricsAddress(settings: Pick<MetricsSettings, 'port' | 'host'>) {
+  return {
+    name: 'metrics',
+    host: settings.host,
+    hostSetting: 'METRICS_HOST',
+    port: settings.port,
+    portSetting: 'METRICS_PORT',
+  };
 }
 
 /**
@@ -13,7 +26,7 @@ export function metricsAddress(settings: { port: number; host: string }) {
  * cluster aggregator; undefined means the runtime measures nothing (METRICS_PORT=0).
  */
 export function metricsGateway(
-  settings: { port: number; host: string },
+  settings: MetricsSettings,
   logger: Logger,
   source?: MetricsSource,
 ): GatewayFactory<RunningMetricsServer> {
@@ -22,7 +35,11 @@ export function metricsGateway(
     listen: () => {
       const registry = source ?? context.runtime.metrics?.registry;
       if (!registry) throw new Error('metrics are off (METRICS_PORT=0): nothing to serve');
-      return listenMetrics(registry, { port: settings.port, host: settings.host, logger });
+      return listenMetrics(registry, {
+        ...settings,
+        logger,
+        drainTimeoutMs: context.drainTimeoutMs,
+      });
     },
   });
 }

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { checkOwnerOnly } from '../adapters/lmdb/data-dir';
 import { LMDB_DATA_FILE } from '../adapters/lmdb/lmdb-store';
 import { createMemoryStore, type MemoryStore } from '../adapters/memory/memory-store';
 import { systemClock } from '../adapters/system-clock';
@@ -42,6 +43,7 @@ export async function openAdminTarget(
 ): Promise<AdminTarget> {
   if (seedFile && targetsSeedFile(config, seedFile)) return seedFileTarget(seedFile);
   refuseMemoryStore(config);
+  if (storeKindOf(config) === 'lmdb') await refuseSharedDataDir(config.DATA_DIR);
   // Opening a DATA_DIR that holds no store creates one. The command (when given) is first run
   // on an empty store in memory, so one that fails there (a mistyped DATA_DIR: "no user ...")
   // fails before anything is created; its secrets, if any, are never shown.
@@ -77,6 +79,7 @@ export async function openAdminReader(
 ): Promise<AdminTarget> {
   if (seedFile && targetsSeedFile(config, seedFile)) return seedFileReader(seedFile);
   refuseMemoryStore(config);
+  if (storeKindOf(config) === 'lmdb') await refuseSharedDataDir(config.DATA_DIR);
   if (storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
     throw new ProvisioningError(
       `DATA_DIR ${resolve(config.DATA_DIR)} holds no store: nothing to list (nothing was created)`,
@@ -147,6 +150,15 @@ function targetOn(store: Store): AdminTarget {
     save: () => Promise.resolve(undefined),
     close: () => store.close(),
   };
+}
+
+/**
+ * The store's own rule (another user's directory, or one group or others may write, is refused),
+ * applied before the CLI looks inside: such a directory may not let this user see its store, which
+ * would otherwise be reported as missing.
+ */
+export function refuseSharedDataDir(dataDir: string): Promise<void> {
+  return checkOwnerOnly(resolve(dataDir), { ifPresent: true });
 }
 
 /** A data directory with no LMDB store in it, or nothing at all there yet. */

@@ -4,6 +4,7 @@ import { BackupTargetError } from '../adapters/lmdb/backup-target';
 import { createLmdbStore, LMDB_DATA_FILE } from '../adapters/lmdb/lmdb-store';
 import { ProvisioningError } from '../provisioning/provisioner';
 import { IN_MEMORY_DATA_DIR, type Config } from '../runtime/config';
+import { refuseSharedDataDir } from './admin-store';
 
 /**
  * `admin backup DIR`: a consistent, compacted copy of the LMDB store in DATA_DIR, taken from one
@@ -17,6 +18,7 @@ export async function runBackup(config: Config, targetDir: string): Promise<stri
   if (config.DATA_DIR === IN_MEMORY_DATA_DIR) {
     throw new ProvisioningError(`DATA_DIR=${IN_MEMORY_DATA_DIR} holds nothing to back up`);
   }
+  await refuseSharedDataDir(config.DATA_DIR);
   // Opening a missing store would create an empty one and back that up.
   if (!existsSync(join(config.DATA_DIR, LMDB_DATA_FILE))) {
     throw new ProvisioningError(`DATA_DIR ${resolve(config.DATA_DIR)} holds no LMDB store`);

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import {
+  bindAddressSetting,
   entriesSetting,
   hostSetting,
   listSetting as list,
@@ -43,6 +44,12 @@ export const MAX_WORKERS = 64;
 export function workerCount(setting: string, cores = availableParallelism()): number {
   return setting === 'auto' ? Math.min(cores, MAX_WORKERS) : Number(setting);
 }
+/** Where the metrics port listens unless METRICS_HOST says otherwise: this host only. */
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
+/** Scrapes collected at once unless METRICS_MAX_CONCURRENT_SCRAPES says otherwise. */
+export const DEFAULT_METRICS_MAX_CONCURRENT_SCRAPES = 4;
+/** A bound that still bounds: more scrapers than this at once is a misconfiguration or an attack. */
+const MAX_METRICS_SCRAPES = 100;
 /** The DATA_DIR value that selects the in-memory store (nothing survives the process). */
 export const IN_MEMORY_DATA_DIR = ':memory:';
 
@@ -52,11 +59,24 @@ export const IN_MEMORY_DATA_DIR = ':memory:';
  */
 export const configSchema = z.object({
   /**
-   * Prometheus metrics (GET /metrics) on their own port, bound to HOST; 0 turns metrics off
-   * altogether (nothing is measured). With WORKERS only the primary binds it.
+   * Prometheus metrics (GET /metrics) on their own port, bound to METRICS_HOST; 0 turns metrics
+   * off altogether (nothing is measured). With WORKERS only the primary binds it.
    */
   METRICS_PORT: portSetting.default(9464),
-  /** The address the metrics port binds (the same HOST the gateways read). */
+  /**
+   * The address the metrics port binds: this host only unless set, whatever HOST is, so serving
+   * the API to other machines (HOST=0.0.0.0) does not publish the metrics with it.
+   */
+  METRICS_HOST: bindAddressSetting.default(DEFAULT_METRICS_HOST),
+  /**
+   * Scrapes of GET /metrics collected at once; one more is answered 503 with Retry-After at once,
+   * so scrapers cannot pile up collections (each reads every metric, and a WORKERS primary asks
+   * every worker).
+   */
+  METRICS_MAX_CONCURRENT_SCRAPES: positive
+    .max(MAX_METRICS_SCRAPES, `must be at most ${MAX_METRICS_SCRAPES}`)
+    .default(DEFAULT_METRICS_MAX_CONCURRENT_SCRAPES),
+  /** The address the gateways bind (each reads it too); the demo banner prints it. */
   HOST: hostSetting,
   MONGODB_URI: optionalText,
   /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
@@ -100,7 +120,10 @@ export const configSchema = z.object({
   REDIS_SENTINEL_NAME: optionalText,
 
   // Anti-phishing check (code 18); see core/url-guard/.
-  /** `1`: URLs to loopback, private, link-local, metadata... addresses and localhost pass. */
+  /**
+   * `1`: URLs to loopback, private, link-local, carrier-grade NAT, reserved, metadata...
+   * addresses, metadata names and localhost pass (url-guard/private-target-rule.ts).
+   */
   ALLOW_PRIVATE_TARGETS: z
     .enum(['0', '1', 'false', 'true'], { message: 'must be 1 (or true) to allow, 0 (or false)' })
     .optional()

@@ -34,8 +34,9 @@ export interface Listening {
 export interface Gateway<L extends Listening = Listening> {
   /** Shown in the start-up log line ("REST gateway listening"). */
   readonly name: string;
-  /** The address it binds. */
+  /** The address it binds, and the setting that chose it when not HOST (named when binding fails). */
   readonly host: string;
+  readonly hostSetting?: string;
   /** The port it binds (0: any free one), and the setting that chose it, named when binding fails. */
   readonly port: number;
   readonly portSetting: string;
@@ -45,16 +46,16 @@ export interface Gateway<L extends Listening = Listening> {
 
 /** A port taken or not allowed: the port's setting is the one to change. */
 const PORT_REFUSED = /\b(EADDRINUSE|EACCES)\b/;
-/** An address this host does not have, or a name that does not resolve: HOST is to change. */
+/** An address this host does not have, or a name that does not resolve: its host setting is to change. */
 const ADDRESS_REFUSED = /\b(EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN|EAI_NONAME)\b|Name resolution failed/;
 
 /**
  * A gateway's bind failure as the operator needs it: which gateway, which address, which setting
- * to change (its port's, or HOST), and the system's own words; the original error is the cause.
+ * to change (its port's, or its host's: HOST unless it names another), and the system's own words; the original error is the cause.
  * Any other failure is returned as it is, so no setting is blamed for what it did not cause.
  */
 export function listenFailure(
-  gateway: Pick<Gateway, 'name' | 'host' | 'port' | 'portSetting'>,
+  gateway: Pick<Gateway, 'name' | 'host' | 'hostSetting' | 'port' | 'portSetting'>,
   error: unknown,
 ): unknown {
   const reason = messageOf(error);
@@ -62,7 +63,7 @@ export function listenFailure(
   const setting = PORT_REFUSED.test(told)
     ? gateway.portSetting
     : ADDRESS_REFUSED.test(told)
-      ? 'HOST'
+      ? (gateway.hostSetting ?? 'HOST')
       : undefined;
   if (!setting) return error;
   return new Error(

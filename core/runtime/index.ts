@@ -8,6 +8,7 @@ export {
   configSchema,
   ConfigError,
   DEFAULT_DATA_DIR,
+  DEFAULT_METRICS_MAX_CONCURRENT_SCRAPES,
   IN_MEMORY_DATA_DIR,
   MAX_WORKERS,
   type Config,

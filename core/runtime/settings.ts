@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { compileTrustProxy } from './trust-proxy';
 
@@ -50,6 +51,23 @@ export const listSetting = z
   );
 /** HOST: the address every gateway binds (both read it, so it is declared once, here). */
 export const hostSetting = z.string().min(1).default('127.0.0.1');
+
+/** A DNS host name (`localhost`, `metrics.internal`): labels of letters, digits and hyphens. */
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
+/**
+ * An address a server binds: an IP address (IPv6 without brackets) or a host name; refused when
+ * it holds a port, a scheme or anything else, so a mistake is named at start rather than by a
+ * failing listen.
+ */
+export const bindAddressSetting = z
+  .string()
+  .trim()
+  .refine(
+    (value) => isIP(value) !== 0 || HOST_NAME.test(value),
+    'must be an IP address (IPv6 without brackets) or a host name, with no port or scheme',
+  );
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

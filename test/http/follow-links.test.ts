@@ -109,6 +109,47 @@ describe('following a short link: GET and HEAD /<alias> on a link domain', () =>
   });
 });
 
+describe('a request line in absolute form (RFC 9112, 3.2.2): its own host decides, not Host', () => {
+  beforeEach(() => create({ alias: 'go', url: 'https://example.com/acme', redirect_type: 302 }));
+
+  it.each([
+    'http://acme.link/go',
+    'https://acme.link/go',
+    'HTTP://ACME.Link/go',
+    'https://acme.link:443/go',
+    'http://acme.link./go',
+  ])('follows %s sent with Host: beta.link', async (target) => {
+    for (const method of ['GET', 'HEAD']) {
+      const answer = await follow(target, 'beta.link', method);
+      expect(answer.status).toBe(302);
+      expect(answer.headers.location).toBe('https://example.com/acme');
+    }
+  });
+
+  it('does not follow a link of the Host header when the request line names another host', async () => {
+    expectError(await follow('http://beta.link/go', 'acme.link'), 404, 24, [
+      'No short link with this alias.',
+    ]);
+    expectError(await follow('http://elsewhere.example/go', 'acme.link'), 404, 24, [
+      'No short link with this alias.',
+    ]);
+  });
+
+  it("keeps a trusted proxy's X-Forwarded-Host first: the proxy says what the client asked for", async () => {
+    const server = await startHttp(f.core, { trustProxy: 'loopback' });
+    try {
+      const answer = await server.request({
+        path: 'http://beta.link/go',
+        headers: { host: 'beta.link', 'x-forwarded-host': 'acme.link' },
+      });
+      expect(answer.status).toBe(302);
+      expect(answer.headers.location).toBe('https://example.com/acme');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('following while the store fails (1, 23), answers checked against the OpenAPI document', () => {
   it.each([
     [

@@ -66,7 +66,7 @@ describe('GET /metrics on METRICS_PORT (the whole service, as npm start runs it)
     }
   });
 
-  it('listens on METRICS_PORT (9464 unless set) at HOST', () => {
+  it('listens on METRICS_PORT (9464 unless set) at METRICS_HOST (127.0.0.1 unless set)', () => {
     expect(loadConfig({}).METRICS_PORT).toBe(9464);
     const address = service.metrics!.server.address() as AddressInfo;
     expect(address).toMatchObject({ address: '127.0.0.1', port: metricsPort });

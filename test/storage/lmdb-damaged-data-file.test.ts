@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { createLmdbStore } from '../../core/adapters/lmdb/lmdb-store';
 import { runServiceUntilExit } from '../reliability/support/child-service';
@@ -85,13 +86,70 @@ describe('a DATA_DIR whose data.mdb is damaged', () => {
     expect(stderr).toContain(`DATA_DIR ${dataDir} holds a data.mdb that LMDB cannot open (`);
   });
 
-  it('still opens a whole store, and an empty data.mdb as a new one', async () => {
+  it('still opens a whole store', async () => {
     const whole = await createLmdbStore({ dataDir: await dataDirHolding(data) });
     await expect(whole.identities.listAll()).resolves.toMatchObject({
       organizations: expect.arrayContaining([expect.objectContaining({ id: 'org19' })]),
     });
     await whole.close();
-    const empty = await createLmdbStore({ dataDir: await dataDirHolding(Buffer.alloc(0)) });
-    await empty.close();
+  });
+});
+
+describe('a DATA_DIR whose data.mdb is empty, or a FIFO', () => {
+  const EMPTY =
+    'holds an empty data.mdb (0 bytes), not a store: restore it from a backup, or delete it to start a new, empty store';
+  const FIFO =
+    'holds a data.mdb that is a FIFO, not a regular file: move it away, and restore data.mdb from a backup';
+
+  /** A DATA_DIR whose data.mdb is a FIFO nobody writes to (opening it to read would wait for ever). */
+  async function dataDirWithFifo(): Promise<string> {
+    const dir = join(await dirs.make(), 'data');
+    await mkdir(dir, { mode: 0o700 });
+    await promisify(execFile)('mkfifo', ['-m', '600', join(dir, 'data.mdb')]);
+    return dir;
+  }
+
+  it('stops the service with a line naming each and exit code 1, making no new store or demo', async () => {
+    for (const [dataDir, reason] of [
+      [await dataDirHolding(Buffer.alloc(0)), EMPTY],
+      [await dataDirWithFifo(), FIFO],
+    ] as const) {
+      const { code, output } = await runServiceUntilExit(build.dir, { DATA_DIR: dataDir });
+      expect(output).toContain(`shortlink failed to start: DATA_DIR ${dataDir} ${reason}`);
+      expect(output).not.toContain('demo');
+      expect(code).toBe(1);
+    }
+  });
+
+  it('makes the admin CLI fail with the same message', async () => {
+    for (const [dataDir, reason] of [
+      [await dataDirHolding(Buffer.alloc(0)), EMPTY],
+      [await dataDirWithFifo(), FIFO],
+    ] as const) {
+      const { code, signal, stderr } = await adminList(dataDir);
+      expect(signal).toBeNull();
+      expect(code).toBe(1);
+      expect(stderr).toContain(`DATA_DIR ${dataDir} ${reason}`);
+    }
+  });
+
+  it('leaves an empty data.mdb as it was, and refuses it to read only as well', async () => {
+    const dataDir = await dataDirHolding(Buffer.alloc(0));
+    await expect(createLmdbStore({ dataDir })).rejects.toThrow(`DATA_DIR ${dataDir} ${EMPTY}`);
+    await expect(createLmdbStore({ dataDir, readOnly: true })).rejects.toThrow(EMPTY);
+    expect((await stat(join(dataDir, 'data.mdb'))).size).toBe(0);
+  });
+
+  it('waits a moment for an empty data.mdb that another process is making into a store', async () => {
+    // LMDB creates data.mdb and then writes its first pages: a process starting beside it on the
+    // same new directory may find it empty for that moment.
+    const dataDir = await dataDirHolding(Buffer.alloc(0));
+    const written = sleep(100).then(() => writeFile(join(dataDir, 'data.mdb'), data));
+    const store = await createLmdbStore({ dataDir });
+    await written;
+    await expect(store.identities.findOrganizationById('org3')).resolves.toMatchObject({
+      id: 'org3',
+    });
+    await store.close();
   });
 });

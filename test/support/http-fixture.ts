@@ -56,7 +56,7 @@ export async function startHttp(
   const send = async (options: HttpRequest): Promise<HttpAnswer> => {
     const answer = await exchange(options);
     const method = options.method ?? 'GET';
-    await expectConforming({ method, path: options.path, ...answer });
+    await expectConforming({ method, path: originForm(options.path), ...answer });
     return answer;
   };
 
@@ -128,6 +128,13 @@ export async function startHttpOnTestCore(
 ): Promise<{ f: CoreFixture; http: HttpFixture }> {
   const f = await createTestCore(deps);
   return { f, http: await startHttp(f.core) };
+}
+
+/** A request target in absolute form (`http://a.link/x?q`) as the path it routes (`/x?q`). */
+function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  const url = new URL(target);
+  return url.pathname + url.search;
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {

@@ -134,11 +134,50 @@ describe('anti-phishing rules against abuse (REST and gRPC)', () => {
     ['http://localhost:3000/', 'a localhost name'],
     ['http://LOCALHOST./', 'a localhost name'],
     ['http://admin.localhost/', 'a localhost name'],
+    // Carrier-grade NAT (100.64.0.0/10), where Alibaba Cloud's metadata service lives.
+    ['http://100.64.0.1/', 'a carrier-grade NAT address'],
+    ['http://100.127.255.254/', 'a carrier-grade NAT address'],
+    ['http://100.100.100.200/latest/meta-data/', 'a cloud metadata address'],
+    ['http://[64:ff9b::6440:1]/', 'a carrier-grade NAT address'],
+    // GCP's metadata names.
+    ['http://metadata.google.internal/computeMetadata/v1/', 'a cloud metadata name'],
+    ['http://METADATA.Google.Internal./', 'a cloud metadata name'],
+    ['http://metadata/computeMetadata/v1/', 'a cloud metadata name'],
+    // IPv4-compatible (::a.b.c.d) and IPv4-translated (::ffff:0:a.b.c.d) IPv6 forms.
+    ['http://[::7f00:1]/', 'a loopback address'],
+    ['http://[::127.0.0.1]/', 'a loopback address'],
+    ['http://[::ffff:0:7f00:1]/', 'a loopback address'],
+    ['http://[::ffff:0:127.0.0.1]/', 'a loopback address'],
+    ['http://[::a00:1]/', 'a private address'],
+    ['http://[::ffff:0:a9fe:a9fe]/', 'a cloud metadata address'],
+    ['http://[::100.64.0.1]/', 'a carrier-grade NAT address'],
+    // The other classes that reach no public host.
+    ['http://[fec0::1]/', 'a site-local address'],
+    ['http://240.0.0.1/', 'a reserved address'],
+    ['http://192.0.2.1/', 'a reserved address'],
+    ['http://[2001:db8::1]/', 'a reserved address'],
+    ['http://255.255.255.255/', 'a broadcast address'],
+    ['http://224.0.0.1/', 'a multicast address'],
+    ['http://[ff02::1]/', 'a multicast address'],
   ])('refuses the private target %s', async (url, kind) => {
     expect(await outcome(served!, url)).toEqual({
       code: 18,
       errors: [`The URL was refused: the host is ${kind}: ${PRIVATE}`],
     });
+  });
+
+  it.each([
+    'http://8.8.8.8/',
+    'http://100.63.255.255/',
+    'http://100.128.0.1/',
+    'http://[2606:4700:4700::1111]/',
+    'http://[::8.8.8.8]/',
+    'http://[::ffff:0:808:808]/',
+    'http://[64:ff9b::808:808]/',
+    'http://metadata.example.com/',
+    'http://google.internal.example/',
+  ])('lets the public target %s through', async (url) => {
+    expect((await outcome(served!, url)).code).toBe(0);
   });
 
   it('refuses a host over 253 characters as an invalid URL (7), before any rule', async () => {
@@ -161,12 +200,16 @@ describe('ALLOW_PRIVATE_TARGETS=1', () => {
   });
   afterAll(() => stop(served));
 
-  it.each(['http://127.0.0.1:8080/', 'http://intranet.localhost/', 'http://10.0.0.5/wiki'])(
-    'lets %s through for an intranet deployment',
-    async (url) => {
-      expect((await outcome(served!, url)).code).toBe(0);
-    },
-  );
+  it.each([
+    'http://127.0.0.1:8080/',
+    'http://intranet.localhost/',
+    'http://10.0.0.5/wiki',
+    'http://100.64.0.1/',
+    'http://metadata.google.internal/',
+    'http://[::7f00:1]/',
+  ])('lets %s through for an intranet deployment', async (url) => {
+    expect((await outcome(served!, url)).code).toBe(0);
+  });
 
   it('is off unless set to 1 or true, and refuses anything else', () => {
     expect(loadConfig({}).ALLOW_PRIVATE_TARGETS).toBe(false);

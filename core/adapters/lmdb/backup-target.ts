@@ -1,6 +1,7 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { systemErrorCode } from '../../errors/system-error-code';
+import { sharedProblem } from './owner-only';
 
 /** The folder inside a backup target that a copy is written to before it is moved into place. */
 export const BACKUP_IN_PROGRESS = '.backup-in-progress';
@@ -12,7 +13,8 @@ export class BackupTargetError extends Error {
 
 /**
  * The absolute backup target, once it is known to be a missing or empty folder outside the
- * data directory; otherwise a BackupTargetError saying what is actually in the way.
+ * data directory, that no other user may change (owner-only.ts); otherwise a BackupTargetError
+ * saying what is actually in the way.
  */
 export async function checkBackupTarget(targetDir: string, dataDir: string): Promise<string> {
   const target = resolve(targetDir);
@@ -54,6 +56,14 @@ export async function checkBackupTarget(targetDir: string, dataDir: string): Pro
   if (entries.length > 0) {
     throw new BackupTargetError(`the backup target ${target} exists and is not empty`);
   }
+  // The copy is a data directory: one that another user may change is refused, as DATA_DIR is.
+  const problem = sharedProblem(
+    `the backup target ${target}`,
+    target,
+    await stat(target),
+    'directory',
+  );
+  if (problem !== undefined) throw new BackupTargetError(problem);
   return target;
 }
 

@@ -1,8 +1,9 @@
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { access, mkdir, stat, statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { messageOf } from '../../errors/message-of';
 import { systemErrorCode } from '../../errors/system-error-code';
+import { sharedProblem } from './owner-only';
 
 /** A data directory the store cannot use; the message names the path and what is wrong. */
 export class DataDirError extends Error {
@@ -35,7 +36,8 @@ export function dataDirPath(dataDir: unknown): string {
 
 /**
  * Makes sure `dataDir` is a directory this process can read and write, creating it (mode 0700,
- * parents included) when it does not exist. Returns the absolute path.
+ * parents included) when it does not exist, and that no other user can change it (see
+ * owner-only.ts). Returns the absolute path.
  */
 export async function prepareDataDir(dataDir: string): Promise<string> {
   const path = dataDirPath(dataDir);
@@ -53,6 +55,7 @@ export async function prepareDataDir(dataDir: string): Promise<string> {
       throw new DataDirError(`DATA_DIR ${path} cannot be created: ${messageOf(error)}`);
     }
   }
+  await checkOwnerOnly(path);
   try {
     await access(path, constants.R_OK | constants.W_OK | constants.X_OK);
   } catch (error) {
@@ -66,6 +69,26 @@ export async function prepareDataDir(dataDir: string): Promise<string> {
     );
   }
   return path;
+}
+
+/**
+ * Refuses a data directory another user owns or may write (owner-only.ts), the message saying how
+ * to fix it. Also for a directory opened to read only: whoever can write it can replace the store
+ * that is read. With `ifPresent`, a directory that does not exist passes (a missing one is for the
+ * caller to report); one this user cannot even look at (a parent another user's) is refused.
+ */
+export async function checkOwnerOnly(path: string, { ifPresent = false } = {}): Promise<void> {
+  let found: Stats;
+  try {
+    found = await stat(path);
+  } catch (error) {
+    if (ifPresent && systemErrorCode(error) === 'ENOENT') return;
+    throw new DataDirError(`DATA_DIR ${path} cannot be examined: ${messageOf(error)}`);
+  }
+  // Anything else in the directory's place is the store's own check to name ("is not a directory").
+  if (!found.isDirectory()) return;
+  const problem = sharedProblem(`DATA_DIR ${path}`, path, found, 'directory');
+  if (problem !== undefined) throw new DataDirError(problem);
 }
 
 /**

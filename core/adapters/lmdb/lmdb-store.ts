@@ -1,19 +1,20 @@
-import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type RootDatabase } from 'lmdb';
+import { open, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { silentLogger, type Logger } from '../../ports/logger';
 import type { Store } from '../../ports/store';
 import { MAX_DATABASES, META_KEYS, openDatabases, type LmdbDatabases } from './databases';
 import { BackupTargetError, checkBackupTarget, BACKUP_IN_PROGRESS } from './backup-target';
 import {
+  checkOwnerOnly,
   DATA_DIR_MODE,
   DataDirError,
   dataDirPath,
   makeDirectories,
   prepareDataDir,
 } from './data-dir';
-import { checkDataFile } from './data-file-check';
+import { checkStoreFiles } from './data-file-check';
 import { checkFormatVersion, FORMAT_VERSION, readFormatVersion } from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
@@ -22,6 +23,7 @@ import { indexLinkDomains } from './link-domain-index';
 import { LmdbLinkStore } from './lmdb-link-store';
 import { messageOf } from '../../errors/message-of';
 import { onLmdb, readLmdb } from './lmdb-errors';
+import { PRIVATE_FILE_MODE } from './owner-only';
 
 export const LMDB_STORE_KIND = 'lmdb';
 
@@ -95,7 +97,10 @@ export function openEnvironment(path: string, { readOnly = false } = {}): RootDa
     // promise of its own per batch, and when a commit fails (a full disk) it rejects unhandled,
     // which stops the process instead of answering code 23.
     eventTurnBatching: false,
-  });
+    // data.mdb and lock.mdb readable and writable by this user only (LMDB's default is 0664;
+    // lmdb-js passes the option on, though its types leave it out).
+    permissionsMode: PRIVATE_FILE_MODE,
+  } as RootDatabaseOptionsWithPath & { permissionsMode: number });
 }
 
 /**
@@ -108,7 +113,7 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
   const logger = options.logger ?? silentLogger;
   if (options.readOnly) return openToRead(options.dataDir, logger);
   const path = await prepareDataDir(options.dataDir);
-  await checkDataFile(path, LMDB_DATA_FILE);
+  await checkStoreFiles(path, { makePrivate: true });
   const root = openEnvironmentIn(path);
   const dbs = openDatabases(root);
   try {
@@ -147,10 +152,12 @@ async function openToRead(dataDir: string, logger: Logger): Promise<LmdbStore> {
   if (existsSync(path) && !statSync(path).isDirectory()) {
     throw new DataDirError(`DATA_DIR ${path} is not a directory`);
   }
+  // Before looking inside: another user's directory may not let this one see its store.
+  await checkOwnerOnly(path, { ifPresent: true });
   if (!existsSync(join(path, LMDB_DATA_FILE))) {
     throw new DataDirError(`DATA_DIR ${path} holds no store`);
   }
-  await checkDataFile(path, LMDB_DATA_FILE);
+  await checkStoreFiles(path, { makePrivate: false });
   const root = openEnvironmentIn(path, { readOnly: true });
   const dbs = openDatabases(root);
   try {
@@ -214,6 +221,8 @@ async function backupTo(dbs: LmdbDatabases, path: string, targetDir: string): Pr
     });
   try {
     await onLmdb(dbs, path, 'backup', () => dbs.root.backup(partial, true));
+    // LMDB writes the copy 0666 less the umask; it holds what the store holds.
+    await chmod(join(partial, LMDB_DATA_FILE), PRIVATE_FILE_MODE);
     await rename(join(partial, LMDB_DATA_FILE), join(target, LMDB_DATA_FILE));
     await rmdir(partial);
   } catch (error) {
