@@ -8,8 +8,10 @@ import { HTTP_STATUS_BY_REASON } from './status-by-reason';
  * A link that must not be followed (code 28): 410 with no Location and never the target URL.
  * The contract's JSON envelope when the client prefers JSON by its Accept header (express's
  * negotiation, RFC 9110 quality values), otherwise, no Accept header included, the HTML page a
- * browser shows. HEAD gets the same status and headers without the body (express's send).
+ * browser shows. HEAD gets the same status and headers without the body.
  */
+const PAGE = Buffer.from(LINK_GONE_PAGE);
+
 export function sendLinkGone(req: Request, res: Response, error: ShortlinkError): void {
   // Never stored: enabling the link again must take effect for every visitor at once.
   res.setHeader('Cache-Control', 'no-store');
@@ -19,6 +21,11 @@ export function sendLinkGone(req: Request, res: Response, error: ShortlinkError)
     sendError(res, error);
     return;
   }
+  // node's own calls with the page's bytes made once: express's send() would hash the page for
+  // an ETag on every answer. HEAD: node sends the headers, Content-Length included, and no body.
+  res.statusCode = HTTP_STATUS_BY_REASON[error.reason];
   res.setHeader('Content-Security-Policy', LINK_GONE_CONTENT_SECURITY_POLICY);
-  res.status(HTTP_STATUS_BY_REASON[error.reason]).type('html').send(LINK_GONE_PAGE);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Content-Length', PAGE.length);
+  res.end(PAGE);
 }

@@ -38,6 +38,21 @@ export class ShortlinkError extends Error {
 }
 
 /**
+ * A ShortlinkError for a frequent answer that is no fault (a follow's 24 or 28, which a scanner
+ * or a taken-down link makes at full request rate): made without a stack trace, which would cost
+ * more than the rest of such an answer and tells nothing about a failure that is expected.
+ */
+export function expectedFailure(reason: ErrorReason, message: string): ShortlinkError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new ShortlinkError(reason, message);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/**
  * Thrown by store and limiter adapters when their backend cannot be reached. The core turns it
  * into code 23; any other unexpected error becomes code 1.
  */

@@ -1,5 +1,5 @@
 import type { CoreContext } from '../context';
-import { ShortlinkError } from '../errors/shortlink-error';
+import { expectedFailure } from '../errors/shortlink-error';
 import type { LinkRecord } from '../ports/link-store';
 
 /** Why a link is not followed; for operators (logs), never for the follower. */
@@ -42,4 +42,4 @@ function targetOf(link: LinkRecord): URL | null {
 
 /** The follower's answer for every refusal alike (410, code 28): the reason stays inside. */
 export const linkGone = () =>
-  new ShortlinkError('LINK_DISABLED', 'This short link has been disabled.');
+  expectedFailure('LINK_DISABLED', 'This short link has been disabled.');

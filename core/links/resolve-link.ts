@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CoreContext } from '../context';
-import { ShortlinkError } from '../errors/shortlink-error';
+import { expectedFailure } from '../errors/shortlink-error';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { MAX_ALIAS_LENGTH } from './create-link-input';
 import { MAX_HOST_HEADER_LENGTH } from './long-url';
@@ -17,7 +17,7 @@ const resolveLinkSchema = z.object({
 
 export type ResolveLinkRequest = z.input<typeof resolveLinkSchema>;
 
-const notFound = () => new ShortlinkError('NOT_FOUND', 'No short link with this alias.');
+const notFound = () => expectedFailure('NOT_FOUND', 'No short link with this alias.');
 
 /** A port a client may name or leave out for the link domain's own scheme. */
 const DEFAULT_PORT_SCHEMES: Readonly<Record<string, LinkScheme>> = {
