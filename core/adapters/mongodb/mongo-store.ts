@@ -63,8 +63,12 @@ export function mongoStoreOn(
     links: new MongoLinkStore(
       db.collection(COLLECTIONS.links),
       new MongoIdSequence(db.collection(COLLECTIONS.counters)),
+      db.collection(COLLECTIONS.idempotency),
     ),
-    idempotency: new MongoIdempotencyStore(db.collection(COLLECTIONS.idempotency)),
+    idempotency: new MongoIdempotencyStore(
+      db.collection(COLLECTIONS.idempotency),
+      db.collection(COLLECTIONS.links),
+    ),
     watchIdentityChanges: (listener) => watchIdentityChanges(db, listener, { logger }),
     ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
     // Each write has answered per the collection's write concern.
