@@ -19,6 +19,10 @@ import {
 import type { IdempotencyKeyContext } from './idempotency-key';
 import { failureOutcome, isRecordedFailure, replay, successOutcome } from './recorded-outcome';
 
+/** Logged when a keyed create found its claim taken over at its insert (and stored nothing). */
+export const CLAIM_LOST_MESSAGE =
+  'an idempotent create lost its claim to another request (paused past its lease): nothing stored';
+
 /** What a client waits before retrying a key whose first request still runs. */
 const KEY_IN_USE_RETRY_AFTER_SECONDS = 1;
 
@@ -180,10 +184,7 @@ export function idempotent<TCtx extends IdempotencyKeyContext>(): Middleware<TCt
     const outcome = await runClaimed(ctx, scope, fingerprint, claim.owner, next);
     if (outcome !== 'lost') return outcome;
 
-    ctx.deps.logger.warn(
-      { userId: scope.userId },
-      'an idempotent create lost its claim to another request (paused past its lease): nothing stored',
-    );
+    ctx.deps.logger.warn({ userId: scope.userId }, CLAIM_LOST_MESSAGE);
     const now = await claimKey(ctx, scope, fingerprint);
     if (!now.claimed) return answerHeld(ctx, now.existing, fingerprint, answer);
     // The request that took the key over is gone too (released after a fault): leave the key

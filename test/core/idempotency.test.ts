@@ -7,7 +7,7 @@ import {
   type ShortLink,
   type UrlGuard,
 } from '../../core';
-import { loadConfig } from '../../core/runtime';
+import { createRuntime, loadConfig } from '../../core/runtime';
 import { gatedUrlGuard } from '../grpc/gated-url-guard';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { failingStore, failureOf } from '../support/failures';
@@ -494,6 +494,29 @@ describe('IDEMPOTENCY_TTL_SECONDS', () => {
     expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '9000000000000' })).toThrow(
       /IDEMPOTENCY_TTL_SECONDS/,
     );
+  });
+});
+
+describe('IDEMPOTENCY_LEASE_SECONDS', () => {
+  it('defaults to 60, is read from the environment and is at most an hour', () => {
+    expect(loadConfig({}).IDEMPOTENCY_LEASE_SECONDS).toBe(60);
+    expect(loadConfig({ IDEMPOTENCY_LEASE_SECONDS: '5' }).IDEMPOTENCY_LEASE_SECONDS).toBe(5);
+    for (const refused of ['0', '-1', '1.5', '3601']) {
+      expect(() => loadConfig({ IDEMPOTENCY_LEASE_SECONDS: refused })).toThrow(
+        /IDEMPOTENCY_LEASE_SECONDS/,
+      );
+    }
+  });
+
+  it('is the lease of the core the runtime builds', async () => {
+    const runtime = await createRuntime(
+      loadConfig({ DATA_DIR: ':memory:', METRICS_PORT: '0', IDEMPOTENCY_LEASE_SECONDS: '7' }),
+    );
+    try {
+      expect(runtime.core.deps.idempotencyLeaseSeconds).toBe(7);
+    } finally {
+      await runtime.close();
+    }
   });
 });
 
