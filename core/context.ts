@@ -31,8 +31,9 @@ export interface CoreDeps {
   /** How long a completed idempotency record is replayed (IDEMPOTENCY_TTL_SECONDS). */
   idempotencyTtlSeconds: number;
   /**
-   * How long a running idempotency record holds its key: a process that dies mid-request leaves
-   * the key blocked (code 26) only this long.
+   * How long a running idempotency record holds its key without a renewal (the request renews it
+   * every third of it while it runs): a process that dies mid-request leaves the key blocked
+   * (code 26) only this long (IDEMPOTENCY_LEASE_SECONDS).
    */
   idempotencyLeaseSeconds: number;
 }

@@ -29,11 +29,6 @@ export interface LinkCacheOptions {
  */
 export class CachedLinkStore implements LinkStore {
   private readonly cache: LookupCache<LinkRecord>;
-  /** Present when the inner store has it. */
-  readonly insertCompleting?: (
-    link: NewLink,
-    completion: LinkCompletion,
-  ) => Promise<LinkRecord | 'alias_taken'>;
 
   constructor(
     private readonly inner: LinkStore,
@@ -44,20 +39,22 @@ export class CachedLinkStore implements LinkStore {
       ttlMs: options.ttlMs,
       ...(options.now ? { now: options.now } : {}),
     });
-    const insertCompleting = inner.insertCompleting?.bind(inner);
-    if (insertCompleting) {
-      this.insertCompleting = async (link, completion) =>
-        this.kept(link, await insertCompleting(link, completion));
-    }
   }
 
   async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
     return this.kept(link, await this.inner.insert(link));
   }
 
+  async insertCompleting(
+    link: NewLink,
+    completion: LinkCompletion,
+  ): Promise<LinkRecord | 'alias_taken' | 'claim_lost'> {
+    return this.kept(link, await this.inner.insertCompleting(link, completion));
+  }
+
   /** A link created here is often followed soon after: keep it without a lookup. */
-  private kept(link: NewLink, outcome: LinkRecord | 'alias_taken'): LinkRecord | 'alias_taken' {
-    if (outcome !== 'alias_taken') this.cache.set(cacheKey(link.domain, link.alias), outcome);
+  private kept<T extends LinkRecord | 'alias_taken' | 'claim_lost'>(link: NewLink, outcome: T): T {
+    if (typeof outcome !== 'string') this.cache.set(cacheKey(link.domain, link.alias), outcome);
     return outcome;
   }
 

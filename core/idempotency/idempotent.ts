@@ -1,92 +1,113 @@
 import { randomUUID } from 'node:crypto';
 import { ShortlinkError, toShortlinkError } from '../errors/shortlink-error';
-import { toShortLink, type ShortLink } from '../links/short-link';
+import { toShortLink } from '../links/short-link';
 import type { LinkRecord } from '../ports/link-store';
 import type {
   CompletedRecord,
+  IdempotencyRecord,
   IdempotencyScope,
   RecordedOutcome,
 } from '../ports/idempotency-store';
-import type { Middleware } from '../procedure/procedure';
+import type { Middleware, MiddlewareOptions, MiddlewareResult } from '../procedure/procedure';
 import { requestFingerprint } from './fingerprint';
-import { withPendingCompletion, type PendingCompletion } from './pending-completion';
+import { keepLeaseAlive } from './lease-renewal';
+import {
+  ClaimLostError,
+  withPendingCompletion,
+  type PendingCompletion,
+} from './pending-completion';
 import type { IdempotencyKeyContext } from './idempotency-key';
 import { failureOutcome, isRecordedFailure, replay, successOutcome } from './recorded-outcome';
+
+/** Logged when a keyed create found its claim taken over at its insert (and stored nothing). */
+export const CLAIM_LOST_MESSAGE =
+  'an idempotent create lost its claim to another request (paused past its lease): nothing stored';
 
 /** What a client waits before retrying a key whose first request still runs. */
 const KEY_IN_USE_RETRY_AFTER_SECONDS = 1;
 
 const secondsAfter = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
 
-/**
- * Stage "idempotency" (replay, 25, 26), right after the body stage because it needs the body.
- * The first request under a key claims it (a running record with a short lease), runs the
- * remaining stages and records its outcome; a repeat gets that outcome again, or 26 while the
- * first still runs, or 25 when it means another request. Server faults (1, 23) release the key.
- */
-export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext> = async ({
-  ctx,
-  rawInput,
-  next,
-  answer,
-}) => {
-  const key = ctx.idempotencyKey;
-  if (key === undefined) return next(ctx);
-  const { store, clock, idempotencyLeaseSeconds, idempotencyTtlSeconds, logger } = ctx.deps;
-  const scope: IdempotencyScope = { userId: ctx.userId, key };
-  const fingerprint = requestFingerprint(rawInput);
+type Claim = { claimed: true; owner: string } | { claimed: false; existing: IdempotencyRecord };
+
+/** Claims the key for a new owner (a running record with a lease). */
+async function claimKey(
+  ctx: IdempotencyKeyContext,
+  scope: IdempotencyScope,
+  fingerprint: string,
+): Promise<Claim> {
+  const { store, clock, idempotencyLeaseSeconds, logger } = ctx.deps;
   const owner = randomUUID();
   const now = clock.now();
-  const claim = await store.idempotency
-    .claim(
-      scope,
-      {
-        state: 'running',
-        owner,
-        fingerprint,
-        expiresAt: secondsAfter(now, idempotencyLeaseSeconds),
-      },
-      now,
-    )
-    .catch((error: unknown) => {
-      // A claim that failed may still have been written (MongoDB: the upsert reached the server,
-      // its answer did not): release it, as any server fault does, or retries would answer 26
-      // until the lease ends while nothing runs. The release acts on this claim's owner only. Not
-      // awaited: against a server that cannot be reached it would double the wait for the 23.
-      store.idempotency.release(scope, owner).catch((releaseError: unknown) => {
-        logger.error({ err: releaseError }, 'releasing an idempotency key failed');
-      });
-      throw error;
+  const running = {
+    state: 'running' as const,
+    owner,
+    fingerprint,
+    expiresAt: secondsAfter(now, idempotencyLeaseSeconds),
+  };
+  const claim = await store.idempotency.claim(scope, running, now).catch((error: unknown) => {
+    // A claim that failed may still have been written (MongoDB: the upsert reached the server,
+    // its answer did not): release it, as any server fault does, or retries would answer 26
+    // until the lease ends while nothing runs. The release acts on this claim's owner only. Not
+    // awaited: against a server that cannot be reached it would double the wait for the 23.
+    store.idempotency.release(scope, owner).catch((releaseError: unknown) => {
+      logger.error({ err: releaseError }, 'releasing an idempotency key failed');
     });
+    throw error;
+  });
+  return claim.claimed ? { claimed: true, owner } : claim;
+}
 
-  if (!claim.claimed) {
-    const { existing } = claim;
-    if (existing.fingerprint !== fingerprint) {
-      throw new ShortlinkError(
-        'IDEMPOTENCY_KEY_REUSED',
-        'This idempotency key was already used for a different request.',
-      );
-    }
-    if (existing.state === 'running') {
-      ctx.response.retryAfterSeconds = KEY_IN_USE_RETRY_AFTER_SECONDS;
-      throw new ShortlinkError(
-        'IDEMPOTENCY_KEY_IN_USE',
-        'A request with this idempotency key is still running; retry shortly.',
-        { retryAfterSeconds: KEY_IN_USE_RETRY_AFTER_SECONDS },
-      );
-    }
-    // The record may be one a request still running has just written, whose fsync has not been
-    // reported yet: answer it only once it would survive a power loss, as its first request does
-    // (a no-op on stores whose writes are durable when they answer).
-    await store.flush();
-    ctx.response.idempotentReplayed = true;
-    return answer(replay(existing.outcome));
+function keyInUse(ctx: IdempotencyKeyContext): ShortlinkError {
+  ctx.response.retryAfterSeconds = KEY_IN_USE_RETRY_AFTER_SECONDS;
+  return new ShortlinkError(
+    'IDEMPOTENCY_KEY_IN_USE',
+    'A request with this idempotency key is still running; retry shortly.',
+    { retryAfterSeconds: KEY_IN_USE_RETRY_AFTER_SECONDS },
+  );
+}
+
+/** The answer to a request whose key another request holds: its replay, 25 or 26. */
+async function answerHeld<TCtx extends IdempotencyKeyContext>(
+  ctx: TCtx,
+  existing: IdempotencyRecord,
+  fingerprint: string,
+  answer: MiddlewareOptions<TCtx, TCtx>['answer'],
+): Promise<MiddlewareResult<TCtx>> {
+  if (existing.fingerprint !== fingerprint) {
+    throw new ShortlinkError(
+      'IDEMPOTENCY_KEY_REUSED',
+      'This idempotency key was already used for a different request.',
+    );
   }
+  if (existing.state === 'running') throw keyInUse(ctx);
+  // The record may be one a request still running has just written, whose fsync has not been
+  // reported yet: answer it only once it would survive a power loss, as its first request does
+  // (a no-op on stores whose writes are durable when they answer).
+  await ctx.deps.store.flush();
+  ctx.response.idempotentReplayed = true;
+  return answer(replay(existing.outcome));
+}
 
+/**
+ * Runs the rest of the chain under the claim of `owner` and records its outcome: a success with
+ * its link (the store writes both in one, while the claim is still this one's), a recorded
+ * failure after it; a server fault (1, 23) releases the key instead. The lease is kept alive
+ * meanwhile. Answers 'lost' when the store refused to insert because another request had taken
+ * the claim over: nothing was stored, and nothing is recorded or released.
+ */
+async function runClaimed<TCtx extends IdempotencyKeyContext>(
+  ctx: TCtx,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  owner: string,
+  next: MiddlewareOptions<TCtx, TCtx>['next'],
+): Promise<MiddlewareResult<TCtx> | 'lost'> {
+  const { store, clock, idempotencyTtlSeconds, logger } = ctx.deps;
   const record = async (outcome: RecordedOutcome) => {
     try {
-      // Inside the try: a clock that fails here must not turn a link already stored (or a recorded
-      // failure) into a code 1 that leaves its key running; it is a failed recording like another.
+      // Inside the try: a clock that fails here must not turn a recorded failure into a code 1
+      // that leaves its key running; it is a failed recording like another.
       const expiresAt = secondsAfter(clock.now(), idempotencyTtlSeconds);
       await store.idempotency.complete(scope, owner, {
         state: 'completed',
@@ -95,7 +116,7 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
         expiresAt,
       });
     } catch (error) {
-      // The answer stands (a link may exist); the key stays blocked until its lease ends.
+      // The failure stands; the key stays blocked until its lease ends.
       logger.error({ err: error }, 'recording an idempotency outcome failed');
     }
   };
@@ -103,7 +124,6 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
   const pending: PendingCompletion = {
     scope,
     owner,
-    recorded: false,
     completed: (link: LinkRecord): CompletedRecord => ({
       state: 'completed',
       fingerprint,
@@ -111,10 +131,12 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
       expiresAt: secondsAfter(clock.now(), idempotencyTtlSeconds),
     }),
   };
-  let result: Awaited<ReturnType<typeof next>>;
+  const stopRenewing = keepLeaseAlive(ctx.deps, scope, owner);
+  let result: MiddlewareResult<TCtx>;
   try {
     result = await next(withPendingCompletion(ctx, pending));
   } catch (error) {
+    if (error instanceof ClaimLostError) return 'lost';
     const failure = toShortlinkError(error);
     if (isRecordedFailure(failure)) {
       await record(failureOutcome(failure));
@@ -131,12 +153,43 @@ export const idempotent: Middleware<IdempotencyKeyContext, IdempotencyKeyContext
       });
     }
     throw error;
+  } finally {
+    stopRenewing();
   }
-  // links.create's resolver, the end of this chain, returns a ShortLink.
-  // Recorded with the link, in one write, when the store could; otherwise here.
-  if (!pending.recorded) await record(successOutcome(result.output as ShortLink));
-  // One disk sync for the link and its record (the resolver leaves it to this stage when a key
-  // is present). Should it fail (23), the record holds the success: a retry gets the replay.
+  // The store recorded the answer with the link, in one write. One disk sync for both (the
+  // resolver leaves it to this stage when a key is present). Should it fail (23), the record
+  // holds the success: a retry gets the replay.
   await store.flush();
   return result;
-};
+}
+
+/**
+ * Stage "idempotency" (replay, 25, 26), after the organization stage: a replay is answered only
+ * to a caller who passes that stage now. The first request under a key claims it (a running
+ * record with a lease, kept alive while it runs), runs the remaining stages and records its
+ * outcome; a repeat gets that outcome again, or 26 while the first still runs, or 25 when it
+ * means another request. Server faults (1, 23) release the key. A request that lost its claim
+ * (its process was paused past the lease and a retry took the key) stores nothing and answers as
+ * a retry would: the recorded answer, or 26 while the other request runs.
+ */
+export function idempotent<TCtx extends IdempotencyKeyContext>(): Middleware<TCtx, TCtx> {
+  return async ({ ctx, rawInput, next, answer }) => {
+    const key = ctx.idempotencyKey;
+    if (key === undefined) return next(ctx);
+    const scope: IdempotencyScope = { userId: ctx.userId, key };
+    const fingerprint = requestFingerprint(rawInput);
+
+    const claim = await claimKey(ctx, scope, fingerprint);
+    if (!claim.claimed) return answerHeld(ctx, claim.existing, fingerprint, answer);
+    const outcome = await runClaimed(ctx, scope, fingerprint, claim.owner, next);
+    if (outcome !== 'lost') return outcome;
+
+    ctx.deps.logger.warn({ userId: scope.userId }, CLAIM_LOST_MESSAGE);
+    const now = await claimKey(ctx, scope, fingerprint);
+    if (!now.claimed) return answerHeld(ctx, now.existing, fingerprint, answer);
+    // The request that took the key over is gone too (released after a fault): leave the key
+    // free and let the client's retry run, as 26 asks it to.
+    await ctx.deps.store.idempotency.release(scope, now.owner);
+    throw keyInUse(ctx);
+  };
+}

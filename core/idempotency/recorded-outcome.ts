@@ -5,14 +5,22 @@ import type { RecordedOutcome } from '../ports/idempotency-store';
 
 /**
  * Failures recorded with the key: those of the stages after the idempotency stage, which a
- * retry of the same request would meet again (4-9, 12-18). The service's own failures (1, 23)
- * are not: a retry may succeed, so the key is released instead. Neither is a transient refusal
- * (an 18 because the reputation service gave no verdict, with SAFE_BROWSING_FAIL=closed), whose
- * message itself asks for a retry later.
+ * retry of the same request would meet again (5-9, 14-16, 18). The organization stage's (4, 12,
+ * 13, 17) come before the claim and are never recorded: they are decided again on every request,
+ * so a key used before a member was added or after an organization was deactivated is answered
+ * as the organization stands now. The service's own failures (1, 23) are not recorded either: a
+ * retry may succeed, so the key is released instead. Neither is a transient refusal (an 18
+ * because the reputation service gave no verdict, with SAFE_BROWSING_FAIL=closed), whose message
+ * itself asks for a retry later.
  */
-const RECORDED_FAILURES: ReadonlySet<number> = new Set([
-  4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 16, 17, 18,
-]);
+const RECORDED_FAILURES: ReadonlySet<number> = new Set([5, 6, 7, 8, 9, 14, 15, 16, 18]);
+
+/**
+ * Codes an earlier version recorded (when the idempotency stage came before the organization
+ * stage), still replayed from the records it left until they expire (IDEMPOTENCY_TTL_SECONDS):
+ * only a caller who passes the organization stage now gets that far.
+ */
+const FORMERLY_RECORDED: ReadonlySet<number> = new Set([4, 12, 13, 17]);
 
 const SUCCESS_CODE = 0;
 
@@ -34,7 +42,7 @@ export function failureOutcome(error: ShortlinkError): RecordedOutcome {
  */
 export function replay(outcome: RecordedOutcome): ShortLink {
   if (outcome.code === SUCCESS_CODE) return JSON.parse(outcome.body) as ShortLink;
-  if (!RECORDED_FAILURES.has(outcome.code)) {
+  if (!RECORDED_FAILURES.has(outcome.code) && !FORMERLY_RECORDED.has(outcome.code)) {
     throw new Error(`idempotency record holds code ${outcome.code}, which is never recorded`);
   }
   const messages = JSON.parse(outcome.body) as string[];

@@ -3,9 +3,9 @@ import type { CoreContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
 import { checkIdempotencyKey, sentIdempotencyKey } from '../idempotency/idempotency-key';
 import { idempotent } from '../idempotency/idempotent';
-import { pendingCompletionOf } from '../idempotency/pending-completion';
+import { ClaimLostError, pendingCompletionOf } from '../idempotency/pending-completion';
 import { resolveGroup, type GroupContext } from '../organizations/resolve-group';
-import { resolveOrganization } from '../organizations/resolve-organization';
+import { organizationStage } from '../organizations/resolve-organization';
 import type { LinkRecord, NewLink, RedirectType } from '../ports/link-store';
 import type { UrlVerdict } from '../ports/url-guard';
 import { ProcedureBuilder } from '../procedure/procedure';
@@ -63,16 +63,18 @@ async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
 }
 
 /**
- * Inserts the link. A keyed request's answer goes into the same write when the store can
- * (insertCompleting), so the link never exists without it; otherwise the idempotency stage
- * records it after.
+ * Inserts the link. A keyed request's answer goes into the same write (insertCompleting), made
+ * only while the request still holds its claim on the key, so the link never exists without its
+ * answer and one key never makes two links. A request whose claim another request took over
+ * (it was paused past its lease) stores nothing: ClaimLostError, which the idempotency stage
+ * answers as a retry would.
  */
 async function insertOne(ctx: GroupContext, link: NewLink): Promise<LinkRecord | 'alias_taken'> {
   const links = ctx.deps.store.links;
   const pending = pendingCompletionOf(ctx);
-  if (!pending || !links.insertCompleting) return links.insert(link);
+  if (!pending) return links.insert(link);
   const stored = await links.insertCompleting(link, pending);
-  if (stored !== 'alias_taken') pending.recorded = true;
+  if (stored === 'claim_lost') throw new ClaimLostError();
   return stored;
 }
 
@@ -116,7 +118,7 @@ async function insertChosen(ctx: GroupContext, link: NewLink): Promise<LinkRecor
 
 /**
  * `links.create`: the contract's stages in order — token, rate limit, idempotency key format,
- * body, idempotency (claim, replay, mismatch), organization, group, fields, anti-phishing, alias
+ * body, organization, idempotency (claim, replay, mismatch), group, fields, anti-phishing, alias
  * availability. Nothing but the idempotency claim is written before the last stage.
  */
 export const createLink = ProcedureBuilder.create<CoreContext>()
@@ -124,8 +126,8 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
   .use(limitPerToken)
   .use(checkIdempotencyKey)
   .use(requireObjectBody())
-  .use(idempotent)
-  .use(resolveOrganization)
+  .use(organizationStage())
+  .use(idempotent())
   .use(resolveGroup)
   .input(createLinkRequestSchema, fieldsError)
   .mutation(async ({ ctx, input }): Promise<ShortLink> => {

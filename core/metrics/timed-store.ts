@@ -54,18 +54,14 @@ const IDENTITY_METHODS = [
   'removeTokensOfUser',
 ] as const satisfies ReadonlyArray<AsyncMethodNames<IdentityStore>>;
 
-/** The link port timed, with its optional insertCompleting when the store has it. */
+/** The link port timed. */
 function timedLinks(links: LinkStore, metrics: ShortlinkMetrics): LinkStore {
-  const port = timedPort(
+  return timedPort(
     links,
     'links',
-    ['insert', 'findByAlias', 'findById', 'list', 'setDisabled'],
+    ['insert', 'insertCompleting', 'findByAlias', 'findById', 'list', 'setDisabled'],
     metrics,
   );
-  const insertCompleting = links.insertCompleting?.bind(links);
-  if (!insertCompleting) return port;
-  const timer = metrics.storeCall('links.insertCompleting');
-  return { ...port, insertCompleting: timed(links, insertCompleting, timer) };
 }
 
 /**
@@ -86,7 +82,7 @@ export function timedStore(store: Store, metrics: ShortlinkMetrics): Store {
     idempotency: timedPort(
       store.idempotency,
       'idempotency',
-      ['claim', 'complete', 'release'],
+      ['claim', 'complete', 'release', 'renew'],
       metrics,
     ),
     ping: timed(store, () => store.ping(), metrics.storeCall('ping')),

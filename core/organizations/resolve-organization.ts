@@ -15,31 +15,37 @@ export interface OrganizationContext extends AuthenticatedContext {
 
 /**
  * Stages "organization key missing" (4) and "organization" (12, 13, 17): the key must name an
- * active organization the token's user belongs to.
+ * active organization the token's user belongs to. Adds the organization to whatever context it
+ * is given (the create's holds its idempotency key by then).
  */
-export const resolveOrganization: Middleware<AuthenticatedContext, OrganizationContext> = async ({
-  ctx,
-  rawInput,
-  next,
-}) => {
-  const organization = await lookUpField(
-    rawInput,
-    'organization_key',
-    organizationKeySchema,
-    'ORGANIZATION_KEY_MISSING',
-    (key) => ctx.deps.store.identities.findOrganizationByKeyHash(hashSecret(key)),
-  );
-  if (!organization) {
-    throw new ShortlinkError('ORGANIZATION_KEY_INVALID', 'The organization key is invalid.');
-  }
-  if (!organization.active) {
-    throw new ShortlinkError('ORGANIZATION_INACTIVE', 'The organization is inactive.');
-  }
-  if (!(await ctx.deps.store.identities.isMember(ctx.userId, organization.id))) {
-    throw new ShortlinkError(
-      'NOT_A_MEMBER',
-      'The access token does not belong to a member of this organization.',
+export function organizationStage<TCtx extends AuthenticatedContext>(): Middleware<
+  TCtx,
+  TCtx & Pick<OrganizationContext, 'organization'>
+> {
+  return async ({ ctx, rawInput, next }) => {
+    const organization = await lookUpField(
+      rawInput,
+      'organization_key',
+      organizationKeySchema,
+      'ORGANIZATION_KEY_MISSING',
+      (key) => ctx.deps.store.identities.findOrganizationByKeyHash(hashSecret(key)),
     );
-  }
-  return next({ ...ctx, organization });
-};
+    if (!organization) {
+      throw new ShortlinkError('ORGANIZATION_KEY_INVALID', 'The organization key is invalid.');
+    }
+    if (!organization.active) {
+      throw new ShortlinkError('ORGANIZATION_INACTIVE', 'The organization is inactive.');
+    }
+    if (!(await ctx.deps.store.identities.isMember(ctx.userId, organization.id))) {
+      throw new ShortlinkError(
+        'NOT_A_MEMBER',
+        'The access token does not belong to a member of this organization.',
+      );
+    }
+    return next({ ...ctx, organization });
+  };
+}
+
+/** The organization stages on an authenticated context (the governing procedures'). */
+export const resolveOrganization: Middleware<AuthenticatedContext, OrganizationContext> =
+  organizationStage();

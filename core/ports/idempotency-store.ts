@@ -54,4 +54,10 @@ export interface IdempotencyStore {
   complete(scope: IdempotencyScope, owner: string, completed: CompletedRecord): Promise<void>;
   /** Deletes the running record of `owner` (a retry then runs again); same ownership rule. */
   release(scope: IdempotencyScope, owner: string): Promise<void>;
+  /**
+   * Extends the lease of `owner`'s running record to `expiresAt` (never shortens it), so a retry
+   * keeps answering 26 while the request runs, however long it takes. Answers whether the record
+   * is still that claim's; does nothing when it is not.
+   */
+  renew(scope: IdempotencyScope, owner: string, expiresAt: Date): Promise<boolean>;
 }

@@ -67,12 +67,19 @@ export interface LinkStore {
    */
   insert(link: NewLink): Promise<LinkRecord | 'alias_taken'>;
   /**
-   * Optional: `insert`, and when the link is written, `completion`'s running idempotency record
-   * completed (as IdempotencyStore.complete does: only while it is still its owner's) in the same
-   * atomic write, so the link never exists without its recorded answer. A taken alias writes
-   * neither. Stores without it get `insert`, then `complete`.
+   * A keyed create's insert: `insert`, made only while `completion`'s running idempotency record
+   * is still its owner's, with that record completed in the same atomic write (or conditional
+   * writes that no timing can split), so the link never exists without its recorded answer and
+   * one key never makes two links. When the claim is no longer the owner's (its lease ran out and
+   * another request claimed the key, or it was swept) nothing is written and the answer is
+   * 'claim_lost'. A taken alias writes neither link nor record ('alias_taken'). A claim whose lease
+   * ended but that nobody took over is still the owner's: a claim by another request replaces it
+   * atomically, so nothing else can hold the key then.
    */
-  insertCompleting?(link: NewLink, completion: LinkCompletion): Promise<LinkRecord | 'alias_taken'>;
+  insertCompleting(
+    link: NewLink,
+    completion: LinkCompletion,
+  ): Promise<LinkRecord | 'alias_taken' | 'claim_lost'>;
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null>;
   findById(id: number): Promise<LinkRecord | null>;
   /**

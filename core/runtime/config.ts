@@ -21,7 +21,9 @@ import {
   DEFAULT_LINK_CACHE_SIZE,
 } from '../caches/cached-store';
 import {
+  DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+  MAX_IDEMPOTENCY_LEASE_SECONDS,
   MAX_IDEMPOTENCY_TTL_SECONDS,
 } from '../idempotency/idempotency-defaults';
 import {
@@ -104,6 +106,17 @@ export const configSchema = z.object({
   IDEMPOTENCY_TTL_SECONDS: positive
     .max(MAX_IDEMPOTENCY_TTL_SECONDS, `must be at most ${MAX_IDEMPOTENCY_TTL_SECONDS} (ten years)`)
     .default(DEFAULT_IDEMPOTENCY_TTL_SECONDS),
+  /**
+   * How long a keyed request's claim holds its key without a renewal: renewed every third of it
+   * while the request runs, so it bounds how long the key of a request whose process died stays
+   * answered 26, not how long a request may take.
+   */
+  IDEMPOTENCY_LEASE_SECONDS: positive
+    .max(
+      MAX_IDEMPOTENCY_LEASE_SECONDS,
+      `must be at most ${MAX_IDEMPOTENCY_LEASE_SECONDS} (an hour)`,
+    )
+    .default(DEFAULT_IDEMPOTENCY_LEASE_SECONDS),
   /** Found links kept in each process for following; 0 = no link cache. */
   LINK_CACHE_SIZE: entriesSetting.default(DEFAULT_LINK_CACHE_SIZE),
   /** How long identity lookups are trusted in each process; 0 = no identity cache. */

@@ -112,6 +112,7 @@ export async function createRuntime(
       reservedAliases: reservedAliasSet(config.RESERVED_ALIASES),
       logger,
       idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+      idempotencyLeaseSeconds: config.IDEMPOTENCY_LEASE_SECONDS,
     });
 
     const provisioner = new Provisioner(store.identities, systemClock);

@@ -37,9 +37,23 @@ function fieldSchema(schema: z.ZodType, description: string, examples?: unknown[
 }
 
 /**
+ * What a JSON Schema pattern can say of the contract's url rule (long-url.ts): optional
+ * surrounding whitespace; then at most MAX_URL_LENGTH characters (the lookahead), none of them
+ * whitespace, a control character or a bidirectional formatting character; starting `http://` or
+ * `https://` in any case, followed by a host (not a `/` or `\`, which WHATWG would skip, nor the
+ * `?` or `#` that would leave no host). Whether the rest parses is left to the service (code
+ * 7). ECMA-262 syntax valid with and without the `u` flag, as JSON Schema validators differ.
+ */
+const FORBIDDEN_IN_URL =
+  '\\s\\x00-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+export const URL_PATTERN =
+  `^\\s*(?=[^${FORBIDDEN_IN_URL}]{1,${MAX_URL_LENGTH}}\\s*$)` +
+  `[Hh][Tt][Tt][Pp][Ss]?://[^${FORBIDDEN_IN_URL}/\\\\?#][^${FORBIDDEN_IN_URL}]*\\s*$`;
+
+/**
  * The url's JSON Schema. zod's knows nothing of the trim, so its lengths would count the
- * surrounding whitespace the service drops: the pattern holds the 1 to MAX_URL_LENGTH characters
- * between it instead (a URL has no whitespace inside).
+ * surrounding whitespace the service drops, and it has no pattern (the rule is a function): the
+ * pattern above holds the rule instead.
  */
 function urlFieldSchema(): JsonSchema {
   const {
@@ -51,7 +65,7 @@ function urlFieldSchema(): JsonSchema {
     `The long URL: http:// or https://, with a host, no whitespace or control characters inside, at most ${MAX_URL_LENGTH} characters once surrounding whitespace is trimmed. Missing or blank: code 6; otherwise invalid: 7; refused by the anti-phishing check: 18.`,
     ['https://example.com/a/long/path?q=1'],
   );
-  return { ...schema, pattern: `^\\s*\\S{1,${MAX_URL_LENGTH}}\\s*$` };
+  return { ...schema, pattern: URL_PATTERN };
 }
 
 const createRequestSchema: JsonSchema = {
@@ -214,7 +228,8 @@ const retryAfter = (required: boolean, description: string) => ({
 
 /**
  * On an answer replayed for a repeated Idempotency-Key: the success and the failures recorded
- * with it (organization, group, fields, anti-phishing, alias: statuses 401 and 422).
+ * with it (group, fields, anti-phishing, alias: status 422). The organization stage's failures
+ * (401, 4 is 422) come before the key is looked at and are never replayed.
  */
 const IDEMPOTENT_REPLAYED_HEADER = {
   [IDEMPOTENT_REPLAYED_FIELD]: {
@@ -224,7 +239,7 @@ const IDEMPOTENT_REPLAYED_HEADER = {
     schema: { type: 'string', const: 'true' },
   },
 };
-const REPLAYABLE_STATUSES = new Set([401, 422]);
+const REPLAYABLE_STATUSES = new Set([422]);
 
 function createErrorResponses(): Record<string, unknown> {
   const statuses = [...new Set(createReasons.map((reason) => HTTP_STATUS_BY_REASON[reason]))].sort(
@@ -315,23 +330,33 @@ const linkGone = {
   },
 };
 
-function wrongMethod(method: string) {
-  return {
-    tags: ['links'],
-    operationId: `createShortLinkWith${method}`,
-    summary: `${method.toUpperCase()} /api/create: not allowed`,
-    description: 'Only POST creates a short link; every other method is refused.',
-    responses: {
-      '405': {
-        description: ERROR_DESCRIPTIONS[405],
-        headers: {
-          'X-Request-Id': REQUEST_ID_HEADER,
-          Allow: { description: 'The allowed method.', required: true, schema: { const: 'POST' } },
-        },
-        content: errorContent(['METHOD_NOT_ALLOWED']),
-      },
-    },
-  };
+/**
+ * 405 (code 2), for any method but POST on /api/create. Not an operation of its own: the document
+ * lists the methods a path serves, and /api/create serves POST alone, as its `Allow: POST` says.
+ * The catch-all operation, which stands for every method and path the document does not list,
+ * carries it.
+ */
+const methodNotAllowed = {
+  description: `${ERROR_DESCRIPTIONS[405]} Any method but POST on /api/create; no body on a HEAD.`,
+  headers: {
+    'X-Request-Id': REQUEST_ID_HEADER,
+    Allow: { description: 'The allowed method.', required: true, schema: { const: 'POST' } },
+  },
+  content: errorContent(['METHOD_NOT_ALLOWED']),
+};
+
+/**
+ * An operation answering HEAD: its GET's statuses and headers, without any content (a HEAD
+ * answer has no body; RFC 9110, section 9.3.2).
+ */
+function headOf<T extends { responses: Record<string, unknown> }>(operation: T): T {
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses).map(([status, response]) => {
+      const { content: _content, ...withoutContent } = response as Record<string, unknown>;
+      return [status, withoutContent];
+    }),
+  );
+  return { ...operation, responses };
 }
 
 const jsonStatus = (statuses: string[]) => ({
@@ -417,12 +442,12 @@ function operationsEndpoint(operation: {
   };
   return {
     get: { tags: ['operations'], ...withConditional },
-    head: {
+    head: headOf({
       tags: ['operations'],
       ...withConditional,
       operationId: `${operation.operationId}Head`,
       summary: `${operation.summary} (headers only)`,
-    },
+    }),
   };
 }
 
@@ -454,7 +479,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           operationId: 'createShortLink',
           summary: 'Create a short link',
           description:
-            'Checks, in order: token (3, 10, 11), rate limit (19), Idempotency-Key format (27), body (21, 22, 20), idempotency (replay, 25, 26), organization (4, 12, 13, 17), group (5, 14), fields (6-9, 16; every failing field reported), anti-phishing (18), alias availability (15). A failed request stores nothing, except that a 23 after the link was written (the store did not confirm the write in time) may leave the link stored. Every answer after the token check carries the rate-limit headers.',
+            'Checks, in order: token (3, 10, 11), rate limit (19), Idempotency-Key format (27), body (21, 22, 20), organization (4, 12, 13, 17), idempotency (replay, 25, 26), group (5, 14), fields (6-9, 16; every failing field reported), anti-phishing (18), alias availability (15). A failed request stores nothing, except that a 23 after the link was written (the store did not confirm the write in time) may leave the link stored. Every answer after the token check carries the rate-limit headers.',
           security: [{ bearerAuth: [] }],
           parameters: [
             {
@@ -468,7 +493,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
               name: 'Idempotency-Key',
               in: 'header',
               required: false,
-              description: `Makes the create safe to retry: the first request with a key runs and its answer (success or a recorded failure) is kept for IDEMPOTENCY_TTL_SECONDS; a repeat with the same key and the same body gets that answer again, marked \`${IDEMPOTENT_REPLAYED_FIELD}: true\`. Scoped to the token's user. The same key with another body: 25; while the first still runs: 26 (409, Retry-After); a malformed key: 27.`,
+              description: `Makes the create safe to retry: the first request with a key runs and its answer (success or a recorded failure: 5-9, 14-16, 18) is kept for IDEMPOTENCY_TTL_SECONDS; a repeat with the same key and the same body gets that answer again, marked \`${IDEMPOTENT_REPLAYED_FIELD}: true\`, once it passes the organization checks (4, 12, 13, 17) again. Scoped to the token's user. One key never makes two links. The same key with another body: 25; while the first still runs: 26 (409, Retry-After); a malformed key: 27.`,
               schema: {
                 type: 'string',
                 minLength: 1,
@@ -544,13 +569,6 @@ export function buildOpenApiDocument(): Record<string, unknown> {
             ...createErrorResponses(),
           },
         },
-        get: wrongMethod('Get'),
-        put: wrongMethod('Put'),
-        patch: wrongMethod('Patch'),
-        delete: wrongMethod('Delete'),
-        head: wrongMethod('Head'),
-        options: wrongMethod('Options'),
-        trace: wrongMethod('Trace'),
       },
       '/api/{endpoint}': {
         get: {
@@ -558,22 +576,22 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           operationId: UNKNOWN_ENDPOINT_OPERATION,
           summary: 'Any path or method not documented here',
           description:
-            'Any other path under /api, any other path of more than one segment, and any method not documented for a path are answered 404, code 24 (on /api/create: 405, code 2). Paths are case-sensitive: /API/create is such a path.',
+            'Stands for every path and method not documented here. Any other path under /api, any other path of more than one segment, and any method not documented for a path are answered 404, code 24, except on /api/create, which serves POST alone: any other method there is answered 405, code 2, with `Allow: POST`. Paths are case-sensitive: /API/create is such a path.',
           parameters: [
             {
               name: 'endpoint',
               in: 'path',
               required: true,
-              description: 'Anything but "create".',
+              description: 'Any path segment ("create" with a method other than POST: 405).',
               schema: { type: 'string' },
             },
           ],
-          responses: { '404': notFound },
+          responses: { '404': notFound, '405': methodNotAllowed },
         },
       },
       '/{alias}': {
         get: followOperation('followShortLink', 'Follow a short link'),
-        head: followOperation('followShortLinkHead', 'Follow a short link (headers only)'),
+        head: headOf(followOperation('followShortLinkHead', 'Follow a short link (headers only)')),
       },
       '/healthz': operationsEndpoint({
         operationId: 'health',

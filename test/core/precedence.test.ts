@@ -4,6 +4,7 @@ import {
   type UrlGuard,
   type UrlGuardContext,
 } from '../../core';
+import { gatedUrlGuard } from '../grpc/gated-url-guard';
 import { createTestCore } from '../support/core-fixture';
 import { expectFailure, failureOf } from '../support/failures';
 
@@ -139,6 +140,39 @@ describe('links.create: precedence — the first failing stage wins', () => {
     expect(
       (await failureOf(outsider.links.create(f.body({ organization_key: 42 }) as never))).code,
     ).toBe(12);
+  });
+
+  it('organization (4, 12, 13, 17) before idempotency (replay, 25, 26)', async () => {
+    const gate = gatedUrlGuard();
+    const f = await createTestCore({ urlGuard: gate.guard });
+    const keyed = (body: Record<string, unknown>) =>
+      f.caller({ idempotencyKey: 'K' }).links.create(body as never);
+    const running = keyed(f.body());
+    await gate.entered;
+    // While the first request with the key runs (26 for its own retries), and for other bodies
+    // under the key (25), the organization stage answers first.
+    expect((await failureOf(keyed(f.body()))).code).toBe(26);
+    expect((await failureOf(keyed(f.body({ url: 'https://example.com/o' })))).code).toBe(25);
+    expect((await failureOf(keyed(f.body({ organization_key: null })))).code).toBe(4);
+    expect((await failureOf(keyed(f.body({ organization_key: 'nope' })))).code).toBe(12);
+    expect(
+      (await failureOf(keyed(f.body({ organization_key: f.inactiveOrganizationKey })))).code,
+    ).toBe(13);
+    gate.release();
+    const link = await running;
+    // Done: the replay, unless the organization stage now refuses.
+    await expect(keyed(f.body())).resolves.toEqual(link);
+    await f.provisioner.setOrganizationActive('acme', false);
+    expect((await failureOf(keyed(f.body()))).code).toBe(13);
+  });
+
+  it('idempotency (25) before group (5, 14)', async () => {
+    const f = await createTestCore();
+    const keyed = (body: Record<string, unknown>) =>
+      f.caller({ idempotencyKey: 'G' }).links.create(body as never);
+    await keyed(f.body());
+    expect((await failureOf(keyed(f.body({ url_group_id: null })))).code).toBe(25);
+    expect((await failureOf(keyed(f.body({ url_group_id: '9' })))).code).toBe(25);
   });
 
   it('group (5, 14) before the fields', async () => {

@@ -255,8 +255,8 @@ describe('links.create: a clock that gives no valid Date', () => {
   });
 });
 
-describe('links.create under a key: a clock that fails only when the answer is recorded', () => {
-  it('answers the link it stored, not code 1 (which left the link and its key running)', async () => {
+describe('links.create under a key: a clock that fails only when the answer is made', () => {
+  it('stores neither link nor answer, fails with 1 and frees the key (never a link left running)', async () => {
     let calls = 0;
     let failFrom = Number.POSITIVE_INFINITY;
     const f = await createTestCore({
@@ -269,9 +269,17 @@ describe('links.create under a key: a clock that fails only when the answer is r
     });
     calls = 0;
     await f.caller({ idempotencyKey: 'count-calls' }).links.create(f.body() as never);
-    // The last call of a keyed create on the memory store: the recorded answer's expiry.
+    // The last call of a keyed create: the recorded answer's expiry, made with the link, before
+    // the store writes either.
     failFrom = calls;
     calls = 0;
+    const error = await failureOf(
+      f.caller({ idempotencyKey: 'late-clock' }).links.create(f.body() as never),
+    );
+    expect(error.code).toBe(1);
+    expect(f.linkCount()).toBe(1);
+    // The key was released: a retry with a working clock runs and creates the link.
+    failFrom = Number.POSITIVE_INFINITY;
     const link = await f.caller({ idempotencyKey: 'late-clock' }).links.create(f.body() as never);
     expect(link.id).toBe(2);
     expect(f.linkCount()).toBe(2);

@@ -2,7 +2,8 @@ import { Metadata, status } from '@grpc/grpc-js';
 import { BackendUnavailableError, type UrlGuard } from '../../core';
 import type { CoreFixture } from '../support/core-fixture';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
-import { MALFORMED_KEYS } from '../support/idempotency';
+import { heldCalls } from '../support/held-url-guard';
+import { MALFORMED_KEYS, manualClock } from '../support/idempotency';
 import { gatedUrlGuard } from './gated-url-guard';
 import { metadataText, startGrpcOnTestCore, validRequest, type GrpcFixture } from './grpc-fixture';
 
@@ -146,6 +147,55 @@ describe('CreateShortLink with idempotency-key metadata', () => {
     const retry = await create('fault');
     expect(retry.error).toBeUndefined();
     expect(replayed(retry)).toBeUndefined();
+    expect(f.linkCount()).toBe(1);
+  });
+});
+
+describe('CreateShortLink with idempotency-key: the organization is checked on every retry', () => {
+  it('answers UNAUTHENTICATED, code 13 to a retry after `org deactivate`, not the replay', async () => {
+    await start();
+    const first = await create('org-off');
+    expect(first.error).toBeUndefined();
+    await f.provisioner.setOrganizationActive('acme', false);
+    const retry = await create('org-off');
+    expect([retry.error?.code, shortlinkCode(retry), replayed(retry)]).toEqual([
+      status.UNAUTHENTICATED,
+      '13',
+      undefined,
+    ]);
+    await f.provisioner.setOrganizationActive('acme', true);
+    const replay = await create('org-off');
+    expect([replay.response, replayed(replay)]).toEqual([first.response, 'true']);
+  });
+
+  it('records no 17 (PERMISSION_DENIED): after `member add` the retry creates the link', async () => {
+    await start();
+    const refused = await create('join', {}, f.outsiderToken);
+    expect([refused.error?.code, shortlinkCode(refused)]).toEqual([status.PERMISSION_DENIED, '17']);
+    await f.provisioner.addMember('bob', 'acme');
+    const retry = await create('join', {}, f.outsiderToken);
+    expect([retry.error, replayed(retry)]).toEqual([undefined, undefined]);
+    expect(f.linkCount()).toBe(1);
+  });
+});
+
+describe('CreateShortLink with idempotency-key: a call paused past its lease', () => {
+  it('stores nothing once a retry completed, and answers the retry’s link, replayed', async () => {
+    const clock = manualClock();
+    const guard = heldCalls([0]);
+    ({ f, grpc } = await startGrpcOnTestCore({ clock, urlGuard: guard.guard }));
+    const paused = create('paused');
+    await guard.reached(1);
+    clock.advanceSeconds(61);
+    const retry = await create('paused');
+    expect([retry.error, replayed(retry)]).toEqual([undefined, undefined]);
+    guard.release(0);
+    const late = await paused;
+    expect([late.error, late.response, replayed(late)]).toEqual([
+      undefined,
+      retry.response,
+      'true',
+    ]);
     expect(f.linkCount()).toBe(1);
   });
 });

@@ -4,7 +4,8 @@ import { gatedUrlGuard } from '../grpc/gated-url-guard';
 import type { CoreFixture } from '../support/core-fixture';
 import { expectError, expectRateLimitHeaders } from '../support/http-assertions';
 import { startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
-import { LONGEST_KEY, MALFORMED_KEYS } from '../support/idempotency';
+import { heldCalls } from '../support/held-url-guard';
+import { LONGEST_KEY, MALFORMED_KEYS, manualClock } from '../support/idempotency';
 
 let f: CoreFixture;
 let http: HttpFixture;
@@ -199,6 +200,59 @@ describe('POST /api/create with Idempotency-Key: concurrency and faults', () => 
     expect(retry.status).toBe(200);
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
     expect((await withKey('fault')).text).toBe(retry.text);
+    expect(f.linkCount()).toBe(1);
+  });
+});
+
+describe('POST /api/create with Idempotency-Key: the organization is checked on every retry', () => {
+  it('answers 401, code 13 to a retry after `org deactivate`, not the recorded 200', async () => {
+    await start();
+    const first = await withKey('org-off');
+    expect(first.status).toBe(200);
+    await f.provisioner.setOrganizationActive('acme', false);
+    const retry = await withKey('org-off');
+    expectError(retry, 401, 13, ['The organization is inactive.']);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    await f.provisioner.setOrganizationActive('acme', true);
+    const replay = await withKey('org-off');
+    expect([replay.status, replay.text, replay.headers['idempotent-replayed']]).toEqual([
+      200,
+      first.text,
+      'true',
+    ]);
+  });
+
+  it('records no 17: after `member add` the retry creates the link', async () => {
+    await start();
+    const refused = await withKey('join', f.body(), f.outsiderToken);
+    expectError(refused, 401, 17, [
+      'The access token does not belong to a member of this organization.',
+    ]);
+    await f.provisioner.addMember('bob', 'acme');
+    const retry = await withKey('join', f.body(), f.outsiderToken);
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(f.linkCount()).toBe(1);
+  });
+});
+
+describe('POST /api/create with Idempotency-Key: a request paused past its lease', () => {
+  it('stores nothing once a retry completed, and answers the retry’s body, replayed', async () => {
+    const clock = manualClock();
+    const guard = heldCalls([0]);
+    ({ f, http } = await startHttpOnTestCore({ clock, urlGuard: guard.guard }));
+    const paused = withKey('paused');
+    await guard.reached(1);
+    clock.advanceSeconds(61);
+    const retry = await withKey('paused');
+    expect([retry.status, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    guard.release(0);
+    const late = await paused;
+    expect([late.status, late.text, late.headers['idempotent-replayed']]).toEqual([
+      200,
+      retry.text,
+      'true',
+    ]);
     expect(f.linkCount()).toBe(1);
   });
 });

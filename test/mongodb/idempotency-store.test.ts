@@ -1,7 +1,7 @@
 import { MongoNetworkError, MongoServerError, type Collection, type Db } from 'mongodb';
 import { BackendUnavailableError, type RunningRecord } from '../../core';
 import { INDEXES, COLLECTIONS } from '../../core/adapters/mongodb';
-import type { IdempotencyDocument } from '../../core/adapters/mongodb/documents';
+import type { IdempotencyDocument, LinkDocument } from '../../core/adapters/mongodb/documents';
 import { ensureIndexes } from '../../core/adapters/mongodb/indexes';
 import {
   idempotencyDocumentId,
@@ -10,7 +10,7 @@ import {
 
 /**
  * The MongoDB idempotency adapter against a fake collection that records every call and
- * answers as the server would for these filters (a unique `_id`, `$lte` on dates). What the real
+ * answers as the server would for these filters (a unique `_id`, `$lte` on dates, `$exists`). What the real
  * server does with them is checked by the storage contract suite when MONGODB_URI is set.
  */
 type Filter = Record<string, unknown>;
@@ -27,6 +27,9 @@ class FakeCollection {
       const actual = (document as unknown as Record<string, unknown>)[field];
       if (typeof wanted === 'object' && wanted !== null && '$lte' in wanted) {
         return actual instanceof Date && actual <= (wanted.$lte as Date);
+      }
+      if (typeof wanted === 'object' && wanted !== null && '$exists' in wanted) {
+        return (actual !== undefined) === wanted.$exists;
       }
       return actual === wanted;
     });
@@ -93,7 +96,10 @@ const running = (owner: string, seconds = 60): RunningRecord => ({
 
 function setup() {
   const collection = new FakeCollection();
-  const store = new MongoIdempotencyStore(collection as unknown as Collection<IdempotencyDocument>);
+  const store = new MongoIdempotencyStore(
+    collection as unknown as Collection<IdempotencyDocument>,
+    {} as Collection<LinkDocument>,
+  );
   return { collection, store };
 }
 
@@ -207,7 +213,7 @@ describe('MongoDB idempotency records (fake collection)', () => {
     await store.release({ userId: 'bob', key: 'k' }, 'bob');
     expect(collection.calls.at(-1)).toEqual({
       method: 'deleteOne',
-      args: [{ _id: 'k bob', state: 'running', owner: 'bob' }],
+      args: [{ _id: 'k bob', state: 'running', owner: 'bob', pending: { $exists: false } }],
     });
     expect(collection.documents.has('k bob')).toBe(false);
   });

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import OpenAPIBackend, { type Document } from 'openapi-backend';
 import pino from 'pino';
+import { parseLongUrl } from '../../core/links/long-url';
 import { credentialsRule } from '../../core/url-guard/credentials-rule';
 import { createUrlGuardChain } from '../../core/url-guard/url-guard-chain';
 import { ErrorCode, type ErrorReason } from '../../core';
@@ -186,10 +188,8 @@ describe('the OpenAPI 3.1 document', () => {
       answered.sort((a, b) => a - b),
     );
     expect(listed.get(ErrorCode.ARGUMENT_INVALID)).toBeUndefined();
-    expect(listed.get(ErrorCode.LINK_DISABLED)).toEqual([
-      'followShortLink 410',
-      'followShortLinkHead 410',
-    ]);
+    // HEAD answers are declared without content, so a code is listed under GET alone.
+    expect(listed.get(ErrorCode.LINK_DISABLED)).toEqual(['followShortLink 410']);
   });
 
   it('documents both bodies of a 410 of following, and catches a media type not listed', async () => {
@@ -222,6 +222,133 @@ describe('the OpenAPI 3.1 document', () => {
     ).toEqual(['GET /gone -> 410: media type text/plain not documented']);
     expect(await openApiViolations({ ...exchange, status: 404 })).toContain(
       'GET /gone -> 404: media type text/html not documented',
+    );
+  });
+
+  it('lists only the methods a path serves: /api/create is POST alone, as its Allow says', async () => {
+    const document = JSON.parse(openApiText()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const listed = Object.keys(document.paths['/api/create'] ?? {}).map((m) => m.toUpperCase());
+    expect(listed).toEqual(['POST']);
+    for (const method of ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) {
+      // The fixture checks each answer against the document: the catch-all operation holds 405.
+      const answer = await http.request({ method, path: '/api/create' });
+      expect([method, answer.status]).toEqual([method, 405]);
+      expect(answer.headers.allow?.split(/,\s*/)).toEqual(listed);
+    }
+    expect(
+      await openApiViolations({
+        method: 'DELETE',
+        path: '/api/create',
+        status: 405,
+        headers: { 'x-request-id': 'r1', 'content-type': 'application/json; charset=utf-8' },
+        text: JSON.stringify({ data: null, code: 2, errors: ['Method not allowed; use POST.'] }),
+      }),
+    ).toEqual(['DELETE /api/create -> 405: required header Allow missing']);
+  });
+
+  it('declares every HEAD answer without content, as HEAD answers carry none', async () => {
+    const document = JSON.parse(openApiText()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>;
+    };
+    const heads = Object.entries(document.paths).flatMap(([path, operations]) =>
+      operations.head ? [[path, operations.head] as const] : [],
+    );
+    expect(heads.map(([path]) => path)).toEqual(
+      expect.arrayContaining(['/{alias}', '/healthz', '/readyz', '/openapi.json', '/docs']),
+    );
+    for (const [path, head] of heads) {
+      for (const [status, response] of Object.entries(head.responses)) {
+        expect([path, status, response.content]).toEqual([path, status, undefined]);
+      }
+    }
+    for (const path of ['/healthz', '/openapi.json', '/docs', '/docs/nothing.js']) {
+      const answer = await http.request({ method: 'HEAD', path });
+      expect([path, answer.text]).toEqual([path, '']);
+    }
+  });
+
+  it('gives url a pattern that holds the contract’s rule: httpfoo is no URL', async () => {
+    const api = await new OpenAPIBackend({
+      definition: JSON.parse(openApiText()) as Document,
+      quick: true,
+    }).init();
+    const refusedByDocument = (url: string) =>
+      (
+        api.validateRequest(
+          {
+            method: 'post',
+            path: '/api/create',
+            headers: { 'content-type': 'application/json' },
+            body: body({ url }),
+          },
+          'createShortLink',
+        ).errors ?? []
+      ).length > 0;
+    const notUrls = [
+      'httpfoo',
+      'http',
+      'https:',
+      'http:/example.com',
+      'https//example.com',
+      'http://',
+      'http:///example.com',
+      'http:\\\\example.com',
+      'http://?q=1',
+      'http://#top',
+      'ftp://example.com',
+      'mailto:someone@example.com',
+      'http://exa mple.com',
+      'http://example.com/\u0001',
+      'http://example.com/\u202e',
+      `https://example.com/${'a'.repeat(2048 - 19)}`,
+    ];
+    for (const url of notUrls) {
+      expect([url, refusedByDocument(url)]).toEqual([url, true]);
+      expect([url, parseLongUrl(url.trim())]).toEqual([url, null]);
+    }
+    const urls = [
+      'https://example.com',
+      'HTTP://EXAMPLE.COM/x',
+      ' \n https://example.com/a?b=c#d \t',
+      'http://user:secret@example.com/',
+      'https://例え.jp/パス',
+      'http://[::1]:8080/',
+    ];
+    for (const url of urls) {
+      expect([url, refusedByDocument(url)]).toEqual([url, false]);
+      expect([url, parseLongUrl(url.trim()) === null]).toEqual([url, false]);
+    }
+  });
+
+  it('refuses by its url pattern no URL the service accepts (property)', () => {
+    const pattern = (
+      JSON.parse(openApiText()) as {
+        components: {
+          schemas: { CreateShortLinkRequest: { properties: { url: { pattern: string } } } };
+        };
+      }
+    ).components.schemas.CreateShortLinkRequest.properties.url.pattern;
+    const withUnicode = new RegExp(pattern, 'u');
+    const withoutFlags = new RegExp(pattern);
+    const padding = fc.stringMatching(/^[ \t\n\r]{0,3}$/);
+    const candidates = fc.oneof(
+      fc.webUrl({
+        validSchemes: ['http', 'https'],
+        withQueryParameters: true,
+        withFragments: true,
+      }),
+      fc.string({ unit: 'grapheme', maxLength: 40 }).map((rest) => `http://${rest}`),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+    );
+    fc.assert(
+      fc.property(padding, candidates, padding, (before, candidate, after) => {
+        const url = before + candidate + after;
+        if (parseLongUrl(url.trim()) === null) return;
+        expect([url, withUnicode.test(url), withoutFlags.test(url)]).toEqual([url, true, true]);
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -315,15 +315,38 @@ describe('LMDB: a keyed link and its recorded answer in one write transaction', 
     expect((await insertNew(store.links, newLink({ alias: 'next' }))).id).toBe(1);
   });
 
-  it('still writes the link when the claim has passed to another owner, whose record it leaves', async () => {
-    await store.idempotency.claim(scope, running('crashed', 60), T0);
+  it('writes nothing when the claim has passed to another owner, whose record it leaves', async () => {
+    await store.idempotency.claim(scope, running('paused', 60), T0);
     await store.idempotency.claim(scope, running('late', 120), at(60));
-    const stored = await store.links.insertCompleting(newLink(), completion('crashed'));
-    expect(stored).toMatchObject({ id: 1 });
+    const stored = await store.links.insertCompleting(newLink(), completion('paused'));
+    expect(stored).toBe('claim_lost');
+    expect(store.links.count()).toBe(0);
     await expect(store.idempotency.claim(scope, running('x', 200), at(61))).resolves.toEqual({
       claimed: false,
       existing: running('late', 120),
     });
+    // The id was not used either.
+    expect((await insertNew(store.links, newLink({ alias: 'next' }))).id).toBe(1);
+  });
+
+  it('writes the link of an owner whose lease ended while nobody claimed the key', async () => {
+    await store.idempotency.claim(scope, running('slow', 60), T0);
+    const stored = await store.links.insertCompleting(newLink(), completion('slow'));
+    expect(stored).toEqual({ ...newLink(), id: 1 });
+    // Completed: a claim after the lease finds the answer, not a free key.
+    await expect(store.idempotency.claim(scope, running('retry', 200), at(61))).resolves.toEqual({
+      claimed: false,
+      existing: answerFor({ ...newLink(), id: 1 }),
+    });
+  });
+
+  it('checks the claim in the write transaction: a claim swept away is a claim lost', async () => {
+    await store.idempotency.claim(scope, running('swept', 60), T0);
+    await store.idempotency.sweep(at(60));
+    await expect(store.links.insertCompleting(newLink(), completion('swept'))).resolves.toBe(
+      'claim_lost',
+    );
+    expect(store.links.count()).toBe(0);
   });
 
   it('is what a keyed create uses through the core: no separate completion write', async () => {
@@ -379,11 +402,13 @@ describe('LMDB: a keyed answer belongs to its own call, not to a caller shared b
     const second = caller.links.create(f.body({ url: 'https://example.com/second' }) as never);
     await new Promise((resolve) => setTimeout(resolve, 50));
     gates.get('first')?.open();
-    const firstLink = await first;
+    // The first call lost its claim to the second, which means another request: it stores
+    // nothing and answers as a retry of it would, 25.
+    await expect(first).rejects.toMatchObject({ code: 25 });
     gates.get('second')?.open();
     const secondLink = await second;
-    expect(secondLink.id).not.toBe(firstLink.id);
-    // The key replays the answer the second call gave, not the first call's link.
+    expect(store.links.count()).toBe(1);
+    // The key replays the answer the second call gave.
     await expect(
       caller.links.create(f.body({ url: 'https://example.com/second' }) as never),
     ).resolves.toEqual(secondLink);

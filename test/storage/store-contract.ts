@@ -557,6 +557,69 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       }
     });
 
+    it('renews only the owning claim’s lease, and never shortens it', async () => {
+      await store.idempotency.claim(ALICE_KEY, running('owner', 60), T0);
+      await expect(store.idempotency.renew(ALICE_KEY, 'intruder', at(500))).resolves.toBe(false);
+      await expect(store.idempotency.renew(ALICE_KEY, 'owner', at(120))).resolves.toBe(true);
+      await expect(store.idempotency.renew(ALICE_KEY, 'owner', at(90))).resolves.toBe(true);
+      // Renewed to 120 s: live at 119 s, free at 120 s.
+      await expect(store.idempotency.claim(ALICE_KEY, running('x'), at(119))).resolves.toEqual({
+        claimed: false,
+        existing: running('owner', 120),
+      });
+      await expect(
+        store.idempotency.claim(ALICE_KEY, running('next', 300), at(120)),
+      ).resolves.toEqual({ claimed: true });
+      await expect(store.idempotency.renew(ALICE_KEY, 'owner', at(500))).resolves.toBe(false);
+      await store.idempotency.complete(ALICE_KEY, 'next', completed(0, '{}', 400));
+      await expect(store.idempotency.renew(ALICE_KEY, 'next', at(500))).resolves.toBe(false);
+    });
+
+    describe('a keyed link insert (insertCompleting)', () => {
+      const answerFor = (link: { id: number }) => completed(0, JSON.stringify({ id: link.id }));
+      const completion = (owner: string) => ({ scope: ALICE_KEY, owner, completed: answerFor });
+
+      it('writes the link and completes the owner’s running record', async () => {
+        await store.idempotency.claim(ALICE_KEY, running('owner'), T0);
+        const stored = await store.links.insertCompleting(newLink(), completion('owner'));
+        expect(stored).toMatchObject({ ...newLink(), id: expect.any(Number) as number });
+        await expect(store.idempotency.claim(ALICE_KEY, running('retry'), at(1))).resolves.toEqual({
+          claimed: false,
+          existing: answerFor(stored as { id: number }),
+        });
+      });
+
+      it('writes nothing once another request has taken the claim over (claim_lost)', async () => {
+        await store.idempotency.claim(ALICE_KEY, running('paused', 60), T0);
+        await store.idempotency.claim(ALICE_KEY, running('retry', 120), at(61));
+        await expect(store.links.insertCompleting(newLink(), completion('paused'))).resolves.toBe(
+          'claim_lost',
+        );
+        await expect(
+          store.links.findByAlias(newLink().domain, newLink().alias),
+        ).resolves.toBeNull();
+        await expect(store.idempotency.claim(ALICE_KEY, running('x'), at(62))).resolves.toEqual({
+          claimed: false,
+          existing: running('retry', 120),
+        });
+        // The retry, which holds the claim, inserts the alias.
+        await expect(
+          store.links.insertCompleting(newLink(), completion('retry')),
+        ).resolves.toMatchObject({ alias: newLink().alias });
+      });
+
+      it('writes nothing when the claim was released meanwhile (claim_lost)', async () => {
+        await store.idempotency.claim(ALICE_KEY, running('owner'), T0);
+        await store.idempotency.release(ALICE_KEY, 'owner');
+        await expect(store.links.insertCompleting(newLink(), completion('owner'))).resolves.toBe(
+          'claim_lost',
+        );
+        await expect(
+          store.links.findByAlias(newLink().domain, newLink().alias),
+        ).resolves.toBeNull();
+      });
+    });
+
     it('replays a create through the core on this store', async () => {
       const f = await createTestCore({ store });
       const caller = () =>

@@ -64,15 +64,23 @@ export async function openApiViolations(exchange: Exchange): Promise<string[]> {
     | undefined;
   if (!documented) return [`${what}: status not documented for ${operation.operationId}`];
   const problems: string[] = [];
-  // The answer's media type, a HEAD's included, must be one the document lists for the status.
-  // openapi-backend validates JSON bodies only (against the application/json schema, whatever
-  // the answer's type), so a body of another type is checked by its type alone.
+  // The answer's media type must be one the document lists for the status. A HEAD answer is
+  // declared without content (it has none), but its Content-Type is its GET's: checked against
+  // what the GET of the same path lists for the status. openapi-backend validates JSON bodies
+  // only (against the application/json schema, whatever the answer's type), so a body of another
+  // type is checked by its type alone.
   const mediaType = String(exchange.headers['content-type'] ?? '')
     .split(';', 1)[0]!
     .trim()
     .toLowerCase();
   const isJson = mediaType === 'application/json';
-  if (mediaType !== '' && !(mediaType in (documented.content ?? {}))) {
+  const typed =
+    exchange.method === 'HEAD'
+      ? (api.matchOperation({ method: 'get', path: pathname, query, headers: {} })?.responses?.[
+          String(exchange.status)
+        ] as { content?: Record<string, unknown> } | undefined)
+      : documented;
+  if (mediaType !== '' && !(mediaType in (typed?.content ?? {}))) {
     problems.push(`${what}: media type ${mediaType} not documented`);
   }
   // A HEAD answer has no body by HTTP's rules; its headers are those of GET.

@@ -125,6 +125,22 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
     return this.replaceOwned(scope, owner, 'idempotency release', null);
   }
 
+  renew(scope: ports.IdempotencyScope, owner: string, expiresAt: Date): Promise<boolean> {
+    const key = keyOf(scope);
+    const { idempotencyRunning } = this.dbs;
+    return onLmdb(this.dbs, this.path, 'idempotency lease renewal', () =>
+      idempotencyRunning.transaction(() => {
+        const claimed = idempotencyRunning.get(key);
+        if (claimed?.[0] !== 'running' || claimed[3] !== owner) return false;
+        const expiresAtMs = expiresAt.getTime();
+        if (expiresAtMs > claimed[2]) {
+          void idempotencyRunning.put(key, ['running', claimed[1], expiresAtMs, owner]);
+        }
+        return true;
+      }),
+    );
+  }
+
   /**
    * Removes every record expired at `now`: the completed records whose expiry entries are due
    * (in batches, by the index; an entry due may be stale when the record was written again with
@@ -234,6 +250,14 @@ export class LmdbIdempotencyStore implements ports.IdempotencyStore {
       this.dbs.idempotency.transaction(() => replaceOwnedRecord(this.dbs, scope, owner, next)),
     );
   }
+}
+
+/**
+ * Inside a write transaction: whether `scope`'s running claim is `owner`'s, its lease over or not
+ * (a claim by another request would have replaced it).
+ */
+export function ownsClaim(dbs: LmdbDatabases, scope: ports.IdempotencyScope, owner: string) {
+  return dbs.idempotencyRunning.get(keyOf(scope))?.[3] === owner;
 }
 
 /**

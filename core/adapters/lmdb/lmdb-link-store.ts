@@ -13,7 +13,7 @@ import {
   type LinkKey,
   type LmdbDatabases,
 } from './databases';
-import { replaceOwnedRecord } from './lmdb-idempotency-store';
+import { ownsClaim, replaceOwnedRecord } from './lmdb-idempotency-store';
 import { onLmdb, readLmdb } from './lmdb-errors';
 
 /**
@@ -30,27 +30,39 @@ export class LmdbLinkStore implements LinkStore {
     private readonly path: string,
   ) {}
 
-  insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
-    return this.insertWith(link, undefined);
+  async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
+    const stored = await this.insertWith(link, undefined);
+    // Without a completion there is no claim to lose.
+    if (stored === 'claim_lost') throw new Error('an insert without a key lost a claim');
+    return stored;
   }
 
   /**
-   * The link and its keyed request's recorded answer in one write transaction: a crash can leave
-   * neither or both, never a link whose key still reads "running" (a retry after the lease would
-   * then create a second link).
+   * The link and its keyed request's recorded answer in one write transaction, written only while
+   * the request still holds its claim: a crash can leave neither or both, never a link whose key
+   * still reads "running" (a retry after the lease would then create a second link), and a request
+   * that lost its claim to a retry writes nothing ('claim_lost').
    */
-  insertCompleting(link: NewLink, completion: LinkCompletion): Promise<LinkRecord | 'alias_taken'> {
+  insertCompleting(
+    link: NewLink,
+    completion: LinkCompletion,
+  ): Promise<LinkRecord | 'alias_taken' | 'claim_lost'> {
     return this.insertWith(link, completion);
   }
 
   private async insertWith(
     link: NewLink,
     completion: LinkCompletion | undefined,
-  ): Promise<LinkRecord | 'alias_taken'> {
+  ): Promise<LinkRecord | 'alias_taken' | 'claim_lost'> {
     const key: LinkKey = [link.domain, link.alias];
     const { links, meta } = this.dbs;
     const stored = await onLmdb(this.dbs, this.path, 'link insert', () =>
-      links.transaction((): LinkRecord | undefined => {
+      links.transaction((): LinkRecord | 'claim_lost' | undefined => {
+        // A keyed create whose claim another request has taken over writes nothing: checked in
+        // the transaction that writes, so no claim can come in between.
+        if (completion && !ownsClaim(this.dbs, completion.scope, completion.owner)) {
+          return 'claim_lost';
+        }
         if (links.doesExist(key)) return undefined;
         const last = meta.get(META_KEYS.linkIds);
         const record = { ...link, id: (typeof last === 'number' ? last : 0) + 1 };

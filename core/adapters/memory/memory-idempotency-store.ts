@@ -35,8 +35,7 @@ export class MemoryIdempotencyStore implements ports.IdempotencyStore {
     owner: string,
     completed: ports.CompletedRecord,
   ): Promise<void> {
-    const key = scopeKey(scope);
-    if (this.isOwnedBy(key, owner)) this.records.set(key, copy(completed));
+    this.completeNow(scope, owner, completed);
     return Promise.resolve();
   }
 
@@ -44,6 +43,27 @@ export class MemoryIdempotencyStore implements ports.IdempotencyStore {
     const key = scopeKey(scope);
     if (this.isOwnedBy(key, owner)) this.records.delete(key);
     return Promise.resolve();
+  }
+
+  renew(scope: ports.IdempotencyScope, owner: string, expiresAt: Date): Promise<boolean> {
+    const record = this.records.get(scopeKey(scope));
+    if (record?.state !== 'running' || record.owner !== owner) return Promise.resolve(false);
+    if (expiresAt > record.expiresAt) record.expiresAt = new Date(expiresAt.getTime());
+    return Promise.resolve(true);
+  }
+
+  /**
+   * Synchronously, for the link store's keyed insert (which shares this tick): whether `scope`'s
+   * running claim is `owner`'s, expired or not (a claim by another request would have replaced it).
+   */
+  ownsClaim(scope: ports.IdempotencyScope, owner: string): boolean {
+    return this.isOwnedBy(scopeKey(scope), owner);
+  }
+
+  /** Synchronously: `complete`, for the link store's keyed insert. */
+  completeNow(scope: ports.IdempotencyScope, owner: string, completed: ports.CompletedRecord) {
+    const key = scopeKey(scope);
+    if (this.isOwnedBy(key, owner)) this.records.set(key, copy(completed));
   }
 
   /** Removes every record expired at `now`. */

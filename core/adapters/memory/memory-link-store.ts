@@ -1,5 +1,7 @@
 import { BackendUnavailableError } from '../../errors/shortlink-error';
+import type { CompletedRecord, IdempotencyScope } from '../../ports/idempotency-store';
 import type {
+  LinkCompletion,
   LinkDisabling,
   LinkListQuery,
   LinkRecord,
@@ -21,9 +23,25 @@ export interface MemoryLinkStoreOptions {
    * (code 23, as a full disk does on LMDB) and writes nothing. Unlimited when not set.
    */
   maxLinks?: number;
+  /**
+   * The idempotency records a keyed insert checks and completes in the same tick
+   * (insertCompleting); the memory store passes its own.
+   */
+  claims?: MemoryClaims;
+}
+
+/** What a keyed insert needs of the idempotency records: the claim check and the completion. */
+export interface MemoryClaims {
+  ownsClaim(scope: IdempotencyScope, owner: string): boolean;
+  completeNow(scope: IdempotencyScope, owner: string, completed: CompletedRecord): void;
 }
 
 const keyOf = (domain: string, alias: string) => `${domain}\u0000${alias}`;
+
+/** Runs `write` now, in this tick (that is what makes it atomic); a throw becomes a rejection. */
+function inThisTick<T>(write: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(write()));
+}
 
 /** A copy, as LMDB and MongoDB answer: a caller that changes it changes nothing stored. */
 function copyOf(link: LinkRecord): LinkRecord {
@@ -47,34 +65,65 @@ export class MemoryLinkStore implements LinkStore {
   private readonly byId: LinkRecord[] = [];
   private readonly mapCapacity: number;
   private readonly maxLinks: number;
+  private readonly claims: MemoryClaims | undefined;
   private count = 0;
   private lastId = 0;
 
   constructor(options: MemoryLinkStoreOptions = {}) {
     this.mapCapacity = options.mapCapacity ?? LINK_MAP_CAPACITY;
     this.maxLinks = options.maxLinks ?? Number.POSITIVE_INFINITY;
+    this.claims = options.claims;
   }
 
   insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
+    return inThisTick(() => {
+      const record = this.prepare(link);
+      if (record === 'alias_taken') return record;
+      this.commit(record);
+      return copyOf(record);
+    });
+  }
+
+  /**
+   * The claim check, the link and the completed record in one tick, so no other request can
+   * claim the key in between. Everything that can throw (the answer's making) runs before the
+   * first write.
+   */
+  insertCompleting(
+    link: NewLink,
+    completion: LinkCompletion,
+  ): Promise<LinkRecord | 'alias_taken' | 'claim_lost'> {
+    return inThisTick(() => {
+      const claims = this.claims;
+      if (!claims) {
+        throw new Error(
+          'this memory link store was made without the idempotency records it completes',
+        );
+      }
+      const { scope, owner } = completion;
+      if (!claims.ownsClaim(scope, owner)) return 'claim_lost';
+      const record = this.prepare(link);
+      if (record === 'alias_taken') return record;
+      const answer = completion.completed(copyOf(record));
+      this.commit(record);
+      claims.completeNow(scope, owner, answer);
+      return copyOf(record);
+    });
+  }
+
+  /** The record `link` would be stored as, with the next id; nothing is written yet. */
+  private prepare(link: NewLink): LinkRecord | 'alias_taken' {
     const key = keyOf(link.domain, link.alias);
-    if (this.maps.some((map) => map.has(key))) return Promise.resolve('alias_taken');
+    if (this.maps.some((map) => map.has(key))) return 'alias_taken';
     if (this.count >= this.maxLinks) {
-      return Promise.reject(
-        new BackendUnavailableError(
-          `the in-memory store holds its maximum of ${this.maxLinks} links; ` +
-            'use a durable store (DATA_DIR or MONGODB_URI) for more',
-        ),
+      throw new BackendUnavailableError(
+        `the in-memory store holds its maximum of ${this.maxLinks} links; ` +
+          'use a durable store (DATA_DIR or MONGODB_URI) for more',
       );
     }
-    let current = this.maps[this.maps.length - 1] as Map<string, LinkRecord>;
-    if (current.size >= this.mapCapacity) {
-      current = new Map();
-      this.maps.push(current);
-    }
-    this.lastId += 1;
     // Only the fields a new link has: a `disabled` passed by plain JavaScript is not stored.
-    const record: LinkRecord = {
-      id: this.lastId,
+    return {
+      id: this.lastId + 1,
       domain: link.domain,
       alias: link.alias,
       url: link.url,
@@ -85,10 +134,19 @@ export class MemoryLinkStore implements LinkStore {
       userId: link.userId,
       createdAt: new Date(link.createdAt),
     };
-    current.set(key, record);
+  }
+
+  /** Stores a record `prepare` made, in the same tick. */
+  private commit(record: LinkRecord): void {
+    let current = this.maps[this.maps.length - 1] as Map<string, LinkRecord>;
+    if (current.size >= this.mapCapacity) {
+      current = new Map();
+      this.maps.push(current);
+    }
+    this.lastId = record.id;
+    current.set(keyOf(record.domain, record.alias), record);
     this.byId.push(record);
     this.count += 1;
-    return Promise.resolve(copyOf(record));
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {

@@ -12,12 +12,15 @@ export interface MemoryStore extends Store {
 export const MEMORY_STORE_KIND = 'memory';
 
 /** The embedded default store: everything in this process, gone when it exits. */
-export function createMemoryStore(options: { links?: MemoryLinkStoreOptions } = {}): MemoryStore {
+export function createMemoryStore(
+  options: { links?: Omit<MemoryLinkStoreOptions, 'claims'> } = {},
+): MemoryStore {
+  const idempotency = new MemoryIdempotencyStore();
   return {
     kind: MEMORY_STORE_KIND,
     identities: new MemoryIdentityStore(),
-    links: new MemoryLinkStore(options.links),
-    idempotency: new MemoryIdempotencyStore(),
+    links: new MemoryLinkStore({ ...options.links, claims: idempotency }),
+    idempotency,
     ping: () => Promise.resolve(),
     flush: () => Promise.resolve(),
     close: () => Promise.resolve(),

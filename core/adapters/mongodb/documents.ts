@@ -1,4 +1,8 @@
-import type { IdempotencyRecord } from '../../ports/idempotency-store';
+import type {
+  CompletedRecord,
+  RecordedOutcome,
+  RunningRecord,
+} from '../../ports/idempotency-store';
 import type { Organization, TokenRecord, UrlGroup, User } from '../../ports/identity-store';
 import type { LinkDisabling, LinkRecord } from '../../ports/link-store';
 
@@ -38,10 +42,24 @@ export interface CounterDocument {
 }
 
 /**
- * An idempotency record; `_id` is the key and the user's id (see mongo-idempotency-store). The
- * TTL index on `expiresAt` removes it once its lease or its life is over.
+ * A keyed create's link on its way in (mongo-keyed-insert.ts): written into the running record,
+ * while that record is still the request's, before the link itself is inserted, with the answer
+ * the record completes with. Whoever reads it next (the request itself, or a retry claiming the
+ * key) finishes the insert of this very document, or finds its alias taken by another link.
  */
-export type IdempotencyDocument = IdempotencyRecord & { _id: string };
+export interface PendingLink {
+  link: LinkDocument;
+  outcome: RecordedOutcome;
+}
+
+/**
+ * An idempotency record; `_id` is the key and the user's id (see mongo-idempotency-store). The
+ * TTL index on `expiresAt` removes it once its lease or its life is over. A running record may
+ * hold its request's pending link (then `expiresAt` is already the completed record's).
+ */
+export type IdempotencyDocument = (
+  (RunningRecord & { pending?: PendingLink }) | CompletedRecord
+) & { _id: string };
 
 export const COLLECTIONS = {
   links: 'links',

@@ -6,6 +6,7 @@ import {
   type WithId,
 } from 'mongodb';
 import type {
+  LinkCompletion,
   LinkDisabling,
   LinkListQuery,
   LinkRecord,
@@ -13,9 +14,11 @@ import type {
   NewLink,
 } from '../../ports/link-store';
 import { asBackendError, isDuplicateKeyOn, onMongo } from './backend-errors';
-import type { LinkDocument } from './documents';
+import type { IdempotencyDocument, LinkDocument } from './documents';
 import { INDEXES } from './indexes';
 import type { MongoIdSequence } from './mongo-id-sequence';
+import { idempotencyDocumentId } from './mongo-idempotency-store';
+import { insertKeyed } from './mongo-keyed-insert';
 
 /** ShardKeyNotFound: a sharded cluster before 7.0 targets a findAndModify by the shard key only. */
 const SHARD_KEY_NOT_FOUND = 61;
@@ -46,6 +49,8 @@ export class MongoLinkStore implements LinkStore {
   constructor(
     private readonly links: Collection<LinkDocument>,
     private readonly ids: MongoIdSequence,
+    /** The idempotency records a keyed insert is conditional on (insertCompleting). */
+    private readonly records?: Collection<IdempotencyDocument>,
   ) {}
 
   async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
@@ -58,6 +63,17 @@ export class MongoLinkStore implements LinkStore {
       if (isDuplicateKeyOn(error, INDEXES.linkAlias)) return 'alias_taken';
       throw asBackendError(error, 'link insert');
     }
+  }
+
+  /** Conditional writes on the record and the link: see mongo-keyed-insert.ts. */
+  async insertCompleting(
+    link: NewLink,
+    completion: LinkCompletion,
+  ): Promise<LinkRecord | 'alias_taken' | 'claim_lost'> {
+    if (!this.records) throw new Error('this link store was made without the idempotency records');
+    const record: LinkRecord = { ...link, id: await this.ids.next() };
+    const recordId = idempotencyDocumentId(completion.scope);
+    return insertKeyed(this.links, this.records, recordId, record, completion);
   }
 
   async findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {

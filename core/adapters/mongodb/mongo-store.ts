@@ -64,8 +64,12 @@ export function mongoStoreOn(
     links: new MongoLinkStore(
       db.collection(COLLECTIONS.links),
       new MongoIdSequence(db.collection(COLLECTIONS.counters)),
+      db.collection(COLLECTIONS.idempotency),
     ),
-    idempotency: new MongoIdempotencyStore(db.collection(COLLECTIONS.idempotency)),
+    idempotency: new MongoIdempotencyStore(
+      db.collection(COLLECTIONS.idempotency),
+      db.collection(COLLECTIONS.links),
+    ),
     watchIdentityChanges: (listener) => watchIdentityChanges(db, listener, { logger }),
     watchLinkChanges: (listener) =>
       watchLinkChanges(db.collection(COLLECTIONS.links), listener, { logger }),
