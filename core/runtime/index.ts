@@ -18,6 +18,7 @@ export { createLimitersFromConfig, type Limiters } from './limiters-from-config'
 export { createUrlGuardFromConfig, type ConfiguredUrlGuard } from './url-guard-from-config';
 export { compileTrustProxy, type TrustProxy } from './trust-proxy';
 export {
+  flagSetting,
   hostSetting,
   listSetting,
   nonnegativeSetting,
@@ -25,8 +26,11 @@ export {
   parseSettings,
   portSetting,
   positiveSetting,
+  positiveTimerMsSetting,
+  timerMsSetting,
   trustProxySetting,
 } from './settings';
+export { limitConnectionsPerAddress } from './connections-per-address';
 export { listenFailure } from './gateway';
 export type { Gateway, GatewayContext, GatewayFactory, Listening, Readiness } from './gateway';
 export {
