@@ -1,5 +1,5 @@
 import type { GatewayFactory } from '../core/runtime';
-import type { GrpcConfig } from './grpc-config';
+import { connectionLimitsOf, type GrpcConfig } from './grpc-config';
 import { listenGrpc, type RunningGrpcServer } from './grpc-server';
 
 /** The gRPC gateway as the composition root starts it, with this gateway's settings. */
@@ -17,6 +17,7 @@ export function grpcGateway(config: GrpcConfig): GatewayFactory<RunningGrpcServe
         trustProxy: config.TRUST_PROXY,
         shutdownTimeoutMs: context.drainTimeoutMs,
         metrics: context.runtime.metrics,
+        connectionLimits: connectionLimitsOf(config),
       }),
   });
 }

@@ -1,11 +1,16 @@
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { Server, type ServerOptions } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Core, Logger, ShortlinkMetrics } from '../core';
 import { compileTrustProxy } from '../core/runtime';
+import { closedCallGate } from './connection/closed-call-gate';
+import {
+  GRPC_CONNECTION_DEFAULTS,
+  type GrpcConnectionLimits,
+} from './connection/connection-limits';
+import { listenForGrpc } from './connection/grpc-listener';
 import { ShortLinkServiceService } from './generated/shortlink/v1/shortlink';
 import { sendGrpcJsLogsTo } from './grpc-js-logs';
 import { followStoreHealth } from './health-status';
-import { keepMalformedMetadata } from './raw-metadata';
 import { createReflectionService } from './reflection';
 import { createShortLinkService } from './shortlink-service';
 import { withTolerantDecoding } from './tolerant-decoding';
@@ -31,6 +36,8 @@ export interface GrpcServerOptions {
   healthCheckIntervalMs?: number;
   /** When given, create and resolve calls are counted and timed. */
   metrics?: ShortlinkMetrics | undefined;
+  /** What one client may hold, and for how long (GRPC_CONNECTION_DEFAULTS for any not given). */
+  connectionLimits?: Partial<GrpcConnectionLimits> | undefined;
 }
 
 export interface RunningGrpcServer {
@@ -41,24 +48,31 @@ export interface RunningGrpcServer {
   close(): Promise<void>;
 }
 
-function bindAddress(host: string, port: number): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
-function bind(server: Server, address: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) =>
-      error ? reject(error) : resolve(port),
-    );
-  });
-}
-
 /**
  * The calls one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). grpc-js
  * announces no bound by default, so one connection could hold thousands of calls that never send
  * their message, each in memory with no deadline; RFC 9113 recommends allowing at least 100.
  */
 export const MAX_CONCURRENT_STREAMS = 128;
+
+/** The limits given, each unset one at its default. */
+function connectionLimits(given: Partial<GrpcConnectionLimits> = {}): GrpcConnectionLimits {
+  const set = Object.entries(given).filter(([, value]) => value !== undefined);
+  return { ...GRPC_CONNECTION_DEFAULTS, ...Object.fromEntries(set) };
+}
+
+/** grpc-js's own connection bounds: idle and age (with grace); 0 leaves one off. */
+function grpcJsConnectionOptions(limits: GrpcConnectionLimits): ServerOptions {
+  return {
+    ...(limits.maxConnectionIdleMs > 0 && {
+      'grpc.max_connection_idle_ms': limits.maxConnectionIdleMs,
+    }),
+    ...(limits.maxConnectionAgeMs > 0 && {
+      'grpc.max_connection_age_ms': limits.maxConnectionAgeMs,
+      'grpc.max_connection_age_grace_ms': limits.maxConnectionAgeGraceMs,
+    }),
+  };
+}
 
 /**
  * The gRPC gateway: shortlink.v1.ShortLinkService on `core`, grpc.health.v1.Health and server
@@ -70,9 +84,13 @@ export async function listenGrpc(
 ): Promise<RunningGrpcServer> {
   const { logger } = options;
   sendGrpcJsLogsTo(logger);
+  const limits = connectionLimits(options.connectionLimits);
+  const gate = closedCallGate();
   const server = new Server({
     'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 64 * 1024,
     'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS,
+    ...grpcJsConnectionOptions(limits),
+    interceptors: [gate.interceptor],
   });
   server.addService(
     withTolerantDecoding(ShortLinkServiceService),
@@ -89,12 +107,14 @@ export async function listenGrpc(
   health.addToServer(server);
   createReflectionService().addToServer(server);
 
-  const port = await bind(server, bindAddress(options.host, options.port));
-  if (!keepMalformedMetadata(server)) {
-    logger.warn(
-      'this grpc-js hides its HTTP/2 servers: a malformed idempotency-key or authorization may be dropped',
-    );
-  }
+  const listener = await listenForGrpc(server, {
+    host: options.host,
+    port: options.port,
+    limits,
+    logger,
+    onHttp2Server: (http2Server) => gate.watch(http2Server),
+  });
+  const { port } = listener;
   // The server runs even when the store does not answer (it may come back); health says so.
   const storeHealth = followStoreHealth(
     health,
@@ -109,16 +129,28 @@ export async function listenGrpc(
   const close = () => {
     closing ??= new Promise<void>((resolve) => {
       storeHealth.stop();
-      // Health Watch streams and slow calls would hold tryShutdown forever: bound it.
+      const allClosed = listener.stopAccepting();
+      let stopped = false;
+      const stop = () => {
+        if (stopped) return;
+        stopped = true;
+        clearTimeout(fallback);
+        resolve();
+      };
+      // Health Watch streams and slow calls would hold tryShutdown forever: bound it. grpc-js
+      // never calls back for a session it finds destroyed but not yet closed, so the server has
+      // also stopped once every connection has closed, whether or not tryShutdown says so.
       const fallback = setTimeout(() => {
         logger.warn('gRPC calls still running at the shutdown deadline; cutting them');
         server.forceShutdown();
+        listener.destroyAll();
+        stop();
       }, options.shutdownTimeoutMs ?? 5000);
       server.tryShutdown((error) => {
-        clearTimeout(fallback);
         if (error) logger.warn({ err: error }, 'gRPC graceful shutdown failed');
-        resolve();
+        stop();
       });
+      void allClosed.then(stop);
     });
     return closing;
   };

@@ -1,5 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http2';
-import type { Server } from '@grpc/grpc-js';
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { AUTHORIZATION_METADATA } from './call-context';
 import { IDEMPOTENCY_KEY_METADATA } from './idempotency-metadata';
 
@@ -7,17 +6,20 @@ import { IDEMPOTENCY_KEY_METADATA } from './idempotency-metadata';
 const GRPC_TEXT_VALUE = /^[ -~]*$/;
 const OUTSIDE_GRPC_TEXT = /[^ -~]/g;
 
-interface StreamEvents {
+export interface StreamEvents {
   prependListener(
     event: 'stream',
     listener: (
-      stream: unknown,
+      stream: ServerHttp2Stream,
       headers: IncomingHttpHeaders,
       flags: number,
       rawHeaders: readonly string[],
     ) => void,
   ): unknown;
 }
+
+/** The idempotency-key values of a call as its client sent them, when node dropped one. */
+export type DroppedKeyValuesOf = (stream: ServerHttp2Stream) => readonly string[] | undefined;
 
 /**
  * `value` with each character grpc-js would refuse replaced by `standIn`, a character that keeps
@@ -28,6 +30,8 @@ interface StreamEvents {
 const sayable = (value: string, standIn: ' ' | '?') =>
   GRPC_TEXT_VALUE.test(value) ? value : value.replace(OUTSIDE_GRPC_TEXT, standIn);
 const sayableKey = (value: string) => sayable(value, ' ');
+/** A value without its surrounding spaces and tabs, as node's HTTP/1 parser gives REST's headers. */
+const withoutSurroundingSpace = (value: string) => value.replace(/^[ \t]+|[ \t]+$/g, '');
 
 /** Every value of `name` in node's raw header list (name, value, name, value, ...). */
 function rawValues(rawHeaders: readonly string[], name: string): string[] {
@@ -48,28 +52,35 @@ function rawValues(rawHeaders: readonly string[], name: string): string[] {
  * It also hands grpc-js a key sent more than once as its separate values (node joins them with
  * ", "), so the core can say so (code 27) instead of finding a space in one joined key.
  *
- * grpc-js offers no public hook on the raw headers; its HTTP/2 servers are reached through the
- * private `http2Servers` map (grpc-js 1.14). Answers false when that map is not there, so the
- * caller can log it; the test suite sends such keys through a raw HTTP/2 client.
+ * Node itself drops a value with a space or tab at either end, or with a control character other
+ * than a tab, before any listener sees the headers (grpc-js clients send `"k1 "` as it is). `droppedKeyValuesOf` gives
+ * the key values as the client sent them (read from the connection's bytes, DroppedKeyValues);
+ * they are taken without their surrounding spaces and tabs, as REST's parser takes a header, so
+ * `"k1 "` is the key `k1` over both gateways; what else node refuses stays malformed (27).
+ *
+ * grpc-js offers no public hook on the raw headers: the caller reaches its HTTP/2 server through
+ * grpc-js's private `http2Servers` map (grpc-js 1.14, see grpc-listener.ts).
  */
-export function keepMalformedMetadata(server: Server): boolean {
-  const servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
-  if (!(servers instanceof Map)) return false;
-  for (const http2Server of servers.keys() as IterableIterator<StreamEvents>) {
-    http2Server.prependListener('stream', (_stream, headers, _flags, rawHeaders) => {
-      const authorization = headers[AUTHORIZATION_METADATA];
-      if (typeof authorization === 'string') {
-        headers[AUTHORIZATION_METADATA] = sayable(authorization, '?');
-      }
-      const value = headers[IDEMPOTENCY_KEY_METADATA];
-      if (typeof value !== 'string') return;
-      // Joined values hold ", "; a valid key has no space, so only then are the lines read.
-      const values = value.includes(', ')
-        ? rawValues(rawHeaders, IDEMPOTENCY_KEY_METADATA)
-        : [value];
-      headers[IDEMPOTENCY_KEY_METADATA] =
-        values.length > 1 ? values.map(sayableKey) : sayableKey(value);
-    });
-  }
-  return true;
+export function keepMalformedMetadata(
+  http2Server: StreamEvents,
+  droppedKeyValuesOf: DroppedKeyValuesOf,
+): void {
+  http2Server.prependListener('stream', (stream, headers, _flags, rawHeaders) => {
+    const authorization = headers[AUTHORIZATION_METADATA];
+    if (typeof authorization === 'string') {
+      headers[AUTHORIZATION_METADATA] = sayable(authorization, '?');
+    }
+    const sent = droppedKeyValuesOf(stream);
+    if (sent !== undefined) {
+      const keys = sent.map((key) => sayableKey(withoutSurroundingSpace(key)));
+      headers[IDEMPOTENCY_KEY_METADATA] = keys.length > 1 ? keys : keys[0];
+      return;
+    }
+    const value = headers[IDEMPOTENCY_KEY_METADATA];
+    if (typeof value !== 'string') return;
+    // Joined values hold ", "; a valid key has no space, so only then are the lines read.
+    const values = value.includes(', ') ? rawValues(rawHeaders, IDEMPOTENCY_KEY_METADATA) : [value];
+    headers[IDEMPOTENCY_KEY_METADATA] =
+      values.length > 1 ? values.map(sayableKey) : sayableKey(value);
+  });
 }

@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse, type Server } from 'node:http';
 import type { RequestListener } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { limitConnectionsPerAddress } from '../core/runtime/connections-per-address';
 import type { MessageClasses } from './express-message-classes';
 import { serveUnusualRequests } from './unusual-requests';
 
@@ -60,25 +61,6 @@ export interface RunningHttpServer {
    * closes idle keep-alive sockets, and destroys what is still open after the drain timeout.
    */
   close(): Promise<void>;
-}
-
-/** Closes a client's connections beyond `limit` as soon as they are accepted. */
-function limitConnectionsPerAddress(server: Server, limit: number): void {
-  const open = new Map<string, number>();
-  server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
-    const count = open.get(address) ?? 0;
-    if (count >= limit) {
-      socket.destroy();
-      return;
-    }
-    open.set(address, count + 1);
-    socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left === 0) open.delete(address);
-      else open.set(address, left);
-    });
-  });
 }
 
 export async function listenHttp(

@@ -19,6 +19,7 @@ export { createLimitersFromConfig, type Limiters } from './limiters-from-config'
 export { createUrlGuardFromConfig, type ConfiguredUrlGuard } from './url-guard-from-config';
 export { compileTrustProxy, type TrustProxy } from './trust-proxy';
 export {
+  flagSetting,
   hostSetting,
   listSetting,
   nonnegativeSetting,
@@ -26,8 +27,11 @@ export {
   parseSettings,
   portSetting,
   positiveSetting,
+  positiveTimerMsSetting,
+  timerMsSetting,
   trustProxySetting,
 } from './settings';
+export { limitConnectionsPerAddress } from './connections-per-address';
 export { listenFailure } from './gateway';
 export type { Gateway, GatewayContext, GatewayFactory, Listening, Readiness } from './gateway';
 export {

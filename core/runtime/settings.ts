@@ -49,6 +49,13 @@ export const listSetting = z
       .map((item) => item.trim())
       .filter((item) => item !== ''),
   );
+/** A yes/no setting: `1` or `true` is yes; `0`, `false` or unset is no. */
+export const flagSetting = z
+  .enum(['0', '1', 'false', 'true'], {
+    message: 'must be 1 (or true) for yes, 0 (or false) for no',
+  })
+  .optional()
+  .transform((value) => value === '1' || value === 'true');
 /** HOST: the address every gateway binds (both read it, so it is declared once, here). */
 export const hostSetting = z.string().min(1).default('127.0.0.1');
 

@@ -79,15 +79,9 @@ describe('the composition root when start-up fails after the gateways listen', (
         ?.port as number;
       expect(restPort).toBeGreaterThan(0);
       expect(await connectOutcome(restPort)).toBe('ECONNREFUSED');
-      // grpc-js's own line about it is a JSON log line of the service, not plain text on stderr.
+      // Nothing about it is written as plain text on stderr (the gateway binds its own socket
+      // server, so grpc-js has nothing to say; its lines are the log's, see grpc-js-logs.test.ts).
       expect(stderr).not.toHaveBeenCalled();
-      expect(second.records()).toContainEqual(
-        expect.objectContaining({
-          level: 50,
-          component: 'grpc-js',
-          msg: expect.stringMatching(/^No address added/),
-        }),
-      );
     } finally {
       stderr.mockRestore();
       await first.shutdown();

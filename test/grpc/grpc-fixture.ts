@@ -16,7 +16,7 @@ import {
   type ResolveShortLinkRequest,
   type ResolveShortLinkResponse,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
-import { listenGrpc, type RunningGrpcServer } from '../../gateway-grpc';
+import { listenGrpc, type GrpcConnectionLimits, type RunningGrpcServer } from '../../gateway-grpc';
 import { createTestCore, type CoreFixture, type TestCoreDeps } from '../support/core-fixture';
 import { outcomeOf, type CallOutcome } from '../support/grpc-call';
 
@@ -123,6 +123,7 @@ export interface GrpcOptions {
   shutdownTimeoutMs?: number;
   trustProxy?: string;
   metrics?: ShortlinkMetrics;
+  connectionLimits?: Partial<GrpcConnectionLimits>;
 }
 
 /** A real gRPC server on 127.0.0.1, port 0, serving `core`, and a generated client for it. */
@@ -134,6 +135,7 @@ export async function startGrpc(core: Core, options: GrpcOptions = {}): Promise<
     logger: options.logger ?? silentLogger,
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 2000,
     metrics: options.metrics,
+    connectionLimits: options.connectionLimits,
   });
   const connection = connectGrpc(`127.0.0.1:${running.port}`);
   return {

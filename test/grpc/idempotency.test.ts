@@ -233,3 +233,45 @@ describe('one key across REST and gRPC', () => {
     expect(f.linkCount()).toBe(2);
   });
 });
+
+describe('a key with spaces around it, as grpc-js clients send it', () => {
+  let http: HttpFixture;
+  afterEach(() => http.close());
+
+  it('is the key without them, as over REST: the create runs once and is replayed', async () => {
+    await start();
+    http = await startHttp(f.core);
+    const first = await create('spaced-1 ', { url: 'https://example.com/spaced' });
+    expect(first.error).toBeUndefined();
+    expect(replayed(first)).toBeUndefined();
+    const again = await create('spaced-1 ', { url: 'https://example.com/spaced' });
+    expect(again.response).toEqual(first.response);
+    expect(replayed(again)).toBe('true');
+    const around = await create('  spaced-1  ', { url: 'https://example.com/spaced' });
+    expect([around.response, replayed(around)]).toEqual([first.response, 'true']);
+    const bare = await create('spaced-1', { url: 'https://example.com/spaced' });
+    expect([bare.response, replayed(bare)]).toEqual([first.response, 'true']);
+    const overRest = await http.create(f.body({ url: 'https://example.com/spaced' }), f.token, {
+      'Idempotency-Key': 'spaced-1 ',
+    });
+    expect(overRest.headers['idempotent-replayed']).toBe('true');
+    expect((overRest.json() as { data: { id: number } }).data.id).toBe(
+      first.response?.shortLink?.id,
+    );
+    // Another request under the trimmed key is 25, never a second link.
+    const other = await create('spaced-1 ', { url: 'https://example.com/other' });
+    expect([other.error?.code, shortlinkCode(other)]).toEqual([status.INVALID_ARGUMENT, '25']);
+    expect(f.linkCount()).toBe(1);
+  });
+
+  it('refuses a key of spaces only, or with a space inside, with 27 (never runs without it)', async () => {
+    await start();
+    const blank = await create('   ');
+    expect([blank.error?.code, shortlinkCode(blank)]).toEqual([status.INVALID_ARGUMENT, '27']);
+    expect(blank.error?.details).toMatch(/must not be empty/);
+    const inside = await create(' two words ');
+    expect([inside.error?.code, shortlinkCode(inside)]).toEqual([status.INVALID_ARGUMENT, '27']);
+    expect(inside.error?.details).toMatch(/visible ASCII/);
+    expect(f.linkCount()).toBe(0);
+  });
+});

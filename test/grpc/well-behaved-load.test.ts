@@ -1,0 +1,84 @@
+import { credentials, Metadata } from '@grpc/grpc-js';
+import {
+  ShortLinkServiceClient,
+  type ResolveShortLinkResponse,
+} from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import { ACME_DOMAIN } from '../support/core-fixture';
+import { outcomeOf } from '../support/grpc-call';
+import { captureLogs } from '../support/log-capture';
+import { startGrpcOnTestCore, validRequest } from './grpc-fixture';
+
+const CALLS = 2000;
+const CLIENTS = 3;
+const IN_FLIGHT_PER_CLIENT = 10;
+
+describe('a well-behaved client under load, with every connection bound tight', () => {
+  it('makes 2,000 calls over a few connections that keep being recycled, and sees no error', async () => {
+    const logs = captureLogs();
+    const { f, grpc } = await startGrpcOnTestCore(
+      {},
+      {
+        logger: logs.logger,
+        connectionLimits: {
+          handshakeTimeoutMs: 1000,
+          messageTimeoutMs: 1000,
+          maxConnectionIdleMs: 200,
+          maxConnectionAgeMs: 300,
+          maxConnectionAgeGraceMs: 5000,
+          keepaliveMinTimeMs: 100,
+          maxPingStrikes: 2,
+          // Each client may hold a closing connection and its new one at once.
+          maxConnectionsPerAddress: CLIENTS * 2,
+        },
+      },
+    );
+    const clients = Array.from(
+      { length: CLIENTS },
+      () =>
+        new ShortLinkServiceClient(`127.0.0.1:${grpc.running.port}`, credentials.createInsecure(), {
+          // Pings while calls run, no more often than the server allows.
+          'grpc.keepalive_time_ms': 200,
+          'grpc.keepalive_timeout_ms': 5000,
+        }),
+    );
+    try {
+      const created = await grpc.create(validRequest(f, { alias: 'loaded' }), f.token);
+      expect(created.error).toBeUndefined();
+      const errors: string[] = [];
+      let sent = 0;
+      const resolveOne = (client: ShortLinkServiceClient) =>
+        outcomeOf<ResolveShortLinkResponse>((callback) =>
+          client.resolveShortLink(
+            { domain: ACME_DOMAIN, alias: 'loaded' },
+            new Metadata(),
+            { deadline: Date.now() + 15_000 },
+            callback,
+          ),
+        );
+      const worker = async (client: ShortLinkServiceClient) => {
+        while (sent < CALLS) {
+          sent += 1;
+          const outcome = await resolveOne(client);
+          if (outcome.error) errors.push(`${outcome.error.code} ${outcome.error.details}`);
+          else if (outcome.response?.shortLink?.alias !== 'loaded') errors.push('wrong answer');
+          // Half-way, every connection idles past its idle time and its age.
+          if (sent === CALLS / 2) await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      };
+      await Promise.all(
+        clients.flatMap((client) =>
+          Array.from({ length: IN_FLIGHT_PER_CLIENT }, () => worker(client)),
+        ),
+      );
+      expect(errors).toEqual([]);
+      const completed = logs.records().filter((record) => record.msg === 'call completed');
+      expect(completed.length).toBeGreaterThanOrEqual(CALLS);
+      // The connections were recycled many times over (each peer port is one connection).
+      const connections = new Set(completed.map((record) => record.peer));
+      expect(connections.size).toBeGreaterThan(CLIENTS * 2);
+    } finally {
+      for (const client of clients) client.close();
+      await grpc.close();
+    }
+  }, 120_000);
+});
