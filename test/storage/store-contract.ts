@@ -962,6 +962,38 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(f.core.ready()).resolves.toBeUndefined();
     });
 
+    it('reads, lists and governs links through the core on this store', async () => {
+      const f = await createTestCore({ store });
+      const key = { organization_key: f.organizationKey };
+      const created = [];
+      for (const alias of ['one', 'two', 'three']) {
+        created.push(await f.caller().links.create(f.body({ alias }) as never));
+      }
+      const first = await f.caller().links.list({ ...key, page_size: 2 });
+      expect(first.links.map((link) => link.alias)).toEqual(['three', 'two']);
+      const second = await f.caller().links.list({ ...key, page_token: first.next_page_token });
+      expect(second).toEqual({
+        links: [expect.objectContaining({ alias: 'one' })],
+        next_page_token: '',
+      });
+      const id = created[0]?.id ?? 0;
+      await expect(f.caller().links.get({ ...key, id })).resolves.toMatchObject({
+        alias: 'one',
+        state: 'active',
+      });
+      await expect(
+        f.caller().links.disable({ ...key, id, reason: 'reported' }),
+      ).resolves.toMatchObject({ state: 'disabled', disabled_reason: 'reported' });
+      const follow = f.core.createCaller().links.resolve({ domain: 'acme.link', alias: 'one' });
+      await expect(follow).rejects.toMatchObject({ code: 28 });
+      await expect(f.caller().links.enable({ ...key, id })).resolves.toMatchObject({
+        state: 'active',
+      });
+      await expect(
+        f.core.createCaller().links.resolve({ domain: 'acme.link', alias: 'one' }),
+      ).resolves.toMatchObject({ id, state: 'active' });
+    });
+
     it('answers code 15 for a custom alias already taken on the domain', async () => {
       const f = await createTestCore({ store });
       await f.caller().links.create(f.body({ alias: 'spring' }) as never);
