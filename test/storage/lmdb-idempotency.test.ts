@@ -463,7 +463,7 @@ describe('LMDB: running claims live apart from the completed records', () => {
     expect(await formatVersionIn(dir)).toBe(FORMAT_VERSION);
   });
 
-  it('opens a store of format 1: marks it 2, honours its claims until their lease, replays its records', async () => {
+  it('opens a store of format 1: marks it as this code’s, honours its claims until their lease, replays its records', async () => {
     const dir = join(await dirs.make(), 'data');
     await (await createLmdbStore({ dataDir: dir })).close();
     // What format-1 code left: its claims and its completed records both in `idempotency`, each
@@ -484,7 +484,7 @@ describe('LMDB: running claims live apart from the completed records', () => {
     const { root, dbs } = openRawDatabases(dir);
     try {
       expect(dbs.meta.get(META_KEYS.formatVersion)).toBe(FORMAT_VERSION);
-      expect(FORMAT_VERSION).toBe(2);
+      expect(FORMAT_VERSION).toBe(3);
       const now = new Date();
       await expect(
         upgraded.idempotency.claim({ userId: 'u', key: 'old-claim' }, running('new', 99_999), now),

@@ -322,6 +322,15 @@ describe('LMDB store: backup', () => {
           id: i + 1,
         });
       }
+      // The link indexes came along, consistent with the links: the copy's newest links are
+      // listed first, and every link by id.
+      const copied = copy.links.count();
+      expect(copied).toBeGreaterThanOrEqual(200);
+      const listed = await copy.links.list({ organizationId: 'acme', limit: 1000 });
+      expect(listed.map((link) => link.id)).toEqual(
+        Array.from({ length: copied }, (_, i) => copied - i),
+      );
+      await expect(copy.links.findById(1)).resolves.toMatchObject({ alias: 'before-0' });
       await expect(copy.ping()).resolves.toBeUndefined();
     } finally {
       await copy.close();
@@ -348,6 +357,9 @@ describe('LMDB store: used after close', () => {
     const operations: Record<string, () => Promise<unknown>> = {
       insert: () => store.links.insert(newLink()),
       findByAlias: () => store.links.findByAlias('acme.link', 'x'),
+      findById: () => store.links.findById(1),
+      list: () => store.links.list({ limit: 10 }),
+      setDisabled: () => store.links.setDisabled(1, null),
       saveUser: () => store.identities.saveUser({ id: 'u', name: 'u' }),
       saveOrganization: () => store.identities.saveOrganization(organization()),
       findUserIdByTokenHash: () => store.identities.findUserIdByTokenHash('h'),

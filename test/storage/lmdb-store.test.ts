@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createLmdbStore } from '../../core/adapters/lmdb';
+import { createLmdbStore, isLmdbStore } from '../../core/adapters/lmdb';
 import { tempDirs } from '../support/temp-dirs';
 import { describeStoreContract } from './store-contract';
 
@@ -11,5 +11,11 @@ describe('storage contract: LMDB store', () => {
   // Each store gets a directory of its own: "fresh" means empty, as for the other adapters.
   describeStoreContract(() => ({
     fresh: async () => createLmdbStore({ dataDir: join(await dirs.make(), 'data') }),
+    // A restart: the same directory opened again once the store is closed.
+    reopen: async (store) => {
+      if (!isLmdbStore(store)) throw new Error('not an LMDB store');
+      await store.close();
+      return createLmdbStore({ dataDir: store.path });
+    },
   }));
 });

@@ -6,6 +6,9 @@ import {
   ShortlinkError,
   type CompletedRecord,
   type IdempotencyScope,
+  type LinkDisabling,
+  type LinkListQuery,
+  type LinkRecord,
   type RunningRecord,
   type Store,
 } from '../../core';
@@ -22,6 +25,11 @@ export interface StoreFactory {
    * its counter before the insert); otherwise it uses none.
    */
   takenAliasUsesId?: boolean;
+  /**
+   * Closes `store` and opens the same data again (a restart), for adapters whose data outlives
+   * one store object; absent for the in-memory store, whose data goes with it.
+   */
+  reopen?(store: Store): Promise<Store>;
 }
 
 const CONCURRENCY = 25;
@@ -179,6 +187,366 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       const usedByTaken = getFactory().takenAliasUsesId ? 1 : 0;
       expect(await idOf('next')).toBe(first.id + 1 + usedByTaken);
     });
+  });
+
+  describe('links by id, listings and state (findById, list, setDisabled)', () => {
+    const AT = new Date('2026-06-07T08:09:10.111Z');
+    // A new Date each time: a test may change the one it was given.
+    const disabling = (
+      reason = 'reported as phishing',
+      by = 'alice',
+      at = new Date(AT),
+    ): LinkDisabling => ({ reason, at, by });
+
+    /**
+     * Links inserted one by one in this order (so ids 1 to 12 follow it), of organizations whose
+     * ids start alike (acm, acme, acme-eu) and of groups whose api ids start alike (1, 10): a
+     * listing must keep each apart.
+     */
+    const LAYOUT: Array<[organizationId: string, groupApiId: string]> = [
+      ['acme', '1'],
+      ['acme-eu', '1'],
+      ['acme', '10'],
+      ['acm', '1'],
+      ['acme', '1'],
+      ['acme-eu', '10'],
+      ['acme', '10'],
+      ['acme', '1'],
+      ['acm', '10'],
+      ['acme-eu', '1'],
+      ['acme', '1'],
+      ['acme', '10'],
+    ];
+
+    async function insertLayout(): Promise<LinkRecord[]> {
+      const stored: LinkRecord[] = [];
+      for (const [i, [organizationId, groupApiId]] of LAYOUT.entries()) {
+        const link = newLink({
+          domain: `${organizationId}.link`,
+          alias: `l${i}`,
+          url: `https://example.com/${i}`,
+          organizationId,
+          groupApiId,
+        });
+        stored.push(await insertNew(store.links, link));
+      }
+      return stored;
+    }
+
+    /** What `query` must answer from `links`, ignoring beforeId and limit: newest first. */
+    const expected = (links: LinkRecord[], query: Omit<LinkListQuery, 'limit'>) =>
+      links
+        .filter(
+          (link) =>
+            (query.organizationId === undefined || link.organizationId === query.organizationId) &&
+            (query.groupApiId === undefined || link.groupApiId === query.groupApiId) &&
+            (query.beforeId === undefined || link.id < query.beforeId),
+        )
+        .sort((a, b) => b.id - a.id);
+
+    /** Every page of `query` (`limit` per page), each next page below the last id of the previous. */
+    async function pages(query: Omit<LinkListQuery, 'beforeId'>): Promise<LinkRecord[][]> {
+      const all: LinkRecord[][] = [];
+      let beforeId: number | undefined;
+      // Bounded: a listing that repeats a link would otherwise page for ever.
+      while (all.length <= LAYOUT.length + 1) {
+        const page = await store.links.list({
+          ...query,
+          ...(beforeId !== undefined && { beforeId }),
+        });
+        all.push(page);
+        const last = page[page.length - 1];
+        if (page.length < query.limit || !last) return all;
+        beforeId = last.id;
+      }
+      throw new Error(`more pages than links: ${JSON.stringify(all.slice(0, 3))}`);
+    }
+
+    const QUERIES: Array<Omit<LinkListQuery, 'limit'>> = [
+      {},
+      { organizationId: 'acme' },
+      { organizationId: 'acme-eu' },
+      { organizationId: 'acm' },
+      { organizationId: 'acme', groupApiId: '1' },
+      { organizationId: 'acme', groupApiId: '10' },
+      { organizationId: 'acme-eu', groupApiId: '10' },
+      { organizationId: 'acm', groupApiId: '10' },
+    ];
+
+    it('finds a link by id as it was inserted, and null for an id no link has', async () => {
+      const links = await insertLayout();
+      for (const link of links) {
+        await expect(store.links.findById(link.id)).resolves.toEqual(link);
+        await expect(store.links.findByAlias(link.domain, link.alias)).resolves.toEqual(link);
+      }
+      for (const id of [0, -1, links.length + 1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER]) {
+        await expect(store.links.findById(id)).resolves.toBeNull();
+      }
+    });
+
+    it('answers copies by id, in listings and from setDisabled: changing one changes nothing stored', async () => {
+      const stored = await insertNew(store.links, newLink());
+      const byId = await store.links.findById(stored.id);
+      if (!byId) throw new Error('link 1 not found');
+      byId.url = 'https://changed.example/';
+      byId.createdAt.setTime(0);
+      const [listed] = await store.links.list({ limit: 10 });
+      if (!listed) throw new Error('link 1 not listed');
+      listed.organizationId = 'changed';
+      listed.createdAt.setTime(0);
+      await expect(store.links.findById(stored.id)).resolves.toEqual(stored);
+
+      const asked = disabling();
+      const answer = await store.links.setDisabled(stored.id, asked);
+      // The caller's object, and the answer, changed afterwards.
+      asked.reason = 'changed';
+      asked.at.setTime(0);
+      if (answer?.link.disabled) {
+        answer.link.disabled.by = 'changed';
+        answer.link.disabled.at.setTime(0);
+      }
+      await expect(store.links.findById(stored.id)).resolves.toEqual({
+        ...stored,
+        disabled: disabling(),
+      });
+    });
+
+    it('lists every link newest first, or one organization’s, or one URL group’s', async () => {
+      const links = await insertLayout();
+      for (const query of QUERIES) {
+        const found = await store.links.list({ ...query, limit: 100 });
+        expect([query, found]).toEqual([query, expected(links, query)]);
+      }
+      // Every listing above holds something (the layout is worth checking against).
+      for (const query of QUERIES) expect(expected(links, query).length).toBeGreaterThan(0);
+      for (const query of [
+        { organizationId: 'nobody' },
+        { organizationId: 'acme', groupApiId: '2' },
+      ]) {
+        await expect(store.links.list({ ...query, limit: 100 })).resolves.toEqual([]);
+      }
+    });
+
+    it('answers at most `limit` links, below `beforeId` (exclusive)', async () => {
+      const links = await insertLayout();
+      const ids = async (query: LinkListQuery) => (await store.links.list(query)).map((l) => l.id);
+      await expect(ids({ limit: 3 })).resolves.toEqual([12, 11, 10]);
+      await expect(ids({ limit: 1 })).resolves.toEqual([12]);
+      await expect(ids({ beforeId: 5, limit: 100 })).resolves.toEqual([4, 3, 2, 1]);
+      await expect(ids({ beforeId: 5, limit: 2 })).resolves.toEqual([4, 3]);
+      await expect(ids({ beforeId: 2, limit: 100 })).resolves.toEqual([1]);
+      await expect(ids({ beforeId: 1, limit: 100 })).resolves.toEqual([]);
+      // Above every id: from the newest.
+      await expect(ids({ beforeId: 1000, limit: 2 })).resolves.toEqual([12, 11]);
+      // Below an id of another organization (or group) than the one listed.
+      await expect(ids({ organizationId: 'acme', beforeId: 10, limit: 100 })).resolves.toEqual([
+        8, 7, 5, 3, 1,
+      ]);
+      await expect(
+        ids({ organizationId: 'acme', groupApiId: '10', beforeId: 12, limit: 1 }),
+      ).resolves.toEqual([7]);
+      expect(links).toHaveLength(12);
+    });
+
+    it('pages by beforeId through every listing, repeating and missing nothing', async () => {
+      const links = await insertLayout();
+      for (const query of QUERIES) {
+        for (const limit of [1, 2, 5]) {
+          const all = await pages({ ...query, limit });
+          for (const page of all) expect(page.length).toBeLessThanOrEqual(limit);
+          expect([query, limit, all.flat()]).toEqual([query, limit, expected(links, query)]);
+        }
+      }
+    });
+
+    it('pages through while links are inserted: every link there at the start is seen exactly once', async () => {
+      const other = (i: number) =>
+        newLink({ domain: 'beta.link', alias: `b${i}`, organizationId: 'beta', groupApiId: '1' });
+      const before: LinkRecord[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        before.push(await insertNew(store.links, newLink({ alias: `a${i}` })));
+        before.push(await insertNew(store.links, other(i)));
+      }
+      let inserted = 0;
+      for (const query of [
+        {},
+        { organizationId: 'acme' },
+        { organizationId: 'acme', groupApiId: '1' },
+      ]) {
+        const atStart = [...before];
+        const seen: LinkRecord[] = [];
+        let beforeId: number | undefined;
+        let pageCount = 0;
+        for (;;) {
+          // Each page is read while two links (one of each organization) are being inserted.
+          const [page, ...added] = await Promise.all([
+            store.links.list({ ...query, limit: 7, ...(beforeId !== undefined && { beforeId }) }),
+            insertNew(store.links, newLink({ alias: `new-${inserted}` })),
+            insertNew(store.links, other(1000 + inserted)),
+          ]);
+          inserted += 1;
+          pageCount += 1;
+          before.push(...added);
+          seen.push(...page);
+          const last = page[page.length - 1];
+          if (page.length < 7 || !last) break;
+          beforeId = last.id;
+          expect(pageCount).toBeLessThan(20);
+        }
+        // Several pages, so links were inserted between pages, not only before the first.
+        expect(pageCount).toBeGreaterThanOrEqual(3);
+        // Every link seen is the query's, once, newest first.
+        expect(seen).toEqual(expected(seen, query));
+        expect(new Set(seen.map((link) => link.id)).size).toBe(seen.length);
+        // Every link there at the start, exactly once; beside them only links inserted during
+        // the listing, all newer.
+        const existing = expected(atStart, query);
+        const newer = seen.filter((link) => !atStart.some((old) => old.id === link.id));
+        expect(seen.filter((link) => !newer.includes(link))).toEqual(existing);
+        for (const link of newer) expect(link.id).toBeGreaterThan(existing[0]?.id ?? 0);
+      }
+    });
+
+    it('disables a link, recording reason, time and who: lookups and listings see it', async () => {
+      const link = await insertNew(store.links, newLink());
+      const other = await insertNew(store.links, newLink({ alias: 'other' }));
+      const disabled = { ...link, disabled: disabling() };
+      await expect(store.links.setDisabled(link.id, disabling())).resolves.toEqual({
+        link: disabled,
+        changed: true,
+      });
+      await expect(store.links.findById(link.id)).resolves.toEqual(disabled);
+      await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual(disabled);
+      await expect(store.links.list({ limit: 10 })).resolves.toEqual([other, disabled]);
+      await expect(
+        store.links.list({ organizationId: 'acme', groupApiId: '1', limit: 10 }),
+      ).resolves.toEqual([other, disabled]);
+      // The other link is left active.
+      const untouched = await store.links.findById(other.id);
+      expect(untouched).toEqual(other);
+      expect(untouched).not.toHaveProperty('disabled');
+    });
+
+    it('keeps the first disabling when disabled again (changed: false)', async () => {
+      const link = await insertNew(store.links, newLink());
+      await store.links.setDisabled(link.id, disabling());
+      const again = disabling('another reason', 'bob', new Date(AT.getTime() + 60_000));
+      await expect(store.links.setDisabled(link.id, again)).resolves.toEqual({
+        link: { ...link, disabled: disabling() },
+        changed: false,
+      });
+      await expect(store.links.findById(link.id)).resolves.toEqual({
+        ...link,
+        disabled: disabling(),
+      });
+    });
+
+    it('enables a disabled link, clearing its state; enabling an active link changes nothing', async () => {
+      const link = await insertNew(store.links, newLink());
+      const active = await store.links.setDisabled(link.id, null);
+      expect(active).toEqual({ link, changed: false });
+      expect(active?.link).not.toHaveProperty('disabled');
+      await store.links.setDisabled(link.id, disabling());
+      const enabled = await store.links.setDisabled(link.id, null);
+      expect(enabled).toEqual({ link, changed: true });
+      expect(enabled?.link).not.toHaveProperty('disabled');
+      for (const found of [
+        await store.links.findById(link.id),
+        await store.links.findByAlias('acme.link', 'promo'),
+        ...(await store.links.list({ limit: 1 })),
+      ]) {
+        expect(found).toEqual(link);
+        expect(found).not.toHaveProperty('disabled');
+      }
+      await expect(store.links.setDisabled(link.id, null)).resolves.toEqual({
+        link,
+        changed: false,
+      });
+      // Disabled anew: the new reason, time and author.
+      const later = disabling('second report', 'bob', new Date(AT.getTime() + 1000));
+      await expect(store.links.setDisabled(link.id, later)).resolves.toEqual({
+        link: { ...link, disabled: later },
+        changed: true,
+      });
+    });
+
+    it('answers null for an id no link has, and writes nothing', async () => {
+      const link = await insertNew(store.links, newLink());
+      for (const id of [0, -1, 2, 1.5, Number.NaN]) {
+        await expect(store.links.setDisabled(id, disabling())).resolves.toBeNull();
+        await expect(store.links.setDisabled(id, null)).resolves.toBeNull();
+      }
+      // No id was used, and the next link (id 2, asked above) is not born disabled.
+      const next = await insertNew(store.links, newLink({ alias: 'next' }));
+      expect(next.id).toBe(2);
+      await expect(store.links.findById(2)).resolves.toEqual(next);
+      await expect(store.links.findById(link.id)).resolves.toEqual(link);
+    });
+
+    it('changes nothing else of the link; a disabled link keeps its alias and the ids go on', async () => {
+      const link = await insertNew(
+        store.links,
+        newLink({ redirectType: 308, scheme: 'http', groupApiId: '10', userId: 'carol' }),
+      );
+      const answer = await store.links.setDisabled(link.id, disabling());
+      const { disabled, ...rest } = answer?.link ?? link;
+      expect(disabled).toEqual(disabling());
+      expect(rest).toEqual(link);
+      await expect(store.links.insert(newLink({ url: 'https://example.com/else' }))).resolves.toBe(
+        'alias_taken',
+      );
+      const usedByTaken = getFactory().takenAliasUsesId ? 1 : 0;
+      const next = await insertNew(store.links, newLink({ alias: 'next' }));
+      expect(next.id).toBe(link.id + 1 + usedByTaken);
+      expect(next).not.toHaveProperty('disabled');
+    });
+
+    it(`lets exactly one of ${CONCURRENCY} concurrent disablings change a link, and one enabling`, async () => {
+      const link = await insertNew(store.links, newLink());
+      const asked = Array.from({ length: CONCURRENCY }, (_, i) =>
+        disabling(`reason ${i}`, `user-${i}`),
+      );
+      const answers = await Promise.all(asked.map((d) => store.links.setDisabled(link.id, d)));
+      const winners = answers.flatMap((answer, i) => (answer?.changed ? [i] : []));
+      expect(winners).toHaveLength(1);
+      const winner = asked[winners[0] as number];
+      for (const answer of answers) expect(answer?.link).toEqual({ ...link, disabled: winner });
+      await expect(store.links.findById(link.id)).resolves.toEqual({ ...link, disabled: winner });
+
+      const enablings = await Promise.all(asked.map(() => store.links.setDisabled(link.id, null)));
+      expect(enablings.filter((answer) => answer?.changed)).toHaveLength(1);
+      for (const answer of enablings) expect(answer?.link).toEqual(link);
+    });
+
+    const { reopen } = getFactory();
+    if (reopen) {
+      it('keeps a link’s state across a reopen', async () => {
+        const link = await insertNew(store.links, newLink());
+        const other = await insertNew(store.links, newLink({ alias: 'other' }));
+        await store.links.setDisabled(link.id, disabling());
+        store = await reopen(store);
+        opened.push(store);
+        const disabled = { ...link, disabled: disabling() };
+        await expect(store.links.findById(link.id)).resolves.toEqual(disabled);
+        await expect(store.links.findByAlias('acme.link', 'promo')).resolves.toEqual(disabled);
+        await expect(store.links.list({ organizationId: 'acme', limit: 10 })).resolves.toEqual([
+          other,
+          disabled,
+        ]);
+        await expect(store.links.setDisabled(link.id, disabling('again', 'bob'))).resolves.toEqual({
+          link: disabled,
+          changed: false,
+        });
+        await store.links.setDisabled(link.id, null);
+        store = await reopen(store);
+        opened.push(store);
+        const enabled = await store.links.findById(link.id);
+        expect(enabled).toEqual(link);
+        expect(enabled).not.toHaveProperty('disabled');
+        await expect(store.links.findById(other.id)).resolves.toEqual(other);
+        expect((await insertNew(store.links, newLink({ alias: 'after' }))).id).toBe(other.id + 1);
+      });
+    }
   });
 
   describe('identities', () => {
@@ -648,8 +1016,45 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       expect(created.short_url).toBe(`https://acme.link/${created.alias}`);
       await expect(
         f.core.createCaller().links.resolve({ domain: 'ACME.link', alias: created.alias }),
-      ).resolves.toEqual(created);
+      ).resolves.toEqual({
+        ...created,
+        url_group_id: '1',
+        state: 'active',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
+      });
       await expect(f.core.ready()).resolves.toBeUndefined();
+    });
+
+    it('reads, lists and governs links through the core on this store', async () => {
+      const f = await createTestCore({ store });
+      const key = { organization_key: f.organizationKey };
+      const created = [];
+      for (const alias of ['one', 'two', 'three']) {
+        created.push(await f.caller().links.create(f.body({ alias }) as never));
+      }
+      const first = await f.caller().links.list({ ...key, page_size: 2 });
+      expect(first.links.map((link) => link.alias)).toEqual(['three', 'two']);
+      const second = await f.caller().links.list({ ...key, page_token: first.next_page_token });
+      expect(second).toEqual({
+        links: [expect.objectContaining({ alias: 'one' })],
+        next_page_token: '',
+      });
+      const id = created[0]?.id ?? 0;
+      await expect(f.caller().links.get({ ...key, id })).resolves.toMatchObject({
+        alias: 'one',
+        state: 'active',
+      });
+      await expect(
+        f.caller().links.disable({ ...key, id, reason: 'reported' }),
+      ).resolves.toMatchObject({ state: 'disabled', disabled_reason: 'reported' });
+      const follow = f.core.createCaller().links.resolve({ domain: 'acme.link', alias: 'one' });
+      await expect(follow).rejects.toMatchObject({ code: 28 });
+      await expect(f.caller().links.enable({ ...key, id })).resolves.toMatchObject({
+        state: 'active',
+      });
+      await expect(
+        f.core.createCaller().links.resolve({ domain: 'acme.link', alias: 'one' }),
+      ).resolves.toMatchObject({ id, state: 'active' });
     });
 
     it('answers code 15 for a custom alias already taken on the domain', async () => {

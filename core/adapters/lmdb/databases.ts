@@ -1,6 +1,6 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { Organization, TokenRecord, UrlGroup, User } from '../../ports/identity-store';
-import type { LinkRecord } from '../../ports/link-store';
+import type { LinkDisabling, LinkRecord } from '../../ports/link-store';
 
 /**
  * What the environment holds, one named database each. Keys are ordered-binary (lmdb-js's
@@ -12,6 +12,20 @@ export const DATABASES = {
   meta: 'meta',
   /** [domain, alias] → StoredLink. The key is what makes an alias unique per domain. */
   links: 'links',
+  /**
+   * link id → [domain, alias]: a link by id, and every link newest first (the operator's rescan).
+   * Written in the same transaction as the link; ids only grow, so each goes at the tree's end.
+   */
+  linksById: 'links_by_id',
+  /**
+   * organization id → link id, one entry per link (LMDB duplicate keys, `dupSort`, the ids in
+   * numeric order): one organization's links newest first, read backwards from the highest id,
+   * without reading another organization's. LMDB keeps each organization's ids in a tree of their
+   * own, so a new link's id goes at that tree's end and the key is stored once.
+   */
+  linksByOrganization: 'links_by_organization',
+  /** [organization id, URL group api id] → link id, the same way: one group's links. */
+  linksByGroup: 'links_by_group',
   /** organization id → Organization (the secret key only as keyHash). */
   organizations: 'organizations',
   /** keyHash → organization id: a unique index, kept in the same transaction as the record. */
@@ -57,9 +71,14 @@ export const META_KEYS = {
   openedAt: 'opened_at',
 } as const;
 
+/** Why, when and by whom a link was disabled, as a tuple. */
+export type StoredDisabling = [reason: string, atMs: number, by: string];
+
 /**
  * A link without its key (domain and alias) as a fixed-order tuple: about half the bytes of a
- * MessagePack map with field names, which counts at millions of links.
+ * MessagePack map with field names, which counts at millions of links. `disabled` is present only
+ * while the link is disabled; a link written before links had a state (format 2) has 8 elements
+ * and reads as active, as does an active one now.
  */
 export type StoredLink = [
   id: number,
@@ -70,7 +89,11 @@ export type StoredLink = [
   groupApiId: string,
   userId: string,
   createdAtMs: number,
+  disabled?: StoredDisabling,
 ];
+
+/** The number of elements of an active link's StoredLink (no `disabled`). */
+export const ACTIVE_LINK_LENGTH = 8;
 
 /** A running claim as a tuple (in `idempotency_running`; format 1 kept them in `idempotency`). */
 export type StoredRunningRecord = [
@@ -94,6 +117,7 @@ export type IdempotencyKey = [key: string, userId: string];
 export type ExpiryKey = [expiresAtMs: number, key: string, userId: string];
 
 export type LinkKey = [domain: string, alias: string];
+export type GroupKey = [organizationId: string, groupApiId: string];
 export type PairKey = [string, string];
 
 export interface LmdbDatabases {
@@ -105,6 +129,11 @@ export interface LmdbDatabases {
   closed: boolean;
   meta: Database<unknown, string>;
   links: Database<StoredLink, LinkKey>;
+  linksById: Database<LinkKey, number>;
+  /** Duplicate keys: several ids per organization (getValues). */
+  linksByOrganization: Database<number, string>;
+  /** Duplicate keys: several ids per group (getValues). */
+  linksByGroup: Database<number, GroupKey>;
   organizations: Database<Organization, string>;
   organizationsByKeyHash: Database<string, string>;
   organizationsByDomain: Database<string, string>;
@@ -117,12 +146,24 @@ export interface LmdbDatabases {
   idempotencyRunning: Database<StoredRunningRecord, IdempotencyKey>;
 }
 
+/**
+ * How the organization and group indexes are opened: duplicate keys, and values (link ids) in
+ * ordered-binary, so that LMDB sorts them as numbers (MessagePack bytes would not sort so).
+ */
+export const LINK_ID_INDEX = { dupSort: true, encoding: 'ordered-binary' } as const;
+
 export function openDatabases(root: RootDatabase): LmdbDatabases {
   return {
     root,
     closed: false,
     meta: root.openDB<unknown, string>({ name: DATABASES.meta }),
     links: root.openDB<StoredLink, LinkKey>({ name: DATABASES.links }),
+    linksById: root.openDB<LinkKey, number>({ name: DATABASES.linksById }),
+    linksByOrganization: root.openDB<number, string>({
+      name: DATABASES.linksByOrganization,
+      ...LINK_ID_INDEX,
+    }),
+    linksByGroup: root.openDB<number, GroupKey>({ name: DATABASES.linksByGroup, ...LINK_ID_INDEX }),
     organizations: root.openDB<Organization, string>({ name: DATABASES.organizations }),
     organizationsByKeyHash: root.openDB<string, string>({
       name: DATABASES.organizationsByKeyHash,
@@ -143,7 +184,7 @@ export function openDatabases(root: RootDatabase): LmdbDatabases {
 }
 
 export function toStoredLink(link: LinkRecord): StoredLink {
-  return [
+  const stored: StoredLink = [
     link.id,
     link.url,
     link.redirectType,
@@ -153,11 +194,25 @@ export function toStoredLink(link: LinkRecord): StoredLink {
     link.userId,
     link.createdAt.getTime(),
   ];
+  return link.disabled ? withDisabling(stored, link.disabled) : stored;
+}
+
+/** `stored` disabled by `disabling`, or active again (`null`): a new tuple, `stored` unchanged. */
+export function withDisabling(stored: StoredLink, disabling: LinkDisabling | null): StoredLink {
+  const active = stored.slice(0, ACTIVE_LINK_LENGTH) as StoredLink;
+  if (!disabling) return active;
+  active.push([disabling.reason, disabling.at.getTime(), disabling.by]);
+  return active;
+}
+
+export function isStoredDisabled(stored: StoredLink): boolean {
+  return Array.isArray(stored[ACTIVE_LINK_LENGTH]);
 }
 
 export function fromStoredLink([domain, alias]: LinkKey, stored: StoredLink): LinkRecord {
-  const [id, url, redirectType, scheme, organizationId, groupApiId, userId, createdAtMs] = stored;
-  return {
+  const [id, url, redirectType, scheme, organizationId, groupApiId, userId, createdAtMs, disabled] =
+    stored;
+  const record: LinkRecord = {
     id,
     domain,
     alias,
@@ -169,4 +224,9 @@ export function fromStoredLink([domain, alias]: LinkKey, stored: StoredLink): Li
     userId,
     createdAt: new Date(createdAtMs),
   };
+  if (Array.isArray(disabled)) {
+    const [reason, atMs, by] = disabled;
+    record.disabled = { reason, at: new Date(atMs), by };
+  }
+  return record;
 }

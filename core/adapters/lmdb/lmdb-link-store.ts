@@ -8,26 +8,39 @@ import type {
 } from '../../ports/link-store';
 import {
   fromStoredLink,
+  isStoredDisabled,
   META_KEYS,
   toStoredLink,
+  withDisabling,
   type LinkKey,
   type LmdbDatabases,
+  type StoredLink,
 } from './databases';
 import { ownsClaim, replaceOwnedRecord } from './lmdb-idempotency-store';
 import { onLmdb, readLmdb } from './lmdb-errors';
+import { indexKeysFit, putLinkIndexes } from './link-indexes';
 
 /**
  * Links on LMDB. One write transaction checks that the [domain, alias] key is free, takes the
- * next id from the counter in `meta` and puts the link. LMDB runs one write transaction at a
- * time per environment, across every process that opens it (the writer lock in lock.mdb), so
- * the check decides who gets an alias (never a lookup before the write), and ids are distinct
- * and increasing across every process on the DATA_DIR, starting at 1. A taken alias writes
- * nothing and uses no id.
+ * next id from the counter in `meta`, puts the link and its index entries (by id, by
+ * organization, by group). LMDB runs one write transaction at a time per environment, across
+ * every process that opens it (the writer lock in lock.mdb), so the check decides who gets an
+ * alias (never a lookup before the write), and ids are distinct and increasing across every
+ * process on the DATA_DIR, starting at 1. A taken alias writes nothing and uses no id.
+ *
+ * Listings walk an index backwards from `beforeId`: a link committed after a listing began has a
+ * higher id than every link that existed then, so paging down by id repeats and misses nothing.
  */
 export class LmdbLinkStore implements LinkStore {
+  /**
+   * @param indexed whether the link indexes are complete (see link-indexes.ts). A store of an
+   * older format opened without migrating (the admin commands, read-only opens) lacks them:
+   * then lookups by id and listings read every link instead, correct but slower.
+   */
   constructor(
     private readonly dbs: LmdbDatabases,
     private readonly path: string,
+    private readonly indexed = true,
   ) {}
 
   async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
@@ -54,6 +67,10 @@ export class LmdbLinkStore implements LinkStore {
     link: NewLink,
     completion: LinkCompletion | undefined,
   ): Promise<LinkRecord | 'alias_taken' | 'claim_lost'> {
+    if (!indexKeysFit(link.organizationId, link.groupApiId)) {
+      // Provisioning refuses such ids; refused before the transaction, where it writes nothing.
+      throw new Error('the organization and group ids of this link are too long to index');
+    }
     const key: LinkKey = [link.domain, link.alias];
     const { links, meta } = this.dbs;
     const stored = await onLmdb(this.dbs, this.path, 'link insert', () =>
@@ -69,8 +86,10 @@ export class LmdbLinkStore implements LinkStore {
         // Made before the first write: lmdb-js's transaction() commits what a callback wrote
         // before it threw (no rollback), so nothing that can throw may follow a write.
         const answer = completion?.completed(record);
+        const value = toStoredLink(record);
         void meta.put(META_KEYS.linkIds, record.id);
-        void links.put(key, toStoredLink(record));
+        void links.put(key, value);
+        putLinkIndexes(this.dbs, key, record.id, record.organizationId, record.groupApiId);
         if (completion && answer) {
           replaceOwnedRecord(this.dbs, completion.scope, completion.owner, answer);
         }
@@ -90,23 +109,129 @@ export class LmdbLinkStore implements LinkStore {
     });
   }
 
-  findById(_id: number): Promise<LinkRecord | null> {
-    return Promise.reject(new Error('TODO(lmdb): findById'));
+  findById(id: number): Promise<LinkRecord | null> {
+    return readLmdb(this.dbs, this.path, 'link lookup by id', () => {
+      const key = this.keyOf(id);
+      return key ? this.linkAt(key, id) : null;
+    });
   }
 
-  list(_query: LinkListQuery): Promise<LinkRecord[]> {
-    return Promise.reject(new Error('TODO(lmdb): list'));
+  list(query: LinkListQuery): Promise<LinkRecord[]> {
+    return readLmdb(this.dbs, this.path, 'link listing', () => {
+      const below = query.beforeId ?? Number.POSITIVE_INFINITY;
+      // No id is below 1 (nor below NaN).
+      if (!(below > 1) || !(query.limit >= 1)) return [];
+      if (!this.indexed) return this.listReadingAll(query, below);
+      const found: LinkRecord[] = [];
+      for (const id of this.idsDownFrom(query, below)) {
+        // The range starts at `below` itself (inclusive), and beforeId is exclusive.
+        if (id >= below) continue;
+        const key = this.dbs.linksById.get(id);
+        const link = key && this.linkAt(key, id);
+        if (link && matches(link, query)) found.push(link);
+        if (found.length >= query.limit) break;
+      }
+      return found;
+    });
   }
 
-  setDisabled(
-    _id: number,
-    _disabling: LinkDisabling | null,
+  /**
+   * One read and at most one write in one write transaction: a link already in the asked state is
+   * answered as it is (a disabled link keeps its first reason, time and author).
+   */
+  async setDisabled(
+    id: number,
+    disabling: LinkDisabling | null,
   ): Promise<{ link: LinkRecord; changed: boolean } | null> {
-    return Promise.reject(new Error('TODO(lmdb): setDisabled'));
+    // Without the indexes the key is found by reading every link, outside the write transaction
+    // (LMDB's single writer is not held for a full read); a link's key never changes.
+    const scanned = this.indexed
+      ? undefined
+      : await readLmdb(this.dbs, this.path, 'link lookup by id', () => this.keyOf(id));
+    if (scanned === null) return null;
+    const { links, linksById } = this.dbs;
+    return onLmdb(this.dbs, this.path, 'link state change', () =>
+      links.transaction(() => {
+        const key = scanned ?? (isLinkId(id) ? linksById.get(id) : undefined);
+        const stored = key && links.get(key);
+        if (!key || !stored || stored[0] !== id) return null;
+        const changed = isStoredDisabled(stored) !== (disabling !== null);
+        const now: StoredLink = changed ? withDisabling(stored, disabling) : stored;
+        if (changed) void links.put(key, now);
+        return { link: fromStoredLink(key, now), changed };
+      }),
+    );
   }
 
   /** Number of links held (tests and benchmarks). */
   count(): number {
     return this.dbs.links.getCount();
   }
+
+  /** The [domain, alias] of the link with this id, or null. */
+  private keyOf(id: number): LinkKey | null {
+    if (!isLinkId(id)) return null;
+    if (this.indexed) return this.dbs.linksById.get(id) ?? null;
+    for (const { key, value } of this.dbs.links.getRange()) {
+      if (value[0] === id) return key;
+    }
+    return null;
+  }
+
+  /** The link stored at `key`, when it is the link with this id. */
+  private linkAt(key: LinkKey, id: number): LinkRecord | null {
+    const stored = this.dbs.links.get(key);
+    return stored && stored[0] === id ? fromStoredLink(key, stored) : null;
+  }
+
+  /**
+   * The ids `query` names, from `below` (inclusive) down, each from the narrowest index: ids only
+   * (one snapshot), no link of another organization or group read.
+   */
+  private idsDownFrom(query: LinkListQuery, below: number): Iterable<number> {
+    const { organizationId, groupApiId } = query;
+    const range = { start: below, reverse: true };
+    if (organizationId === undefined) {
+      // Every link (a group without its organization too, filtered by `matches`).
+      return this.dbs.linksById.getKeys(range);
+    }
+    if (!indexKeysFit(organizationId, groupApiId ?? '')) return [];
+    return groupApiId === undefined
+      ? this.dbs.linksByOrganization.getValues(organizationId, range)
+      : this.dbs.linksByGroup.getValues([organizationId, groupApiId], range);
+  }
+
+  /** list() without the indexes: every link read, the newest `limit` below `below` kept. */
+  private listReadingAll(query: LinkListQuery, below: number): LinkRecord[] {
+    const kept: Array<{ key: LinkKey; value: StoredLink }> = [];
+    for (const { key, value } of this.dbs.links.getRange()) {
+      const [id, , , , organizationId, groupApiId] = value;
+      if (id >= below || !matches({ organizationId, groupApiId }, query)) continue;
+      kept.push({ key, value });
+      // Sorted down by id and cut to `limit` now and then, so memory stays near `limit` links.
+      if (kept.length >= 2 * query.limit + 1024) newestFirst(kept, query.limit);
+    }
+    return newestFirst(kept, query.limit).map(({ key, value }) => fromStoredLink(key, value));
+  }
+}
+
+function isLinkId(id: number): boolean {
+  return Number.isSafeInteger(id) && id >= 1;
+}
+
+function matches(
+  link: Pick<LinkRecord, 'organizationId' | 'groupApiId'>,
+  query: LinkListQuery,
+): boolean {
+  return (
+    (query.organizationId === undefined || link.organizationId === query.organizationId) &&
+    (query.groupApiId === undefined || link.groupApiId === query.groupApiId)
+  );
+}
+
+/** Sorts `entries` by id from the highest down and cuts it to `limit`, in place. */
+function newestFirst<T extends { value: StoredLink }>(entries: T[], limit: number): T[] {
+  entries.sort((a, b) => b.value[0] - a.value[0]);
+  entries.length = Math.min(entries.length, limit);
+  return entries;
 }

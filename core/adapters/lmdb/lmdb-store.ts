@@ -15,12 +15,19 @@ import {
   prepareDataDir,
 } from './data-dir';
 import { checkStoreFiles } from './data-file-check';
-import { checkFormatVersion, FORMAT_VERSION, readFormatVersion } from './format-version';
+import {
+  checkFormatVersion,
+  FORMAT_VERSION,
+  LINK_INDEXES_SINCE,
+  markFormatVersion,
+  readFormatVersion,
+} from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
 import { LmdbIdentityStore } from './lmdb-identity-store';
 import { indexLinkDomains } from './link-domain-index';
 import { LmdbLinkStore } from './lmdb-link-store';
+import { indexLinks, linkIndexesComplete } from './link-indexes';
 import { messageOf } from '../../errors/message-of';
 import { onLmdb, readLmdb } from './lmdb-errors';
 import { PRIVATE_FILE_MODE } from './owner-only';
@@ -49,9 +56,11 @@ export interface LmdbStoreOptions {
   dataDir: string;
   logger?: Logger;
   /**
-   * Marks a store of an older format as this code's (default). `false` leaves its version as it
-   * is, for tools that write no idempotency records (the admin commands): an older server may
-   * still run on the directory.
+   * Upgrades a store of an older format (default): builds the link indexes it lacks, then marks
+   * it as this code's. `false` leaves its version as it is, for tools that write no idempotency
+   * records and no links (the admin commands): an older server may still run on the directory,
+   * writing links the indexes would miss, so such a store's links are found by id and listed by
+   * reading all of them.
    */
   migrate?: boolean;
   /**
@@ -116,15 +125,28 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
   await checkStoreFiles(path, { makePrivate: true });
   const root = openEnvironmentIn(path);
   const dbs = openDatabases(root);
+  let indexed: boolean;
   try {
     const migrate = options.migrate ?? true;
-    const found = await checkFormatVersion(dbs, path, migrate);
-    if (found < FORMAT_VERSION && migrate) {
+    const found = await checkFormatVersion(dbs, path);
+    // An older store is upgraded only with `migrate`: without, an older server may still write
+    // links that the indexes would miss, so they are neither built nor used (see LmdbLinkStore).
+    const upgrade = found < FORMAT_VERSION && migrate;
+    indexed = found >= LINK_INDEXES_SINCE || upgrade;
+    if (indexed && !linkIndexesComplete(dbs)) {
+      // Said before it starts: on millions of links the opening takes a while (see the README).
+      logger.info({ dataDir: path, links: dbs.links.getCount() }, 'indexing links');
+      const added = await indexLinks(dbs);
+      // Another process opening the store at the same time may have indexed them all.
+      if (added > 0) logger.info({ dataDir: path, links: added }, 'links indexed');
+    }
+    if (upgrade) {
+      await markFormatVersion(dbs);
       logger.info({ dataDir: path, from: found, to: FORMAT_VERSION }, 'LMDB store format migrated');
     }
-    const indexed = await indexLinkDomains(dbs);
-    if (indexed > 0) logger.info({ dataDir: path, indexed }, 'link domains indexed');
-    const formatVersion = migrate ? FORMAT_VERSION : found;
+    const domains = await indexLinkDomains(dbs);
+    if (domains > 0) logger.info({ dataDir: path, indexed: domains }, 'link domains indexed');
+    const formatVersion = upgrade ? FORMAT_VERSION : found;
     logger.info({ dataDir: path, formatVersion }, 'LMDB store ready');
   } catch (error) {
     await root.close().catch(() => undefined);
@@ -133,7 +155,7 @@ export async function createLmdbStore(options: LmdbStoreOptions): Promise<LmdbSt
       cause: error,
     });
   }
-  return lmdbStoreOn(dbs, path, logger);
+  return lmdbStoreOn(dbs, path, logger, indexed);
 }
 
 function openEnvironmentIn(path: string, options?: { readOnly?: boolean }): RootDatabase {
@@ -160,16 +182,24 @@ async function openToRead(dataDir: string, logger: Logger): Promise<LmdbStore> {
   await checkStoreFiles(path, { makePrivate: false });
   const root = openEnvironmentIn(path, { readOnly: true });
   const dbs = openDatabases(root);
+  let indexed: boolean;
   try {
-    readFormatVersion(dbs, path);
+    // Nothing is built here (nothing is written): a store without complete indexes is read
+    // without them.
+    indexed = readFormatVersion(dbs, path) >= LINK_INDEXES_SINCE && linkIndexesComplete(dbs);
   } catch (error) {
     await root.close().catch(() => undefined);
     throw error;
   }
-  return lmdbStoreOn(dbs, path, logger);
+  return lmdbStoreOn(dbs, path, logger, indexed);
 }
 
-function lmdbStoreOn(dbs: LmdbDatabases, path: string, logger: Logger): LmdbStore {
+function lmdbStoreOn(
+  dbs: LmdbDatabases,
+  path: string,
+  logger: Logger,
+  linksIndexed: boolean,
+): LmdbStore {
   const { root } = dbs;
   const idempotency = new LmdbIdempotencyStore(dbs, path, logger);
   const flushed = untilFlushed(root, path);
@@ -178,7 +208,7 @@ function lmdbStoreOn(dbs: LmdbDatabases, path: string, logger: Logger): LmdbStor
     kind: LMDB_STORE_KIND,
     path,
     identities: new LmdbIdentityStore(dbs, path),
-    links: new LmdbLinkStore(dbs, path),
+    links: new LmdbLinkStore(dbs, path, linksIndexed),
     idempotency,
     // Writes answer at commit (visible to every process, safe from a crash of this one); this
     // waits for the fsync that follows, so what it covers also survives a power loss.
