@@ -76,9 +76,11 @@ export async function openApiViolations(exchange: Exchange): Promise<string[]> {
   const isJson = mediaType === 'application/json';
   const typed =
     exchange.method === 'HEAD'
-      ? (api.matchOperation({ method: 'get', path: pathname, query, headers: {} })?.responses?.[
-          String(exchange.status)
-        ] as { content?: Record<string, unknown> } | undefined)
+      ? ((
+          api.matchOperation({ method: 'get', path: pathname, query, headers: {} }) ??
+          api.getOperation(UNKNOWN_ENDPOINT_OPERATION)
+        )?.responses?.[String(exchange.status)] as
+          { content?: Record<string, unknown> } | undefined)
       : documented;
   if (mediaType !== '' && !(mediaType in (typed?.content ?? {}))) {
     problems.push(`${what}: media type ${mediaType} not documented`);
