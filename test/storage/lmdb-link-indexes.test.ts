@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LinkRecord } from '../../core';
@@ -10,6 +11,7 @@ import {
 import type { StoredLink } from '../../core/adapters/lmdb/databases';
 import { indexLinks, LINK_INDEX_BATCH } from '../../core/adapters/lmdb/link-indexes';
 import { captureLogs } from '../support/log-capture';
+import { compileToTemp, ROOT } from '../support/compile-to-temp';
 import { formatVersionIn, openRawDatabases } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
 import { insertNew, newLink } from './fixtures';
@@ -195,31 +197,55 @@ describe('LMDB store: links written before the link indexes (format 2)', () => {
     }
   });
 
-  it(`indexes more than one batch (${LINK_INDEX_BATCH}) of links once, when two openings race`, async () => {
+  it(`indexes more than one batch (${LINK_INDEX_BATCH}) of links once, when two processes open it at once`, async () => {
+    // Two processes, as in production: LMDB's locks are per process, and one process must not open
+    // the same environment twice (that hung a jest worker that had opened others before).
     const count = LINK_INDEX_BATCH * 2 + 7;
     const dir = await storeOfFormat2(oldLinks(count));
-    const logs = [captureLogs(), captureLogs()];
-    const stores = await Promise.all(
-      logs.map((log) => createLmdbStore({ dataDir: dir, logger: log.logger })),
-    );
+    const build = await compileToTemp();
     try {
+      const outputs = await Promise.all([openIn(build.dir, dir), openIn(build.dir, dir)]);
       // Each link indexed by exactly one of them, whichever came first.
-      const indexed = logs
-        .flatMap((log) => log.records())
+      const indexed = outputs
+        .flatMap((output) => output.split('\n'))
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg?: string; links?: number })
         .filter((record) => record.msg === 'links indexed')
-        .map((record) => record.links as number);
+        .map((record) => record.links ?? 0);
       expect(indexed.reduce((sum, n) => sum + n, 0)).toBe(count);
-      for (const store of stores) {
-        const ids = (await listAll(store, 1000)).map((link) => link.id);
-        expect(ids).toEqual(Array.from({ length: count }, (_, i) => count - i));
-        await expect(store.links.findById(count)).resolves.toMatchObject({ alias: `old-${count}` });
-      }
     } finally {
-      await Promise.all(stores.map((store) => store.close()));
+      await build.remove();
+    }
+    const store = await createLmdbStore({ dataDir: dir });
+    try {
+      const ids = (await listAll(store, 1000)).map((link) => link.id);
+      expect(ids).toEqual(Array.from({ length: count }, (_, i) => count - i));
+      await expect(store.links.findById(count)).resolves.toMatchObject({ alias: `old-${count}` });
+    } finally {
+      await store.close();
     }
     expect(await formatVersionIn(dir)).toBe(FORMAT_VERSION);
   });
 });
+
+/** Opens (and so upgrades) the store in `dataDir` from a process of its own; its JSON log lines. */
+function openIn(buildDir: string, dataDir: string): Promise<string> {
+  const script = `
+const pino = require('pino');
+const { createLmdbStore } = require(${JSON.stringify(join(buildDir, 'core', 'adapters', 'lmdb'))});
+createLmdbStore({ dataDir: process.argv[1], logger: pino() })
+  .then((store) => store.close())
+  .catch((error) => { process.stderr.write(String(error && error.stack)); process.exit(1); });`;
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['-e', script, dataDir],
+      { env: { PATH: process.env.PATH ?? '', NODE_PATH: join(ROOT, 'node_modules') } },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(stderr || error.message)) : resolve(stdout),
+    );
+  });
+}
 
 describe('LMDB store: link index entries missing from a store of the current format', () => {
   it('adds them at opening (written by an older process after the upgrade, say)', async () => {
