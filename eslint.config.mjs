@@ -98,7 +98,11 @@ export default tseslint.config(
   { files: ['**/*.mjs', '**/*.cjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
   { files: ['jest.config.js'], languageOptions: { globals: { module: 'writable' } } },
   {
-    files: ['test/support/lmdb-process-wide.js'],
+    files: [
+      'test/support/lmdb-process-wide.js',
+      'test/support/system-tool-list.js',
+      'test/support/missing-tools-reporter.js',
+    ],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
     languageOptions: {
       sourceType: 'commonjs',
@@ -107,6 +111,7 @@ export default tseslint.config(
         require: 'readonly',
         __filename: 'readonly',
         __dirname: 'readonly',
+        process: 'readonly',
       },
     },
   },

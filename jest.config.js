@@ -30,6 +30,8 @@ const transform = {
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 20000,
+  // The closing line naming a system program whose tests were skipped (test/support/system-tools.ts).
+  reporters: ['default', '<rootDir>/test/support/missing-tools-reporter.js'],
   projects: Object.entries(SUITES).map(([name, folders]) => ({
     displayName: name,
     testEnvironment: 'node',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { Service } from '../../gateway-http/main';
 import { startInProcessService } from '../support/in-process-service';
+import { describeNeeding } from '../support/system-tools';
 
 /** Debian's chromium (CI installs it when missing), driven by playwright-core. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -22,7 +23,7 @@ const SCREENSHOT = process.env.SHORTLINK_DOCS_SCREENSHOT;
 
 jest.setTimeout(120_000);
 
-describe('GET /docs in a real browser (headless Chromium)', () => {
+describeNeeding('chromium')('GET /docs in a real browser (headless Chromium)', () => {
   let service: Service;
   let profile: string;
   let context: BrowserContext;

@@ -4,9 +4,10 @@ import { createRuntime, createUrlGuardFromConfig, loadConfig } from '../../core/
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from '../url-guard/fake-safe-browsing';
 import { eventually } from '../support/eventually';
 import { freePort } from '../support/free-port';
-import { MetricsSnapshot, promtoolCheck } from './support/exposition';
+import { MetricsSnapshot, promtoolLints } from './support/exposition';
 
 const logger = pino({ level: 'silent' });
+const lints = promtoolLints();
 const organization: Organization = {
   id: 'acme',
   name: 'Acme',
@@ -64,7 +65,7 @@ describe('URL-guard and reputation metrics', () => {
         snapshot.value('shortlink_url_guard_refusals_total', { rule });
       expect(['credentials', 'reputation', 'link-domain'].map(refusals)).toEqual([1, 1, 0]);
       expect(snapshot.value('shortlink_safe_browsing_queued')).toBe(0);
-      expect(promtoolCheck(await metrics.registry.metrics())).toEqual({ status: 0, output: '' });
+      lints.add('the URL guard metrics', await metrics.registry.metrics());
     } finally {
       await guard.close();
     }
@@ -138,10 +139,7 @@ describe('the Redis limiters state', () => {
     try {
       expect(await state(runtime.metrics!)).toEqual([1, 0]);
       // The gauge's name and help lint clean with the rest of the runtime's metrics.
-      expect(promtoolCheck(await runtime.metrics!.registry.metrics())).toEqual({
-        status: 0,
-        output: '',
-      });
+      lints.add("the runtime's metrics with Redis", await runtime.metrics!.registry.metrics());
     } finally {
       await runtime.close();
     }
@@ -156,3 +154,5 @@ describe('the Redis limiters state', () => {
     }
   });
 });
+
+lints.declareLintTest(2);

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client';
+import { itNeeding } from '../../support/system-tools';
 
 /** GET /metrics on 127.0.0.1:`port`: the status, content type and text. */
 export async function scrape(
@@ -64,4 +65,28 @@ export function promtoolCheck(text: string): { status: number | null; output: st
     );
   }
   return { status: run.status, output: `${run.stdout}${run.stderr}`.trim() };
+}
+
+/**
+ * Expositions a file's tests scrape, linted by promtool in one test of their own declared after
+ * them, so that where promtool is missing only that test is skipped (test/support/system-tools.ts).
+ */
+export function promtoolLints(): {
+  add(what: string, text: string): void;
+  declareLintTest(expected: number): void;
+} {
+  const texts: Array<{ what: string; text: string }> = [];
+  return {
+    add: (what, text) => void texts.push({ what, text }),
+    declareLintTest: (expected) =>
+      itNeeding('promtool')(
+        `the ${expected} expositions scraped above lint clean with promtool`,
+        () => {
+          expect(texts.map(({ what }) => what)).toHaveLength(expected);
+          for (const { what, text } of texts) {
+            expect({ what, ...promtoolCheck(text) }).toEqual({ what, status: 0, output: '' });
+          }
+        },
+      ),
+  };
 }
