@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { messageOf } from '../errors/message-of';
-import { ProvisioningError } from '../provisioning/provisioner';
+import { ProvisioningError } from '../provisioning/provisioning-error';
 
 export const USAGE = `usage: npm run admin -- <command> [options]
 

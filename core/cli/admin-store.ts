@@ -6,11 +6,8 @@ import { createMemoryStore, type MemoryStore } from '../adapters/memory/memory-s
 import { systemClock } from '../adapters/system-clock';
 import { silentLogger } from '../ports/logger';
 import type { Store } from '../ports/store';
-import {
-  NotFoundProvisioningError,
-  Provisioner,
-  ProvisioningError,
-} from '../provisioning/provisioner';
+import { Provisioner } from '../provisioning/provisioner';
+import { NotFoundProvisioningError, ProvisioningError } from '../provisioning/provisioning-error';
 import { seedFromSnapshot } from '../provisioning/seed-export';
 import { loadSeedFile } from '../provisioning/seed-file';
 import { lockSeedFile } from '../provisioning/seed-file-lock';

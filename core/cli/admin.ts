@@ -1,6 +1,6 @@
 import type { Provisioner } from '../provisioning/provisioner';
 import { isLinkScheme } from '../provisioning/link-domain';
-import { ProvisioningError } from '../provisioning/provisioner';
+import { ProvisioningError } from '../provisioning/provisioning-error';
 import { loadConfig } from '../runtime/config';
 import {
   isAdminCommand,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BackupTargetError } from '../adapters/lmdb/backup-target';
 import { createLmdbStore, LMDB_DATA_FILE } from '../adapters/lmdb/lmdb-store';
-import { ProvisioningError } from '../provisioning/provisioner';
+import { ProvisioningError } from '../provisioning/provisioning-error';
 import { IN_MEMORY_DATA_DIR, type Config } from '../runtime/config';
 import { refuseSharedDataDir } from './admin-store';
 

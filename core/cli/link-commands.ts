@@ -3,7 +3,7 @@ import { setLinkState } from '../links/set-link-state';
 import type { Clock } from '../ports/clock';
 import { ADMIN_ACTOR, type LinkRecord } from '../ports/link-store';
 import type { Store } from '../ports/store';
-import { NotFoundProvisioningError, ProvisioningError } from '../provisioning/provisioner';
+import { NotFoundProvisioningError, ProvisioningError } from '../provisioning/provisioning-error';
 import { usageError, type LinkCommand, type Options } from './admin-command-line';
 import { linkJson } from './link-json';
 import { findNamedLink, readLinkOption } from './link-reference-options';

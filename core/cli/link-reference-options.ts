@@ -1,6 +1,6 @@
 import type { LinkRecord, LinkStore } from '../ports/link-store';
 import { normalizeLinkDomain } from '../provisioning/link-domain';
-import { NotFoundProvisioningError } from '../provisioning/provisioner';
+import { NotFoundProvisioningError } from '../provisioning/provisioning-error';
 import { usageError, type Options } from './admin-command-line';
 
 /** The link a command names: by id, or by its link domain and alias. */

@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { ProvisioningError } from '../provisioning/provisioner';
+import { ProvisioningError } from '../provisioning/provisioning-error';
 import type { Config } from '../runtime/config';
 
 /** Where `link rescan` keeps its checkpoint unless --checkpoint names a file. */

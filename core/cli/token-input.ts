@@ -1,4 +1,4 @@
-import { ProvisioningError } from '../provisioning/provisioner';
+import { ProvisioningError } from '../provisioning/provisioning-error';
 
 /** Far longer than any token (46 characters): more is a file piped in by mistake, not a token. */
 const MAX_TOKEN_INPUT_BYTES = 4096;

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { hashSecret, MIN_CHOSEN_SECRET_LENGTH, SECRET_HASH_PATTERN } from '../auth/secrets';
 import { parseSeedText } from './seed-json';
-import { ProvisioningError, type Provisioner } from './provisioner';
+import type { Provisioner } from './provisioner';
+import { ProvisioningError } from './provisioning-error';
 
 const sha256Hex = z.string().regex(SECRET_HASH_PATTERN);
 // The message names the rule; zod's path names the field; the value itself is never repeated.

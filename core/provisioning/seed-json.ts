@@ -1,5 +1,5 @@
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { ProvisioningError } from './provisioner';
+import { ProvisioningError } from './provisioning-error';
 
 /**
  * A seed file's JSON. When it is not valid JSON the error says where (line and column) and what

@@ -1,7 +1,7 @@
 import { parseCommandLine, USAGE } from '../../core/cli/admin-command-line';
 import { openLinkStore } from '../../core/cli/admin-store';
 import { linkCommand } from '../../core/cli/link-commands';
-import { ProvisioningError } from '../../core/provisioning/provisioner';
+import { ProvisioningError } from '../../core/provisioning/provisioning-error';
 import { loadConfig } from '../../core/runtime/config';
 
 /** What the CLI says of a command line it refuses before opening any store. */

@@ -9,7 +9,7 @@ import { runRescanCommand } from '../../core/cli/rescan-command';
 import { ShortlinkError } from '../../core/errors/shortlink-error';
 import { silentLogger } from '../../core/ports/logger';
 import type { UrlGuard, UrlVerdict } from '../../core/ports/url-guard';
-import { ProvisioningError } from '../../core/provisioning/provisioner';
+import { ProvisioningError } from '../../core/provisioning/provisioning-error';
 import { loadConfig } from '../../core/runtime/config';
 import { createReputationRule } from '../../core/url-guard/reputation-rule';
 import { SafeBrowsingClient } from '../../core/url-guard/safe-browsing/safe-browsing-client';
