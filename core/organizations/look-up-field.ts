@@ -5,8 +5,9 @@ import { isAbsent, ownField } from '../procedure/raw-input';
 
 /**
  * The organization and group stages read one required field the same way: missing (absent, null
- * or empty) fails with `missing` and "<name> is required."; a value the schema refuses is as good as one that names
- * nothing, so it is never looked up and `lookUp` answers null for both.
+ * or empty) fails with `missing` and "<name> is required."; a value the schema refuses names
+ * nothing, so it is not looked up: `lookUpField` answers null for it, as for a value `lookUp` does
+ * not find.
  */
 export async function lookUpField<TSchema extends z.ZodType, TFound>(
   rawInput: unknown,

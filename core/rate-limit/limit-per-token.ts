@@ -20,9 +20,14 @@ export const limitPerToken: Middleware<AuthenticatedContext, AuthenticatedContex
     ctx.response.retryAfterSeconds = seconds;
     throw new ShortlinkError(
       'RATE_LIMITED',
-      `Rate limit of ${limit} requests per minute exceeded; retry in ${seconds} s.`,
+      `Rate limit of ${limit} requests per ${windowName(limiter.windowSeconds)} exceeded; retry in ${seconds} s.`,
       { retryAfterSeconds: seconds },
     );
   }
   return next(ctx);
 };
+
+/** "minute" for the product's window; a limiter an embedder gives may count over another. */
+function windowName(seconds: number): string {
+  return seconds === 60 ? 'minute' : `${seconds} s`;
+}
