@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
+import { rawExchange } from '../support/raw-exchange';
 
 /**
  * The answers node's HTTP server gives itself, before the service sees a request: a bare status
@@ -12,25 +13,10 @@ let http: HttpFixture;
 beforeEach(async () => ({ http } = await startHttpOnTestCore()));
 afterEach(() => http.close());
 
-/** Sends `head` as is and reads until the server closes the connection (or 2 s pass). */
-function rawExchange(head: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = connect(http.port, '127.0.0.1', () => socket.write(head));
-    const timer = setTimeout(() => socket.destroy(), 2_000);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('latin1'));
-    });
-  });
-}
-
 const BARE_400 = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
 
 it('an HTTP/1.1 request without Host: 400 with an empty body, no X-Request-Id', async () => {
-  const answer = await rawExchange('GET /hello HTTP/1.1\r\n\r\n');
+  const answer = await rawExchange(http.port, 'GET /hello HTTP/1.1\r\n\r\n');
   const [head, body] = answer.split('\r\n\r\n');
   expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
   expect(head).toMatch(/\r\nConnection: close\r\n/i);
@@ -39,7 +25,7 @@ it('an HTTP/1.1 request without Host: 400 with an empty body, no X-Request-Id', 
 });
 
 it('an HTTP/1.0 request without Host reaches the service (HTTP/1.0 has no Host)', async () => {
-  const answer = await rawExchange('GET /hello HTTP/1.0\r\n\r\n');
+  const answer = await rawExchange(http.port, 'GET /hello HTTP/1.0\r\n\r\n');
   expect(answer).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
   expect(answer).toMatch(/\r\n\r\n\{"data":null,"code":24,"errors":\[.+\]\}$/);
 });
@@ -57,11 +43,12 @@ it.each([
     'POST /api/create HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
   ],
 ])('%s: a bare 400', async (_label, head) => {
-  expect(await rawExchange(head)).toBe(BARE_400);
+  expect(await rawExchange(http.port, head)).toBe(BARE_400);
 });
 
 it('a method node knows but the service does not serve reaches the service', async () => {
   const answer = await rawExchange(
+    http.port,
     'PROPFIND /api/create HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
   );
   expect(answer).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
@@ -70,6 +57,7 @@ it('a method node knows but the service does not serve reaches the service', asy
 
 it('an Expect other than 100-continue reaches the service (node alone would answer a bare 417)', async () => {
   const create = await rawExchange(
+    http.port,
     'POST /api/create HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
   );
   expect(create).toMatch(/^HTTP\/1\.1 401 Unauthorized\r\n/);
@@ -79,11 +67,14 @@ it('an Expect other than 100-continue reaches the service (node alone would answ
 });
 
 it('CONNECT reaches the service too: 405 on /api/create, 404 elsewhere, then the connection closes', async () => {
-  const create = await rawExchange('CONNECT /api/create HTTP/1.1\r\nHost: x\r\n\r\n');
+  const create = await rawExchange(http.port, 'CONNECT /api/create HTTP/1.1\r\nHost: x\r\n\r\n');
   expect(create).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
   expect(create).toMatch(/\r\nAllow: POST\r\n/);
   expect(create).toMatch(/\{"data":null,"code":2,"errors":\["Method not allowed; use POST\."\]\}$/);
-  const authority = await rawExchange('CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n');
+  const authority = await rawExchange(
+    http.port,
+    'CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n',
+  );
   expect(authority).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
   expect(authority).toMatch(/\{"data":null,"code":24,"errors":\[.+\]\}$/);
 });
@@ -114,6 +105,7 @@ it('CONNECT: the server closes its socket even when the client keeps its side op
 
 it('a request head over 16 KiB: a bare 431', async () => {
   const answer = await rawExchange(
+    http.port,
     `GET /hello HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
   );
   expect(answer).toBe('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');

@@ -1,19 +1,7 @@
-import { connect } from 'node:net';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { captureLogs } from '../support/log-capture';
-
-/** Sends `head` as is on a new connection and resolves with everything the server wrote. */
-function rawExchange(port: number, head: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(head));
-    let answer = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (answer += chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(answer));
-  });
-}
+import { rawExchange } from '../support/raw-exchange';
 
 describe('the request log line', () => {
   let server: HttpFixture | undefined;

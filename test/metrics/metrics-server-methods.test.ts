@@ -1,19 +1,6 @@
-import { connect } from 'node:net';
 import pino from 'pino';
 import { listenMetrics, type RunningMetricsServer } from '../../gateway-http/metrics-server';
-
-/** Sends `head` on a new connection; resolves with what the server wrote before it closed. */
-function rawExchange(port: number, head: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(head));
-    let answer = '';
-    socket.setEncoding('latin1');
-    socket.setTimeout(3000, () => socket.destroy());
-    socket.on('data', (chunk: string) => (answer += chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(answer));
-  });
-}
+import { rawExchange } from '../support/raw-exchange';
 
 describe('the metrics port answers every method and path as documented', () => {
   let server: RunningMetricsServer;
