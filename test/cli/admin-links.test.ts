@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLmdbStore } from '../../core/adapters/lmdb';
-import { runAdmin, shownOnce, type AdminRun } from '../support/admin-cli';
+import { adminRefused, adminSucceeds, runAdmin, shownOnce } from '../support/admin-cli';
 import { adminBesideServer, createWithAlias } from '../support/admin-beside-server';
 import { eventually } from '../support/eventually';
 import { insertLink, provisionOrganization } from '../support/link-fixture';
@@ -14,18 +14,8 @@ const { dirs, buildDir, startServer } = adminBesideServer('admin-links');
 let env: Record<string, string>;
 
 /** Runs the compiled CLI on this file's DATA_DIR; expects success and nothing on stderr. */
-async function admin(...args: string[]): Promise<string> {
-  const run = await runAdmin(buildDir(), env, ...args);
-  expect(run).toMatchObject({ code: 0, stderr: '' });
-  return run.stdout;
-}
-
-/** Runs the CLI and expects it refused with exit status 2 and nothing on standard output. */
-async function refused(args: string[], runEnv = env): Promise<AdminRun> {
-  const run = await runAdmin(buildDir(), runEnv, ...args);
-  expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
-  return run;
-}
+const admin = (...args: string[]) => adminSucceeds(buildDir(), env, ...args);
+const refused = (args: string[], runEnv = env) => adminRefused(buildDir(), runEnv, ...args);
 
 const show = async (...args: string[]) =>
   JSON.parse(await admin('link', 'show', ...args)) as Record<string, unknown>;

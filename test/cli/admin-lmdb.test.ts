@@ -5,7 +5,7 @@ import { silentLogger } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import { lockSeedFile } from '../../core/provisioning/seed-file-lock';
 import { createRuntime, loadConfig } from '../../core/runtime';
-import { runAdmin, shownOnce } from '../support/admin-cli';
+import { adminRefused, adminSucceeds, shownOnce } from '../support/admin-cli';
 import { formatVersionIn } from '../support/raw-lmdb';
 import { adminBesideServer, createWithAlias } from '../support/admin-beside-server';
 
@@ -14,18 +14,12 @@ jest.setTimeout(120_000);
 const { dirs, buildDir, startServer } = adminBesideServer('admin-lmdb');
 
 /** `npm run admin -- <args>` as the compiled CLI, with only the environment given: its output. */
-async function admin(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const { code, stdout, stderr } = await runAdmin(buildDir(), env, ...args);
-  if (code !== 0) throw new Error(`admin ${args.join(' ')} exited ${code}: ${stderr}`);
-  return stdout;
-}
+const admin = (env: Record<string, string>, ...args: string[]) =>
+  adminSucceeds(buildDir(), env, ...args);
 
 /** The same, refused with exit status 2: what it said on standard error. */
-async function adminFails(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const { code, stderr } = await runAdmin(buildDir(), env, ...args);
-  expect(code).toBe(2);
-  return stderr;
-}
+const adminFails = async (env: Record<string, string>, ...args: string[]) =>
+  (await adminRefused(buildDir(), env, ...args)).stderr;
 
 async function provision(env: Record<string, string>, id: string, domain: string) {
   const organizationKey = shownOnce(

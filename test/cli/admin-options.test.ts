@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runAdmin } from '../support/admin-cli';
+import { adminSucceeds, runAdmin } from '../support/admin-cli';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { tempDirs } from '../support/temp-dirs';
 
@@ -12,11 +12,7 @@ let seedFile: string;
 let env: Record<string, string>;
 
 /** Runs the CLI on this file's seed file and expects it to succeed. */
-async function admin(...args: string[]): Promise<string> {
-  const run = await runAdmin(build.dir, env, ...args);
-  expect(run).toMatchObject({ code: 0, stderr: '' });
-  return run.stdout;
-}
+const admin = (...args: string[]) => adminSucceeds(build.dir, env, ...args);
 
 /** Runs the CLI and expects exit status 2, the usage, and the seed file left as it was. */
 async function refused(...args: string[]): Promise<string> {

@@ -3,18 +3,21 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashSecret } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
-import { runAdmin, runAdminWithInput, shownOnce, type AdminRun } from '../support/admin-cli';
+import {
+  adminSucceeds,
+  runAdmin,
+  runAdminWithInput,
+  shownOnce,
+  type AdminRun,
+} from '../support/admin-cli';
 import { adminBesideServer, createWithAlias } from '../support/admin-beside-server';
 
 jest.setTimeout(120_000);
 
 const { dirs, buildDir, startServer } = adminBesideServer('admin-revocation');
 
-async function admin(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const run = await runAdmin(buildDir(), env, ...args);
-  expect(run).toMatchObject({ code: 0, stderr: '' });
-  return run.stdout;
-}
+const admin = (env: Record<string, string>, ...args: string[]) =>
+  adminSucceeds(buildDir(), env, ...args);
 
 const revoke = (env: Record<string, string>, input: string, ...args: string[]) =>
   runAdminWithInput(buildDir(), env, input, 'token', 'revoke', ...args);

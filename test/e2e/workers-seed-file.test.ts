@@ -1,19 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import {
   isRunning,
   startChildService,
   type ChildService,
 } from '../reliability/support/child-service';
 import { logRecords, workerPids } from '../reliability/support/service-log';
-import { ROOT, compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import { adminSucceeds } from '../support/admin-cli';
+import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 
 jest.setTimeout(180_000);
-
-const run = promisify(execFile);
 
 let build: TempBuild;
 let dir: string;
@@ -33,12 +30,8 @@ afterAll(async () => {
 });
 
 /** The built admin CLI on the service's DATA_DIR, as an operator runs it beside the service. */
-async function admin(dataDir: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [join(build.dir, 'core/cli/admin.js'), ...args], {
-    env: { PATH: process.env.PATH ?? '', NODE_PATH: join(ROOT, 'node_modules'), DATA_DIR: dataDir },
-  });
-  return stdout;
-}
+const admin = (dataDir: string, ...args: string[]) =>
+  adminSucceeds(build.dir, { DATA_DIR: dataDir }, ...args);
 
 describe('WORKERS=2 with a seed file', () => {
   it("applies the seed file once: a crashed worker's replacement does not undo an admin change", async () => {

@@ -47,3 +47,25 @@ export function runAdminWithInput(
 
 /** The secret an admin command printed once. */
 export const shownOnce = (output: string) => /\(shown once\): (\S+)/.exec(output)?.[1] ?? '';
+
+/** Runs the CLI as runAdmin does and expects it to succeed silently on standard error: its output. */
+export async function adminSucceeds(
+  buildDir: string,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<string> {
+  const run = await runAdmin(buildDir, env, ...args);
+  expect({ args, ...run }).toMatchObject({ args, code: 0, stderr: '' });
+  return run.stdout;
+}
+
+/** Runs the CLI as runAdmin does and expects it refused: exit status 2, nothing on standard output. */
+export async function adminRefused(
+  buildDir: string,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<AdminRun> {
+  const run = await runAdmin(buildDir, env, ...args);
+  expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 2, stdout: '' });
+  return run;
+}
