@@ -9,7 +9,7 @@ import {
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { Service } from '../../gateway-http/main';
 import { startInProcessService } from '../support/in-process-service';
-import { connectGrpc } from '../grpc/grpc-fixture';
+import { connectGrpc } from '../support/grpc-fixture';
 import { outcomeOf } from '../support/grpc-call';
 import { readmeCodeBlocks } from '../support/readme-code';
 

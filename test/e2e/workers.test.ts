@@ -10,11 +10,8 @@ import {
   startChildService,
   type ChildService,
 } from '../reliability/support/child-service';
-import {
-  bearerMetadata,
-  grpcCreate,
-  ownConnectionClient,
-} from '../reliability/support/grpc-client';
+import { grpcCreate, ownConnectionClient } from '../reliability/support/grpc-client';
+import { authorizationMetadata } from '../support/grpc-metadata';
 import { sendRaw } from '../reliability/support/raw-http';
 import { startReputationGate, type ReputationGate } from '../reliability/support/reputation-gate';
 import { UNLIMITED } from '../reliability/support/test-service';
@@ -117,7 +114,7 @@ describe('WORKERS=2: one primary, two workers on the same ports', () => {
   });
 
   it("holds one token's 60 per minute exactly across the workers, over REST and gRPC", async () => {
-    const metadata = bearerMetadata(`Bearer ${s.token}`);
+    const metadata = authorizationMetadata(`Bearer ${s.token}`);
     // 70 over REST and 30 over gRPC, each on a connection of its own, in batches of 10: the
     // workers accept connections themselves, so the kernel picks the worker of each, and over
     // 100 connections opened in ten batches both workers take a share of each gateway.

@@ -2,7 +2,8 @@ import { createMemoryRateLimiter, ShortlinkMetrics, type RateLimiter } from '../
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { captureLogs } from '../support/log-capture';
 import { gatedUrlGuard, waitUntil } from './gated-url-guard';
-import { bearer, startGrpcOnTestCore, validRequest } from './grpc-fixture';
+import { startGrpcOnTestCore, validRequest } from '../support/grpc-fixture';
+import { bearer } from '../support/grpc-metadata';
 
 /** The value of `name` with exactly these labels, 0 when the series does not exist. */
 async function sampleOf(metrics: ShortlinkMetrics, name: string, labels: Record<string, string>) {

@@ -2,7 +2,7 @@ import { connect } from 'node:http2';
 import { credentials, status } from '@grpc/grpc-js';
 import { ShortLinkServiceClient } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { MAX_CONCURRENT_STREAMS } from '../../gateway-grpc/grpc-server';
-import { startGrpcOnTestCore, type GrpcFixture } from './grpc-fixture';
+import { startGrpcOnTestCore, type GrpcFixture } from '../support/grpc-fixture';
 
 let grpc: GrpcFixture;
 

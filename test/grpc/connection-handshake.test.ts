@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import type { GrpcConnectionLimits } from '../../gateway-grpc';
 import { ResolveShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { ACME_DOMAIN } from '../support/core-fixture';
-import { startGrpcOnTestCore, type GrpcFixture } from './grpc-fixture';
+import { startGrpcOnTestCore, type GrpcFixture } from '../support/grpc-fixture';
 import {
   closesWithin,
   grpcFrame,

@@ -5,7 +5,7 @@ import {
   LinkState,
   type CreateShortLinkRequest,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
-import { metadataText, startGrpc, validRequest, type GrpcFixture } from './grpc-fixture';
+import { metadataText, startGrpc, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 
 describe('gRPC: CreateShortLink and ResolveShortLink on the core', () => {
   let f: CoreFixture;

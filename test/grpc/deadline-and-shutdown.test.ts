@@ -6,7 +6,7 @@ import {
 } from '../../gateway-grpc/generated/grpc/health/v1/health';
 import { captureLogs } from '../support/log-capture';
 import { gatedUrlGuard, waitUntil } from './gated-url-guard';
-import { startGrpcOnTestCore, validRequest } from './grpc-fixture';
+import { startGrpcOnTestCore, validRequest } from '../support/grpc-fixture';
 
 describe('gRPC deadlines', () => {
   it('fails a call whose deadline already passed without reaching the server', async () => {

@@ -1,7 +1,7 @@
 import type { Metadata, status } from '@grpc/grpc-js';
 import { reasonOf, type ErrorCodeNumber } from '../../core';
 import type { CallOutcome } from '../support/grpc-call';
-import { metadataText } from './grpc-fixture';
+import { metadataText } from '../support/grpc-fixture';
 import { ErrorInfo } from '../../gateway-grpc/generated/google/rpc/error_details';
 import { Status } from '../../gateway-grpc/generated/google/rpc/status';
 

@@ -11,7 +11,7 @@ import {
   ServerReflectionClient,
   type ServerReflectionResponse,
 } from '../../gateway-grpc/generated/grpc/reflection/v1/reflection';
-import { startGrpcOnTestCore, type GrpcFixture } from './grpc-fixture';
+import { startGrpcOnTestCore, type GrpcFixture } from '../support/grpc-fixture';
 
 function check(client: HealthClient, service: string) {
   return new Promise<{ error: ServiceError | null; response?: HealthCheckResponse }>((resolve) =>

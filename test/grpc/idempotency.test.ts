@@ -5,7 +5,12 @@ import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { heldCalls } from '../support/held-url-guard';
 import { MALFORMED_KEYS, manualClock } from '../support/idempotency';
 import { gatedUrlGuard } from './gated-url-guard';
-import { metadataText, startGrpcOnTestCore, validRequest, type GrpcFixture } from './grpc-fixture';
+import {
+  metadataText,
+  startGrpcOnTestCore,
+  validRequest,
+  type GrpcFixture,
+} from '../support/grpc-fixture';
 
 let f: CoreFixture;
 let grpc: GrpcFixture;

@@ -8,7 +8,7 @@ import {
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { CoreFixture } from '../support/core-fixture';
 import { gatedUrlGuard, type GatedUrlGuard } from './gated-url-guard';
-import { startGrpcOnTestCore, validRequest, type GrpcFixture } from './grpc-fixture';
+import { startGrpcOnTestCore, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 import {
   closesWithin,
   grpcFrame,

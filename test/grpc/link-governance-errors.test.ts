@@ -9,7 +9,12 @@ import {
 import type { CallOutcome } from '../support/grpc-call';
 import type { CoreFixture } from '../support/core-fixture';
 import { expectFailure } from './error-details';
-import { metadataText, startGrpcOnTestCore, validRequest, type GrpcFixture } from './grpc-fixture';
+import {
+  metadataText,
+  startGrpcOnTestCore,
+  validRequest,
+  type GrpcFixture,
+} from '../support/grpc-fixture';
 import { rawCall } from './raw-call';
 
 let f: CoreFixture;

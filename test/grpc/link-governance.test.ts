@@ -3,7 +3,12 @@ import { createMemoryRateLimiter, ShortlinkMetrics } from '../../core';
 import { LinkState, type ShortLink } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { CoreFixture } from '../support/core-fixture';
 import { expectFailure } from './error-details';
-import { metadataText, startGrpcOnTestCore, validRequest, type GrpcFixture } from './grpc-fixture';
+import {
+  metadataText,
+  startGrpcOnTestCore,
+  validRequest,
+  type GrpcFixture,
+} from '../support/grpc-fixture';
 
 /**
  * GetShortLink, ListShortLinks, DisableShortLink and EnableShortLink through a real server on the

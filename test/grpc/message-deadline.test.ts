@@ -6,7 +6,7 @@ import {
 import { MessageCounter } from '../../gateway-grpc/connection/message-deadline';
 import { ACME_DOMAIN, type CoreFixture } from '../support/core-fixture';
 import { captureLogs } from '../support/log-capture';
-import { startGrpcOnTestCore, validRequest, type GrpcFixture } from './grpc-fixture';
+import { startGrpcOnTestCore, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 import { grpcFrame, NGHTTP2_NO_ERROR, openSession, startCall } from './raw-session';
 
 const CREATE = '/shortlink.v1.ShortLinkService/CreateShortLink';

@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { CoreFixture } from '../support/core-fixture';
 import { MALFORMED_KEYS } from '../support/idempotency';
-import { startGrpcOnTestCore, validRequest, type GrpcFixture } from './grpc-fixture';
+import { startGrpcOnTestCore, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 import { rawCall, type RawOutcome } from './raw-call';
 
 /**

@@ -6,7 +6,7 @@ import type {
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { readmeCodeBlock, runExample } from '../support/readme-code';
 import type { CoreFixture } from '../support/core-fixture';
-import { startGrpcOnTestCore, type GrpcFixture } from './grpc-fixture';
+import { startGrpcOnTestCore, type GrpcFixture } from '../support/grpc-fixture';
 
 /** The Node client example of gateway-grpc/README.md, run as printed against a test server. */
 const printed = readmeCodeBlock('gateway-grpc/README.md', 'Calling it from a Node service');

@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { BackendUnavailableError, createCore } from '../../core';
 import { createTestCore } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
-import { metadataText, startGrpc, validRequest } from './grpc-fixture';
+import { metadataText, startGrpc, validRequest } from '../support/grpc-fixture';
 
 describe('gRPC ResolveShortLink while the store is unavailable', () => {
   it('answers UNAVAILABLE, code 23, with retry-after in the trailers, as CreateShortLink does', async () => {

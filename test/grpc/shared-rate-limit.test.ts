@@ -6,7 +6,7 @@ import { startServiceWithGrpcClient } from '../support/in-process-service';
 import { startHttp } from '../support/http-fixture';
 import { conformingFetch } from '../support/openapi-conformance';
 import { decodeStatusDetails } from './error-details';
-import { metadataText, startGrpc, type GrpcClientFixture } from './grpc-fixture';
+import { metadataText, startGrpc, type GrpcClientFixture } from '../support/grpc-fixture';
 
 describe('one token, one budget across REST and gRPC (npm start: startService)', () => {
   let service: Service;

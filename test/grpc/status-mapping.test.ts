@@ -17,7 +17,7 @@ import {
   startGrpcOnTestCore,
   validRequest,
   type GrpcFixture,
-} from './grpc-fixture';
+} from '../support/grpc-fixture';
 
 /** The product's gRPC status table for the codes both transports share (gateway-grpc/README.md). */
 const CONTRACT_TABLE: Array<[codes: number[], grpcStatus: status]> = [

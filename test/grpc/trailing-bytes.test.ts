@@ -5,7 +5,7 @@ import {
   ResolveShortLinkRequest,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { CoreFixture } from '../support/core-fixture';
-import { startGrpcOnTestCore, validRequest, type GrpcFixture } from './grpc-fixture';
+import { startGrpcOnTestCore, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 import { rawCall } from './raw-call';
 
 /**

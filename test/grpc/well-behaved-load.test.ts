@@ -6,7 +6,7 @@ import {
 import { ACME_DOMAIN } from '../support/core-fixture';
 import { outcomeOf } from '../support/grpc-call';
 import { captureLogs } from '../support/log-capture';
-import { startGrpcOnTestCore, validRequest } from './grpc-fixture';
+import { startGrpcOnTestCore, validRequest } from '../support/grpc-fixture';
 
 const CALLS = 2000;
 const CLIENTS = 3;

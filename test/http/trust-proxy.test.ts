@@ -8,7 +8,7 @@ import {
   startGrpcOnTestCore,
   validRequest,
   type GrpcFixture,
-} from '../grpc/grpc-fixture';
+} from '../support/grpc-fixture';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { startHttp } from '../support/http-fixture';
 import { startInProcessService } from '../support/in-process-service';

@@ -5,11 +5,8 @@ import { eventually } from '../support/eventually';
 import { freePort } from '../support/free-port';
 import { startChildService, type ChildService } from '../reliability/support/child-service';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
-import {
-  bearerMetadata,
-  grpcCreate,
-  ownConnectionClient,
-} from '../reliability/support/grpc-client';
+import { grpcCreate, ownConnectionClient } from '../reliability/support/grpc-client';
+import { authorizationMetadata } from '../support/grpc-metadata';
 import { sendRaw } from '../reliability/support/raw-http';
 import { coversEveryWorker } from '../reliability/support/service-log';
 import { UNLIMITED } from '../reliability/support/test-service';
@@ -173,7 +170,7 @@ describe('WORKERS=2: one scrape of the primary sums every worker', () => {
             urlGroupId: service.urlGroupId,
             url: 'https://example.com/counted-grpc',
           },
-          bearerMetadata(`Bearer ${service.token}`),
+          authorizationMetadata(`Bearer ${service.token}`),
         );
         expect(outcome.error).toBeUndefined();
       } finally {

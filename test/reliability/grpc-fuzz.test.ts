@@ -8,7 +8,8 @@ import {
   type ShortLinkServiceClient,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { outcomeOf, type CallOutcome } from '../support/grpc-call';
-import { bearerMetadata, grpcClient, grpcCreate } from './support/grpc-client';
+import { grpcClient, grpcCreate } from './support/grpc-client';
+import { authorizationMetadata } from '../support/grpc-metadata';
 import { canForceGc, settledHeapUsed } from './support/heap';
 import { hostileString } from './support/hostile-requests';
 import { startTestService, UNLIMITED, type TestService } from './support/test-service';
@@ -108,7 +109,7 @@ describe('gRPC gateway under hostile messages', () => {
     await fc.assert(
       fc.asyncProperty(request, authorization, async (message, auth) => {
         const before = t.store.links.size;
-        const outcome = await grpcCreate(client, message, bearerMetadata(auth));
+        const outcome = await grpcCreate(client, message, authorizationMetadata(auth));
         const bytes = CreateShortLinkRequest.encode(message).finish().length;
         const success = checkOutcome(outcome, bytes);
         if (success) {
@@ -147,7 +148,7 @@ describe('gRPC gateway under hostile messages', () => {
     await fc.assert(
       fc.asyncProperty(bytes, async (message) => {
         const before = t.store.links.size;
-        const outcome = await rawCreate(client, message, bearerMetadata(t.authorization));
+        const outcome = await rawCreate(client, message, authorizationMetadata(t.authorization));
         const success = checkOutcome(outcome, message.length);
         if (success)
           expect(CreateShortLinkResponse.decode(outcome.response!).shortLink).toBeDefined();
@@ -164,7 +165,7 @@ describe('gRPC gateway under hostile messages', () => {
       urlGroupId: t.demo.urlGroupId,
       url: `https://example.com/${'a'.repeat(MAX_MESSAGE_BYTES)}`,
     });
-    const outcome = await grpcCreate(client, huge, bearerMetadata(t.authorization));
+    const outcome = await grpcCreate(client, huge, authorizationMetadata(t.authorization));
     expect(outcome.status.code).toBe(status.RESOURCE_EXHAUSTED);
     expect(t.store.links.size).toBe(before);
     const next = await grpcCreate(
@@ -174,7 +175,7 @@ describe('gRPC gateway under hostile messages', () => {
         urlGroupId: t.demo.urlGroupId,
         url: 'https://example.com/after-huge',
       },
-      bearerMetadata(t.authorization),
+      authorizationMetadata(t.authorization),
     );
     expect(next.status.code).toBe(status.OK);
   });
@@ -185,7 +186,7 @@ describe('gRPC gateway under hostile messages', () => {
     const undecodable = Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]); // length past the end
     expect(decodes(undecodable)).toBe(false);
     const before = t.store.links.size;
-    const outcome = await rawCreate(client, undecodable, bearerMetadata(t.authorization));
+    const outcome = await rawCreate(client, undecodable, authorizationMetadata(t.authorization));
     expect(t.store.links.size).toBe(before);
     expect(outcome.status.code).toBe(status.INVALID_ARGUMENT);
     expect(outcome.status.metadata.get('shortlink-error-code')).toEqual(['20']);
@@ -196,7 +197,7 @@ describe('gRPC gateway under hostile messages', () => {
     for (const bytes of fc.sample(fc.uint8Array({ minLength: 1, maxLength: 100 }), 200)) {
       const message = Buffer.from(bytes);
       if (decodes(message)) continue;
-      const outcome = await rawCreate(client, message, bearerMetadata(t.authorization));
+      const outcome = await rawCreate(client, message, authorizationMetadata(t.authorization));
       expect(outcome.status.code).not.toBe(status.OK);
       expect(outcome.status.code).not.toBe(status.UNKNOWN);
     }
@@ -222,7 +223,7 @@ describe('gRPC gateway under hostile messages', () => {
           await grpcCreate(
             client,
             { ...message, alias: `${message.alias}${pad.slice(0, 10_000)}` },
-            bearerMetadata(t.authorization),
+            authorizationMetadata(t.authorization),
           );
         }
       };

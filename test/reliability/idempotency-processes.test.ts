@@ -1,7 +1,7 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { join } from 'node:path';
 import { createLmdbStore } from '../../core/adapters/lmdb';
-import { connectGrpc, metadataText, type GrpcClientFixture } from '../grpc/grpc-fixture';
+import { connectGrpc, metadataText, type GrpcClientFixture } from '../support/grpc-fixture';
 import { RedisProcess } from '../redis/support/redis-process';
 import { tempDirs } from '../support/temp-dirs';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';

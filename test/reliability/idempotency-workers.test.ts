@@ -8,13 +8,14 @@ import { Redis } from 'ioredis';
 import { hashSecret, type Seed } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import type { ShortLink as GrpcShortLink } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
-import { metadataText } from '../grpc/grpc-fixture';
+import { metadataText } from '../support/grpc-fixture';
 import { SHARED_REDIS_URL } from '../redis/support/redis-process';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { errorBody } from '../support/http-assertions';
 import { tempDirs } from '../support/temp-dirs';
 import { isRunning, startChildService, type ChildService } from './support/child-service';
-import { bearerMetadata, grpcCreate, ownConnectionClient } from './support/grpc-client';
+import { grpcCreate, ownConnectionClient } from './support/grpc-client';
+import { authorizationMetadata } from '../support/grpc-metadata';
 import { sendRaw } from './support/raw-http';
 import { startReputationGate, type ReputationGate } from './support/reputation-gate';
 import { coversEveryWorker, logRecords, workerPids } from './support/service-log';
@@ -168,7 +169,7 @@ async function restCreate(key: string, payload: object): Promise<Answer> {
 async function grpcCall(key: string, url: string, redirectType?: number): Promise<Answer> {
   requests += 1;
   const client = ownConnectionClient(s().grpcPort);
-  const metadata = bearerMetadata(`Bearer ${token}`);
+  const metadata = authorizationMetadata(`Bearer ${token}`);
   metadata.set('idempotency-key', key);
   try {
     const outcome = await grpcCreate(

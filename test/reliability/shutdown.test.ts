@@ -6,7 +6,8 @@ import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { within } from '../support/within';
 import { startChildService, type ChildService } from './support/child-service';
 import { expectEnvelope } from './support/envelope';
-import { bearerMetadata, grpcClient, grpcCreate } from './support/grpc-client';
+import { grpcClient, grpcCreate } from './support/grpc-client';
+import { authorizationMetadata } from '../support/grpc-metadata';
 import { sendCreatesOnBothGateways } from './support/held-creates';
 import { openSocket, pause, sendRaw, whenClosed } from './support/raw-http';
 import { startReputationGate, type ReputationGate } from './support/reputation-gate';
@@ -59,7 +60,7 @@ describe('graceful shutdown under load (in-process, REST and gRPC)', () => {
     const halfCount = 5;
     const abortedCount = 5;
     const client = grpcClient(t.service.grpc.port);
-    const metadata = bearerMetadata(t.authorization);
+    const metadata = authorizationMetadata(t.authorization);
     const grpcBody = (alias: string, url: string) => ({
       organizationKey: t.demo.organizationKey,
       urlGroupId: t.demo.urlGroupId,
@@ -203,7 +204,7 @@ describe('SIGTERM to the process under load', () => {
   it('answers every accepted request, refuses new ones and exits 0', async () => {
     const { s, gate } = await held.start();
     const client = grpcClient(s.grpcPort);
-    const metadata = bearerMetadata(`Bearer ${s.token}`);
+    const metadata = authorizationMetadata(`Bearer ${s.token}`);
     // Keep-alive sockets, so `Connection: close` below is the server's choice, not the client's.
     const agent = new Agent({ keepAlive: true });
     const { rest, grpc } = sendCreatesOnBothGateways(s, { rest: 20, grpc: 20 }, [client], agent);

@@ -12,7 +12,8 @@ import fc from 'fast-check';
 import { ERROR_CODE_METADATA } from '../../gateway-grpc';
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { expectEnvelope } from './support/envelope';
-import { bearerMetadata, grpcClient, grpcCreate } from './support/grpc-client';
+import { grpcClient, grpcCreate } from './support/grpc-client';
+import { authorizationMetadata } from '../support/grpc-metadata';
 import { settledHeapUsed } from './support/heap';
 import { hostileCreate, hostileString } from './support/hostile-requests';
 import { openSocket, pause, sendRaw } from './support/raw-http';
@@ -26,7 +27,7 @@ const SLOW_SOCKETS = 10;
 async function soak(): Promise<boolean> {
   const t = await startTestService({ ...UNLIMITED, LOG_LEVEL: 'silent' });
   const client = grpcClient(t.service.grpc.port);
-  const metadata = bearerMetadata(t.authorization);
+  const metadata = authorizationMetadata(t.authorization);
   const hostile = fc.sample(hostileCreate({ ...t.demo }), 2_000);
   const hostileStrings = fc.sample(hostileString, 500);
   const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)]!;

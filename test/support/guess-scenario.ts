@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createCore, type Core, type MemoryStore, type RateLimiter, type Store } from '../../core';
-import { bearer, startGrpc, validRequest } from '../grpc/grpc-fixture';
+import { startGrpc, validRequest } from './grpc-fixture';
+import { bearer } from './grpc-metadata';
 import { createTestCore, type CoreFixture } from './core-fixture';
 import { startHttp } from './http-fixture';
 

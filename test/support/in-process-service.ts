@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { IN_MEMORY_DATA_DIR } from '../../core/runtime';
 import { startService, type Service } from '../../gateway-http/main';
-import { connectGrpc, type GrpcClientFixture } from '../grpc/grpc-fixture';
+import { connectGrpc, type GrpcClientFixture } from './grpc-fixture';
 
 /** What the in-process tests start the service with: free ports, no metrics, no store on disk. */
 export const IN_PROCESS_ENV: Readonly<Record<string, string>> = {

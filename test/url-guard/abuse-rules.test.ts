@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore, createMemoryRateLimiter, silentLogger, type Core } from '../../core';
 import { createUrlGuardFromConfig, loadConfig, type ConfiguredUrlGuard } from '../../core/runtime';
-import { startGrpc, validRequest, type GrpcFixture } from '../grpc/grpc-fixture';
+import { startGrpc, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
 

@@ -1,7 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { createCore, createMemoryRateLimiter, silentLogger } from '../../core';
 import { createUrlGuardFromConfig, loadConfig, type ConfiguredUrlGuard } from '../../core/runtime';
-import { metadataText, startGrpc, validRequest, type GrpcFixture } from '../grpc/grpc-fixture';
+import { metadataText, startGrpc, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from './fake-safe-browsing';

@@ -1,4 +1,5 @@
-import { credentials, Metadata } from '@grpc/grpc-js';
+import type { Metadata } from '@grpc/grpc-js';
+import { credentials } from '@grpc/grpc-js';
 import {
   CreateShortLinkRequest,
   ShortLinkServiceClient,
@@ -18,13 +19,6 @@ export function ownConnectionClient(port: number): ShortLinkServiceClient {
   return new ShortLinkServiceClient(`127.0.0.1:${port}`, credentials.createInsecure(), {
     'grpc.use_local_subchannel_pool': 1,
   });
-}
-
-/** Metadata carrying this exact `authorization` value (hostile ones included), or none. */
-export function bearerMetadata(authorization: string | undefined): Metadata {
-  const metadata = new Metadata();
-  if (authorization !== undefined) metadata.set('authorization', authorization);
-  return metadata;
 }
 
 /** One CreateShortLink call with a deadline; resolves with its outcome once it has ended. */

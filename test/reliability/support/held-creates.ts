@@ -1,7 +1,8 @@
 import type { Agent } from 'node:http';
 import type { ShortLinkServiceClient } from '../../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { ChildService } from './child-service';
-import { bearerMetadata, grpcCreate } from './grpc-client';
+import { grpcCreate } from './grpc-client';
+import { authorizationMetadata } from '../../support/grpc-metadata';
 import { sendRaw } from './raw-http';
 
 /**
@@ -29,7 +30,7 @@ export function sendCreatesOnBothGateways(
       }),
     }),
   );
-  const metadata = bearerMetadata(`Bearer ${s.token}`);
+  const metadata = authorizationMetadata(`Bearer ${s.token}`);
   const grpc = Array.from({ length: counts.grpc }, (_, i) =>
     grpcCreate(
       clients[i % clients.length]!,

@@ -17,8 +17,9 @@ import {
   type ResolveShortLinkResponse,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { listenGrpc, type GrpcConnectionLimits, type RunningGrpcServer } from '../../gateway-grpc';
-import { createTestCore, type CoreFixture, type TestCoreDeps } from '../support/core-fixture';
-import { outcomeOf, type CallOutcome } from '../support/grpc-call';
+import { createTestCore, type CoreFixture, type TestCoreDeps } from './core-fixture';
+import { outcomeOf, type CallOutcome } from './grpc-call';
+import { bearer } from './grpc-metadata';
 
 export interface GrpcFixture {
   running: RunningGrpcServer;
@@ -49,12 +50,6 @@ export interface GrpcFixture {
     auth?: string | Metadata,
   ): Promise<CallOutcome<EnableShortLinkResponse>>;
   close(): Promise<void>;
-}
-
-export function bearer(token: string): Metadata {
-  const metadata = new Metadata();
-  metadata.set('authorization', `Bearer ${token}`);
-  return metadata;
 }
 
 export type GrpcClientFixture = Omit<GrpcFixture, 'running'>;
