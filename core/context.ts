@@ -1,3 +1,4 @@
+import type { LinkDomainDirectory } from './links/link-domain-directory';
 import type { AliasGenerator } from './ports/alias-generator';
 import type { Clock } from './ports/clock';
 import type { Logger } from './ports/logger';
@@ -36,6 +37,11 @@ export interface CoreDeps {
    * (code 26) only this long (IDEMPOTENCY_LEASE_SECONDS).
    */
   idempotencyLeaseSeconds: number;
+  /**
+   * How long following trusts its in-memory list of link domains before it reloads it, in the
+   * background (LINK_DOMAINS_REFRESH_SECONDS).
+   */
+  linkDomainsRefreshSeconds: number;
 }
 
 export interface LinkEvents {
@@ -74,8 +80,15 @@ export interface RateLimitInfo extends RateLimitState {
   windowSeconds: number;
 }
 
+/** What following keeps in memory between requests, made once by createCore from the deps. */
+export interface FollowingState {
+  /** The domains links are stored under, so a Host is resolved to one without the store. */
+  domains: LinkDomainDirectory;
+}
+
 export interface CoreContext {
   deps: CoreDeps;
+  following: FollowingState;
   request: RequestContext;
   response: ResponseInfo;
 }

@@ -5,12 +5,22 @@ import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 import { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
 import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
 import { systemClock } from './adapters/system-clock';
-import type { CoreContext, CoreDeps, RequestContext, ResponseInfo } from './context';
+import type {
+  CoreContext,
+  CoreDeps,
+  FollowingState,
+  RequestContext,
+  ResponseInfo,
+} from './context';
 import { checkCoreNumbers } from './core-options';
 import {
   DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   DEFAULT_IDEMPOTENCY_TTL_SECONDS,
 } from './idempotency/idempotency-defaults';
+import {
+  DEFAULT_LINK_DOMAINS_REFRESH_SECONDS,
+  LinkDomainDirectory,
+} from './links/link-domain-directory';
 import { reservedAliasSet } from './links/reserved-aliases';
 import { silentLogger } from './ports/logger';
 import { createCaller, type Caller, type UntypedCaller } from './procedure/router';
@@ -69,12 +79,20 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     logger: deps.logger ?? silentLogger,
     idempotencyTtlSeconds: deps.idempotencyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
     idempotencyLeaseSeconds: deps.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+    linkDomainsRefreshSeconds:
+      deps.linkDomainsRefreshSeconds ?? DEFAULT_LINK_DOMAINS_REFRESH_SECONDS,
   };
   checkCoreNumbers(full);
+  const following: FollowingState = {
+    domains: new LinkDomainDirectory(full.store.links, {
+      refreshMs: full.linkDomainsRefreshSeconds * 1000,
+      logger: full.logger,
+    }),
+  };
   // `null` from plain JavaScript is no request context either (a default applies to undefined only).
   const bind = (given: RequestContext | null | undefined) => {
     const request = given ?? {};
-    const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };
+    const ctx: CoreContext = { deps: full, following, request, response: request.response ?? {} };
     return createCaller(appRouter, ctx, {
       // A caller reused for several calls: `response` tells of the latest call alone.
       onCall: () => {

@@ -26,6 +26,7 @@ import {
   MAX_IDEMPOTENCY_LEASE_SECONDS,
   MAX_IDEMPOTENCY_TTL_SECONDS,
 } from '../idempotency/idempotency-defaults';
+import { DEFAULT_LINK_DOMAINS_REFRESH_SECONDS } from '../links/link-domain-directory';
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
@@ -144,7 +145,10 @@ export const configSchema = z.object({
   BLOCKED_SHORTENER_DOMAINS: list,
   URL_BLOCKLIST_FILE: optionalText,
   URL_BLOCKLIST_POLL_MS: positiveTimerMsSetting.default(2000),
-  LINK_DOMAINS_REFRESH_SECONDS: positiveTimerSecondsSetting.default(10),
+  /** How long the link domains are trusted by the loop check and by following, in each process. */
+  LINK_DOMAINS_REFRESH_SECONDS: positiveTimerSecondsSetting.default(
+    DEFAULT_LINK_DOMAINS_REFRESH_SECONDS,
+  ),
   SAFE_BROWSING_URL: optionalText.refine(
     (value) => value === undefined || (/^https?:\/\//i.test(value) && URL.canParse(value)),
     'must be an http(s) URL',

@@ -113,6 +113,7 @@ export async function createRuntime(
       logger,
       idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
       idempotencyLeaseSeconds: config.IDEMPOTENCY_LEASE_SECONDS,
+      linkDomainsRefreshSeconds: config.LINK_DOMAINS_REFRESH_SECONDS,
     });
 
     const provisioner = new Provisioner(store.identities, systemClock);
