@@ -13,6 +13,12 @@ export interface CoreDeps {
   rateLimiter: RateLimiter;
   /** Per-client-address budget of failed token checks (30 per minute by default). */
   authFailureLimiter: RateLimiter;
+  /**
+   * Per-client-address budget of unknown aliases followed (60 per minute by default); null: none.
+   * Its `knownRefusal`, when it has one, lets following refuse an address past its budget without
+   * reading the store.
+   */
+  followMissLimiter: RateLimiter | null;
   urlGuard: UrlGuard;
   /**
    * The local anti-phishing rules a link's target must still pass to be followed (blocklist
@@ -52,7 +58,7 @@ export interface LinkEvents {
 export interface RequestContext {
   /** The raw `Authorization` value (`Bearer <token>`), or undefined when absent. */
   authorization?: string | null | undefined;
-  /** The client's address; failed token checks are limited per address. */
+  /** The client's address; failed token checks and unknown aliases are limited per address. */
   clientAddress?: string | undefined;
   /**
    * Where a failure that is the service's fault (codes 1 and 23) is logged, once, by the core:

@@ -27,6 +27,7 @@ import { createCaller, type Caller, type UntypedCaller } from './procedure/route
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
+  DEFAULT_FOLLOW_MISSES_PER_MINUTE,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   LIMITER_KEY_PREFIX,
 } from './rate-limit/limits';
@@ -66,6 +67,14 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
         limit: DEFAULT_AUTH_FAILURES_PER_MINUTE,
         maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
       }),
+    // null turns the budget off; only undefined takes the default.
+    followMissLimiter:
+      deps.followMissLimiter === undefined
+        ? new CappedMemoryRateLimiter({
+            limit: DEFAULT_FOLLOW_MISSES_PER_MINUTE,
+            maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
+          })
+        : deps.followMissLimiter,
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
     followGuard: deps.followGuard ?? allowAllUrlGuard,
     linkEvents: deps.linkEvents,

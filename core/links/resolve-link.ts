@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import type { CoreContext } from '../context';
-import { expectedFailure } from '../errors/shortlink-error';
+import { addressKeyOf } from '../auth/address-key';
+import { expectedFailure, ShortlinkError } from '../errors/shortlink-error';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { isAlias } from './create-link-input';
 import { MAX_HOST_HEADER_LENGTH } from './long-url';
 import { followRefusal, linkGone } from './follow-policy';
 import { toLinkView, type LinkView } from './link-view';
 import type { LinkRecord, LinkStore } from '../ports/link-store';
+import type { RateLimitDecision, RateLimiter } from '../ports/rate-limiter';
+import { retryAfterSeconds } from '../rate-limit/retry-after';
 import { domainCandidates, type DomainCandidate } from './link-host';
 
 const resolveLinkSchema = z.object({
@@ -19,6 +22,24 @@ export type ResolveLinkRequest = z.input<typeof resolveLinkSchema>;
 
 const notFound = () => expectedFailure('NOT_FOUND', 'No short link with this alias.');
 
+/** A client past its budget of unknown aliases: 19, with the seconds until its window resets. */
+function tooManyMisses(ctx: CoreContext, refusal: RateLimitDecision): ShortlinkError {
+  const seconds = retryAfterSeconds(refusal.resetAt);
+  ctx.response.retryAfterSeconds = seconds;
+  return new ShortlinkError(
+    'RATE_LIMITED',
+    'Too many unknown short links from this address; slow down.',
+    { retryAfterSeconds: seconds },
+  );
+}
+
+/** The follow-miss budget and the key this request's client counts under; null: not limited. */
+function missBudgetOf(ctx: CoreContext): { limiter: RateLimiter; key: string } | null {
+  const limiter = ctx.deps.followMissLimiter;
+  const address = ctx.request.clientAddress;
+  return limiter && address !== undefined ? { limiter, key: addressKeyOf(address) } : null;
+}
+
 /**
  * `links.resolve`: the link behind (domain, alias), for following it. Public: following a link
  * needs no credentials. The domain is read as a Host (see domainCandidates: any case, IDN, a
@@ -27,18 +48,37 @@ const notFound = () => expectedFailure('NOT_FOUND', 'No short link with this ali
  * costs one read, not one per form of the Host. The alias is compared exactly. A link found but
  * not to be followed (disabled, its organization inactive, its target now refused) is 28,
  * whatever the reason.
+ *
+ * Unknown aliases are limited per client address (IPv6 by its /64), as failed token checks are:
+ * a lookup that finds nothing is counted after the read, atomically, and the count decides
+ * between 24 and 19. An address the limiter knows to be past its budget is refused before any
+ * read (19), unless the link is one the store holds without a read (the link cache's): a scanner
+ * past its budget costs the store nothing, and a popular link still answers everyone behind a
+ * shared address. A link found counts nothing; a caller with no client address is not limited.
  */
 export const resolveLink = ProcedureBuilder.create<CoreContext>()
   .input(resolveLinkSchema, () => notFound())
   .query(async ({ ctx, input }): Promise<LinkView> => {
     const candidates = domainCandidates(input.domain);
     if (!candidates) throw notFound();
-    const domains = await ctx.following.domains.domainsToRead(candidates);
-    const link = await findFirst(ctx.deps.store.links, domains, input.alias);
-    if (!link) throw notFound();
-    const refusal = await followRefusal(ctx, link);
-    if (refusal !== null) {
-      ctx.request.logger?.debug({ link: link.id, refusal }, 'link not followed');
+    const budget = missBudgetOf(ctx);
+    const refusal = budget?.limiter.knownRefusal?.(budget.key);
+    let link: LinkRecord | null;
+    if (refusal) {
+      const domains = ctx.following.domains.knownNow(candidates);
+      link = findKnown(ctx.deps.store.links, domains, input.alias) ?? null;
+      if (!link) throw tooManyMisses(ctx, refusal);
+    } else {
+      const domains = await ctx.following.domains.domainsToRead(candidates);
+      link = await findFirst(ctx.deps.store.links, domains, input.alias);
+    }
+    if (!link) {
+      const decision = budget && (await budget.limiter.consume(budget.key));
+      throw decision && !decision.allowed ? tooManyMisses(ctx, decision) : notFound();
+    }
+    const refused = await followRefusal(ctx, link);
+    if (refused !== null) {
+      ctx.request.logger?.debug({ link: link.id, refusal: refused }, 'link not followed');
       throw linkGone();
     }
     return toLinkView(link);
@@ -55,4 +95,22 @@ async function findFirst(
     if (link && (scheme === undefined || link.scheme === scheme)) return link;
   }
   return null;
+}
+
+/**
+ * What findFirst would answer, from what the store holds without a read; undefined as soon as a
+ * domain it would read first cannot be told without one (a cache holds found links only).
+ */
+function findKnown(
+  links: LinkStore,
+  domains: readonly DomainCandidate[],
+  alias: string,
+): LinkRecord | undefined {
+  if (!links.findKnownByAlias) return undefined;
+  for (const { domain, scheme } of domains) {
+    const link = links.findKnownByAlias(domain, alias);
+    if (link === undefined) return undefined;
+    if (scheme === undefined || link.scheme === scheme) return link;
+  }
+  return undefined;
 }

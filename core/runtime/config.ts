@@ -30,6 +30,7 @@ import { DEFAULT_LINK_DOMAINS_REFRESH_SECONDS } from '../links/link-domain-direc
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
+  DEFAULT_FOLLOW_MISSES_PER_MINUTE,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
 } from '../rate-limit/limits';
 
@@ -87,7 +88,15 @@ export const configSchema = z.object({
   REDIS_URL: optionalText,
   RATE_LIMIT_PER_MINUTE: positive.default(DEFAULT_RATE_LIMIT_PER_MINUTE),
   AUTH_FAILURES_PER_MINUTE: positive.default(DEFAULT_AUTH_FAILURES_PER_MINUTE),
-  /** Client addresses (IPv6: /64 networks) the in-memory auth-failure limiter holds at most. */
+  /**
+   * Unknown aliases followed per client address per minute (REST GET/HEAD /<alias> and gRPC
+   * ResolveShortLink together); past it 19. 0: no budget.
+   */
+  FOLLOW_MISSES_PER_MINUTE: nonnegativeSetting.default(DEFAULT_FOLLOW_MISSES_PER_MINUTE),
+  /**
+   * Client addresses (IPv6: /64 networks) each in-memory per-address table holds at most: the
+   * auth-failure and follow-miss limiters', and the refusals a shared follow-miss limiter recalls.
+   */
   AUTH_FAILURE_TRACKED_ADDRESSES: positiveEntriesSetting.default(
     DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   ),

@@ -103,6 +103,10 @@ export async function createRuntime(
       authFailureLimiter: metrics
         ? observedRateLimiter(limiters.authFailures, 'auth_failures', metrics)
         : limiters.authFailures,
+      followMissLimiter:
+        metrics && limiters.followMisses
+          ? observedRateLimiter(limiters.followMisses, 'follow_misses', metrics)
+          : limiters.followMisses,
       urlGuard: urlGuard.guard,
       followGuard: urlGuard.followGuard,
       // Counts each change of a link's state this process makes (disable, enable).
