@@ -1,3 +1,4 @@
+import type { LinkDomainDirectory } from './links/link-domain-directory';
 import type { AliasGenerator } from './ports/alias-generator';
 import type { Clock } from './ports/clock';
 import type { Logger } from './ports/logger';
@@ -12,6 +13,12 @@ export interface CoreDeps {
   rateLimiter: RateLimiter;
   /** Per-client-address budget of failed token checks (30 per minute by default). */
   authFailureLimiter: RateLimiter;
+  /**
+   * Per-client-address budget of unknown aliases followed (60 per minute by default); null: none.
+   * Its `knownRefusal`, when it has one, lets following refuse an address past its budget without
+   * reading the store.
+   */
+  followMissLimiter: RateLimiter | null;
   urlGuard: UrlGuard;
   /**
    * The local anti-phishing rules a link's target must still pass to be followed (blocklist
@@ -36,6 +43,11 @@ export interface CoreDeps {
    * (code 26) only this long (IDEMPOTENCY_LEASE_SECONDS).
    */
   idempotencyLeaseSeconds: number;
+  /**
+   * How long following trusts its in-memory list of link domains before it reloads it, in the
+   * background (LINK_DOMAINS_REFRESH_SECONDS).
+   */
+  linkDomainsRefreshSeconds: number;
 }
 
 export interface LinkEvents {
@@ -46,7 +58,7 @@ export interface LinkEvents {
 export interface RequestContext {
   /** The raw `Authorization` value (`Bearer <token>`), or undefined when absent. */
   authorization?: string | null | undefined;
-  /** The client's address; failed token checks are limited per address. */
+  /** The client's address; failed token checks and unknown aliases are limited per address. */
   clientAddress?: string | undefined;
   /**
    * Where a failure that is the service's fault (codes 1 and 23) is logged, once, by the core:
@@ -74,8 +86,15 @@ export interface RateLimitInfo extends RateLimitState {
   windowSeconds: number;
 }
 
+/** What following keeps in memory between requests, made once by createCore from the deps. */
+export interface FollowingState {
+  /** The domains links are stored under, so a Host is resolved to one without the store. */
+  domains: LinkDomainDirectory;
+}
+
 export interface CoreContext {
   deps: CoreDeps;
+  following: FollowingState;
   request: RequestContext;
   response: ResponseInfo;
 }

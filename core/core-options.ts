@@ -21,6 +21,7 @@ const numbers = z.object({
     .max(MAX_ALIAS_ATTEMPTS, ATTEMPTS),
   idempotencyTtlSeconds: seconds,
   idempotencyLeaseSeconds: seconds,
+  linkDomainsRefreshSeconds: seconds,
 });
 
 /**
@@ -30,7 +31,13 @@ const numbers = z.object({
  * request's.
  */
 export function checkCoreNumbers(
-  deps: Pick<CoreDeps, 'maxAliasAttempts' | 'idempotencyTtlSeconds' | 'idempotencyLeaseSeconds'>,
+  deps: Pick<
+    CoreDeps,
+    | 'maxAliasAttempts'
+    | 'idempotencyTtlSeconds'
+    | 'idempotencyLeaseSeconds'
+    | 'linkDomainsRefreshSeconds'
+  >,
 ): void {
   const result = numbers.safeParse(deps);
   if (result.success) return;

@@ -5,18 +5,29 @@ import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 import { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
 import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
 import { systemClock } from './adapters/system-clock';
-import type { CoreContext, CoreDeps, RequestContext, ResponseInfo } from './context';
+import type {
+  CoreContext,
+  CoreDeps,
+  FollowingState,
+  RequestContext,
+  ResponseInfo,
+} from './context';
 import { checkCoreNumbers } from './core-options';
 import {
   DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   DEFAULT_IDEMPOTENCY_TTL_SECONDS,
 } from './idempotency/idempotency-defaults';
+import {
+  DEFAULT_LINK_DOMAINS_REFRESH_SECONDS,
+  LinkDomainDirectory,
+} from './links/link-domain-directory';
 import { reservedAliasSet } from './links/reserved-aliases';
 import { silentLogger } from './ports/logger';
 import { createCaller, type Caller, type UntypedCaller } from './procedure/router';
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
+  DEFAULT_FOLLOW_MISSES_PER_MINUTE,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   LIMITER_KEY_PREFIX,
 } from './rate-limit/limits';
@@ -56,6 +67,14 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
         limit: DEFAULT_AUTH_FAILURES_PER_MINUTE,
         maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
       }),
+    // null turns the budget off; only undefined takes the default.
+    followMissLimiter:
+      deps.followMissLimiter === undefined
+        ? new CappedMemoryRateLimiter({
+            limit: DEFAULT_FOLLOW_MISSES_PER_MINUTE,
+            maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
+          })
+        : deps.followMissLimiter,
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
     followGuard: deps.followGuard ?? allowAllUrlGuard,
     linkEvents: deps.linkEvents,
@@ -69,12 +88,20 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     logger: deps.logger ?? silentLogger,
     idempotencyTtlSeconds: deps.idempotencyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
     idempotencyLeaseSeconds: deps.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+    linkDomainsRefreshSeconds:
+      deps.linkDomainsRefreshSeconds ?? DEFAULT_LINK_DOMAINS_REFRESH_SECONDS,
   };
   checkCoreNumbers(full);
+  const following: FollowingState = {
+    domains: new LinkDomainDirectory(full.store.links, {
+      refreshMs: full.linkDomainsRefreshSeconds * 1000,
+      logger: full.logger,
+    }),
+  };
   // `null` from plain JavaScript is no request context either (a default applies to undefined only).
   const bind = (given: RequestContext | null | undefined) => {
     const request = given ?? {};
-    const ctx: CoreContext = { deps: full, request, response: request.response ?? {} };
+    const ctx: CoreContext = { deps: full, following, request, response: request.response ?? {} };
     return createCaller(appRouter, ctx, {
       // A caller reused for several calls: `response` tells of the latest call alone.
       onCall: () => {

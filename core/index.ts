@@ -45,6 +45,10 @@ export {
   createMemoryRateLimiter,
 } from './adapters/rate-limit/flexible-rate-limiter';
 export { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
+export {
+  rememberingRefusals,
+  type RememberedRefusalsOptions,
+} from './adapters/rate-limit/remembered-refusals';
 export { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 export { allowAllUrlGuard } from './adapters/allow-all-url-guard';
 export { systemClock } from './adapters/system-clock';

@@ -117,11 +117,12 @@ export function createShortLinkService(
           throw new ShortlinkError(call.request.reason, call.request.message);
         }
         const { domain, alias } = call.request;
-        // `response` receives the retry-after of a store that is unavailable (23).
+        // `response` receives the retry-after of a store that is unavailable (23), or of a client
+        // address past its budget of unknown aliases (19), which REST follows share.
         const response: ResponseInfo = {};
         try {
           const link = await core
-            .createCaller({ logger, response })
+            .createCaller({ clientAddress: clientAddressOf(call, trustProxy), logger, response })
             .links.resolve({ domain, alias });
           followed?.(0);
           return { shortLink: toShortLinkMessage(link) };

@@ -12,7 +12,9 @@ function redirectCacheControl(status: number, maxAgeSeconds: number): string {
 
 /**
  * GET|HEAD /<alias> on a link domain: answers with the link's redirect, or 410 for a link that
- * must not be followed (code 28), or the contract's error.
+ * must not be followed (code 28), or the contract's error in its JSON body, as every other error:
+ * 404 (24) for an unknown alias, 429 (19) with Retry-After for a client address past its budget
+ * of unknown aliases (express's req.ip: behind TRUST_PROXY, the forwarded client).
  */
 export function followLinkHandler(
   core: Core,
@@ -26,9 +28,10 @@ export function followLinkHandler(
     const response: ResponseInfo = {};
     try {
       // The request's logger, so a store failure (1, 23) is logged with the request id, as on a
-      // create; `response` receives the Retry-After of a 503.
+      // create; `response` receives the Retry-After of a 429 or a 503.
       const link = await core
         .createCaller({
+          clientAddress: req.ip,
           get logger() {
             return req.log;
           },
@@ -50,7 +53,7 @@ export function followLinkHandler(
       if (error.reason === 'LINK_DISABLED') {
         sendLinkGone(req, res, error);
       } else {
-        // Following has no rate limit: only a 503's Retry-After.
+        // No token, so no token budget: only the Retry-After of a 429 or a 503.
         setRateLimitHeaders(res, response);
         sendError(res, error);
       }

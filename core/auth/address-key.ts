@@ -5,20 +5,21 @@ import ipaddr from 'ipaddr.js';
  * /56 or /48) and may use any address in it, so counting single IPv6 addresses would give one
  * client 2^64 budgets.
  */
-const IPV6_FAILURE_PREFIX_LENGTH = 64;
+const IPV6_CLIENT_PREFIX_LENGTH = 64;
 
 /**
- * The key failed token checks of `address` are counted under: an IPv4 address as it is (an
+ * The key a per-address budget (failed token checks, unknown aliases followed) counts `address`
+ * under: an IPv4 address as it is (an
  * IPv4-mapped IPv6 address too, `::ffff:198.51.100.7` being the same client as `198.51.100.7`),
  * an IPv6 address as its /64 network (`2001:db8:1:2::/64`). Something that is not an IP address
  * (a Unix socket path) is kept as it is.
  */
-export function failureKeyOf(address: string): string {
+export function addressKeyOf(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return parsed.toString();
   const bytes = parsed
     .toByteArray()
-    .map((byte, index) => (index < IPV6_FAILURE_PREFIX_LENGTH / 8 ? byte : 0));
-  return `${ipaddr.fromByteArray(bytes).toString()}/${IPV6_FAILURE_PREFIX_LENGTH}`;
+    .map((byte, index) => (index < IPV6_CLIENT_PREFIX_LENGTH / 8 ? byte : 0));
+  return `${ipaddr.fromByteArray(bytes).toString()}/${IPV6_CLIENT_PREFIX_LENGTH}`;
 }

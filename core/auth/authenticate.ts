@@ -3,7 +3,7 @@ import { ShortlinkError } from '../errors/shortlink-error';
 import type { Middleware } from '../procedure/procedure';
 import type { RateLimitDecision } from '../ports/rate-limiter';
 import { retryAfterSeconds } from '../rate-limit/retry-after';
-import { failureKeyOf } from './address-key';
+import { addressKeyOf } from './address-key';
 import { parseBearer } from './bearer';
 import { hashSecret } from './secrets';
 
@@ -55,6 +55,6 @@ export const authenticate: Middleware<CoreContext, AuthenticatedContext> = async
 async function countedFailure(ctx: CoreContext, failure: ShortlinkError): Promise<ShortlinkError> {
   const address = ctx.request.clientAddress;
   if (address === undefined) return failure;
-  const decision = await ctx.deps.authFailureLimiter.consume(failureKeyOf(address));
+  const decision = await ctx.deps.authFailureLimiter.consume(addressKeyOf(address));
   return decision.allowed ? failure : tooManyFailures(ctx, decision);
 }

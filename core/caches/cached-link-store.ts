@@ -62,6 +62,16 @@ export class CachedLinkStore implements LinkStore {
     return this.cache.get(cacheKey(domain, alias), () => this.inner.findByAlias(domain, alias));
   }
 
+  /** A link kept here (found by a lookup, or created by this process), without a read. */
+  findKnownByAlias(domain: string, alias: string): LinkRecord | undefined {
+    return this.cache.known(cacheKey(domain, alias));
+  }
+
+  /** Not cached: its reader (following's domain directory) keeps its own copy for a while. */
+  listDomains(): Promise<string[]> {
+    return this.inner.listDomains();
+  }
+
   /** Not cached: read by the governing procedures, which must see the stored state. */
   findById(id: number): Promise<LinkRecord | null> {
     return this.inner.findById(id);

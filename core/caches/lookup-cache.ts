@@ -45,6 +45,11 @@ export class LookupCache<V extends NonNullable<unknown>> {
     return lookup;
   }
 
+  /** The value kept for `key`, if any: never a lookup. */
+  known(key: string): V | undefined {
+    return this.values.get(key);
+  }
+
   /** Keeps a value known without a lookup (e.g. a link just inserted). */
   set(key: string, value: V): void {
     this.values.set(key, value);

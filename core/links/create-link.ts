@@ -146,6 +146,8 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
     const stored = input.alias
       ? await insertChosen(ctx, { ...link, alias: input.alias })
       : await insertGenerated(ctx, link);
+    // Following finds it with one read whatever form its Host takes, without a reload.
+    ctx.following.domains.add(stored.domain);
     // A 200 promises the link survives a power loss. A request with an idempotency key (valid,
     // or it would not get here) is synced once by the \`idempotent\` stage after it records the
     // answer, which covers the link too.

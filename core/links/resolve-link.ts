@@ -1,86 +1,116 @@
 import { z } from 'zod';
 import type { CoreContext } from '../context';
-import { expectedFailure } from '../errors/shortlink-error';
+import { addressKeyOf } from '../auth/address-key';
+import { expectedFailure, ShortlinkError } from '../errors/shortlink-error';
 import { ProcedureBuilder } from '../procedure/procedure';
-import { MAX_ALIAS_LENGTH } from './create-link-input';
+import { isAlias } from './create-link-input';
 import { MAX_HOST_HEADER_LENGTH } from './long-url';
 import { followRefusal, linkGone } from './follow-policy';
 import { toLinkView, type LinkView } from './link-view';
 import type { LinkRecord, LinkStore } from '../ports/link-store';
-import type { LinkScheme } from '../ports/identity-store';
-import { DEFAULT_PORTS, withoutTrailingDot } from '../url-guard/host';
+import type { RateLimitDecision, RateLimiter } from '../ports/rate-limiter';
+import { retryAfterSeconds } from '../rate-limit/retry-after';
+import { domainCandidates, type DomainCandidate } from './link-host';
 
 const resolveLinkSchema = z.object({
   domain: z.string().min(1).max(MAX_HOST_HEADER_LENGTH),
-  alias: z.string().min(1).max(MAX_ALIAS_LENGTH),
+  // An alias no link can have names none: answered without a read.
+  alias: z.string().refine(isAlias),
 });
 
 export type ResolveLinkRequest = z.input<typeof resolveLinkSchema>;
 
 const notFound = () => expectedFailure('NOT_FOUND', 'No short link with this alias.');
 
-/** A port a client may name or leave out for the link domain's own scheme. */
-const DEFAULT_PORT_SCHEMES: Readonly<Record<string, LinkScheme>> = {
-  [DEFAULT_PORTS.https]: 'https',
-  [DEFAULT_PORTS.http]: 'http',
-};
+/** A client past its budget of unknown aliases: 19, with the seconds until its window resets. */
+function tooManyMisses(ctx: CoreContext, refusal: RateLimitDecision): ShortlinkError {
+  const seconds = retryAfterSeconds(refusal.resetAt);
+  ctx.response.retryAfterSeconds = seconds;
+  return new ShortlinkError(
+    'RATE_LIMITED',
+    'Too many unknown short links from this address; slow down.',
+    { retryAfterSeconds: seconds },
+  );
+}
+
+/** The follow-miss budget and the key this request's client counts under; null: not limited. */
+function missBudgetOf(ctx: CoreContext): { limiter: RateLimiter; key: string } | null {
+  const limiter = ctx.deps.followMissLimiter;
+  const address = ctx.request.clientAddress;
+  return limiter && address !== undefined ? { limiter, key: addressKeyOf(address) } : null;
+}
 
 /**
  * `links.resolve`: the link behind (domain, alias), for following it. Public: following a link
- * needs no credentials. The domain is read as a Host: compared case-insensitively and without a
- * trailing dot on the name (`ACME.link.` is `acme.link`), and a domain and its scheme's default
- * port are one (`acme.link:443` is `acme.link` for an https domain), whichever of the two the
- * Host or the stored link names. The alias is compared exactly. A link found but not to be
- * followed (disabled, its organization inactive, its target now refused) is 28, whatever the
- * reason.
+ * needs no credentials. The domain is read as a Host (see domainCandidates: any case, IDN, a
+ * trailing dot, a scheme's default port), and resolved in memory to the stored domain its link
+ * can be under (the link domain directory), so a lookup reads the store once: an unknown alias
+ * costs one read, not one per form of the Host. The alias is compared exactly. A link found but
+ * not to be followed (disabled, its organization inactive, its target now refused) is 28,
+ * whatever the reason.
+ *
+ * Unknown aliases are limited per client address (IPv6 by its /64), as failed token checks are:
+ * a lookup that finds nothing is counted after the read, atomically, and the count decides
+ * between 24 and 19. An address the limiter knows to be past its budget is refused before any
+ * read (19), unless the link is one the store holds without a read (the link cache's): a scanner
+ * past its budget costs the store nothing, and a popular link still answers everyone behind a
+ * shared address. A link found counts nothing; a caller with no client address is not limited.
  */
 export const resolveLink = ProcedureBuilder.create<CoreContext>()
   .input(resolveLinkSchema, () => notFound())
   .query(async ({ ctx, input }): Promise<LinkView> => {
-    const link = await findByHost(ctx.deps.store.links, input.domain, input.alias);
-    if (!link) throw notFound();
-    const refusal = await followRefusal(ctx, link);
-    if (refusal !== null) {
-      ctx.request.logger?.debug({ link: link.id, refusal }, 'link not followed');
+    const candidates = domainCandidates(input.domain);
+    if (!candidates) throw notFound();
+    const budget = missBudgetOf(ctx);
+    const refusal = budget?.limiter.knownRefusal?.(budget.key);
+    let link: LinkRecord | null;
+    if (refusal) {
+      const domains = ctx.following.domains.knownNow(candidates);
+      link = findKnown(ctx.deps.store.links, domains, input.alias) ?? null;
+      if (!link) throw tooManyMisses(ctx, refusal);
+    } else {
+      const domains = await ctx.following.domains.domainsToRead(candidates);
+      link = await findFirst(ctx.deps.store.links, domains, input.alias);
+    }
+    if (!link) {
+      const decision = budget && (await budget.limiter.consume(budget.key));
+      throw decision && !decision.allowed ? tooManyMisses(ctx, decision) : notFound();
+    }
+    const refused = await followRefusal(ctx, link);
+    if (refused !== null) {
+      ctx.request.logger?.debug({ link: link.id, refusal: refused }, 'link not followed');
       throw linkGone();
     }
     return toLinkView(link);
   });
 
-/** The link `alias` names on the link domain a Host names (see resolveLink), or null. */
-async function findByHost(
+/** The link `alias` names under the first of `domains` holding one of the domain's scheme. */
+async function findFirst(
   links: LinkStore,
-  domain: string,
+  domains: readonly DomainCandidate[],
   alias: string,
 ): Promise<LinkRecord | null> {
-  const host = splitHost(domain.toLowerCase());
-  if (!host) return null;
-  const { name, port } = host;
-  const link = await links.findByAlias(port === '' ? name : `${name}:${port}`, alias);
-  if (link) return link;
-  const defaultFor = DEFAULT_PORT_SCHEMES[port];
-  if (defaultFor) {
-    const portless = await links.findByAlias(name, alias);
-    if (portless?.scheme === defaultFor) return portless;
-  }
-  if (port === '') {
-    // A domain stored with its scheme's own default port (`acme.link:443`, as provisioning
-    // kept it before it dropped that port): a client sends its Host without the port.
-    for (const [defaultPort, scheme] of Object.entries(DEFAULT_PORT_SCHEMES)) {
-      const ported = await links.findByAlias(`${name}:${defaultPort}`, alias);
-      if (ported?.scheme === scheme) return ported;
-    }
+  for (const { domain, scheme } of domains) {
+    const link = await links.findByAlias(domain, alias);
+    if (link && (scheme === undefined || link.scheme === scheme)) return link;
   }
   return null;
 }
 
 /**
- * A Host's name (without its trailing dot) and port (empty when none); null when a colon is left
- * after the name's last `]` (`acme.link:8443.`, a dot after the port): no Host a client sends.
+ * What findFirst would answer, from what the store holds without a read; undefined as soon as a
+ * domain it would read first cannot be told without one (a cache holds found links only).
  */
-function splitHost(host: string): { name: string; port: string } | null {
-  const match = /^(.*?)(?::(\d+))?$/.exec(host);
-  const name = match?.[1] ?? host;
-  if (name.slice(name.lastIndexOf(']') + 1).includes(':')) return null;
-  return { name: withoutTrailingDot(name), port: match?.[2] ?? '' };
+function findKnown(
+  links: LinkStore,
+  domains: readonly DomainCandidate[],
+  alias: string,
+): LinkRecord | undefined {
+  if (!links.findKnownByAlias) return undefined;
+  for (const { domain, scheme } of domains) {
+    const link = links.findKnownByAlias(domain, alias);
+    if (link === undefined) return undefined;
+    if (scheme === undefined || link.scheme === scheme) return link;
+  }
+  return undefined;
 }

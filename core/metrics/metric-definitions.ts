@@ -32,7 +32,7 @@ const COUNTERS = {
   },
   rateLimitRefusals: {
     name: 'shortlink_rate_limit_refusals_total',
-    help: 'Rate-limit decisions that refused a request, by limiter (token budget, or failed token checks per client address).',
+    help: 'Rate-limit decisions that refused a request, by limiter (token budget, failed token checks per client address, or unknown aliases followed per client address).',
     labelNames: ['limiter'],
   },
   urlGuardRefusals: {
@@ -47,7 +47,7 @@ const COUNTERS = {
   },
   follows: {
     name: 'shortlink_follows_total',
-    help: 'Short links followed (REST GET or HEAD /<alias>, gRPC ResolveShortLink), by gateway and outcome: redirect (the link answered), not_found (code 24), gone (code 28: disabled, organization inactive or target now refused), error (any other code).',
+    help: 'Short links followed (REST GET or HEAD /<alias>, gRPC ResolveShortLink), by gateway and outcome: redirect (the link answered), not_found (code 24), gone (code 28: disabled, organization inactive or target now refused), rate_limited (code 19: the client address is past its budget of unknown aliases), error (any other code).',
     labelNames: ['gateway', 'outcome'],
   },
   linkStateChanges: {

@@ -29,10 +29,13 @@ export function observedRateLimiter(
   };
   const consumeTimer = metrics.limiterCall(name, 'consume');
   const peekTimer = metrics.limiterCall(name, 'peek');
+  const knownRefusal = limiter.knownRefusal?.bind(limiter);
   return {
     limit: limiter.limit,
     windowSeconds: limiter.windowSeconds,
     consume: (key) => observe(limiter.consume(key), consumeTimer, performance.now()),
     peek: (key) => observe(limiter.peek(key), peekTimer, performance.now()),
+    // In the process, no backend call: neither timed nor counted as a decision.
+    ...(knownRefusal ? { knownRefusal } : {}),
   };
 }

@@ -16,14 +16,17 @@ export type GatewayLabel = 'rest' | 'grpc';
  * `enable` are the calls of links.get, links.list, links.disable and links.enable.
  */
 export type Operation = 'create' | 'follow' | 'resolve' | 'get' | 'list' | 'disable' | 'enable';
-/** Which budget refused a request: a token's, or a client address's failed token checks. */
-export type LimiterName = 'token' | 'auth_failures';
+/**
+ * Which budget refused a request: a token's, a client address's failed token checks, or a client
+ * address's unknown aliases followed.
+ */
+export type LimiterName = 'token' | 'auth_failures' | 'follow_misses';
 /** How a reputation lookup was answered. */
 export type SafeBrowsingResult = 'cache_hit' | 'miss' | 'error' | 'throttled';
 /** Where the Redis limiters count: in Redis, or per process while Redis is away. */
 export type LimiterBackendState = 'shared' | 'fallback';
 /** How a follow ended; the only values of the `outcome` label. */
-export type FollowOutcome = 'redirect' | 'not_found' | 'gone' | 'error';
+export type FollowOutcome = 'redirect' | 'not_found' | 'gone' | 'rate_limited' | 'error';
 /** A change of a link's state, and who made it; the only values of their labels. */
 export type LinkStateChange = Parameters<LinkEvents['stateChanged']>[0];
 export type LinkStateChangeSource = Parameters<LinkEvents['stateChanged']>[1];
@@ -35,6 +38,7 @@ const FOLLOW_OUTCOMES = valuesOf<FollowOutcome>({
   redirect: true,
   not_found: true,
   gone: true,
+  rate_limited: true,
   error: true,
 });
 const LINK_STATE_CHANGES = valuesOf<LinkStateChange>({ disabled: true, enabled: true });
@@ -53,6 +57,8 @@ export function followOutcomeOf(code: number): FollowOutcome {
       return 'not_found';
     case ErrorCode.LINK_DISABLED:
       return 'gone';
+    case ErrorCode.RATE_LIMITED:
+      return 'rate_limited';
     default:
       return 'error';
   }
@@ -122,7 +128,7 @@ export class ShortlinkMetrics {
       this.counters.linksCreated.series({ gateway });
       this.counters.idempotentReplays.series({ gateway });
     }
-    for (const limiter of ['token', 'auth_failures'] as const) {
+    for (const limiter of ['token', 'auth_failures', 'follow_misses'] as const) {
       this.counters.rateLimitRefusals.series({ limiter });
     }
     for (const gateway of ['rest', 'grpc'] as const) {

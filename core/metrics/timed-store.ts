@@ -59,7 +59,7 @@ function timedLinks(links: LinkStore, metrics: ShortlinkMetrics): LinkStore {
   return timedPort(
     links,
     'links',
-    ['insert', 'insertCompleting', 'findByAlias', 'findById', 'list', 'setDisabled'],
+    ['insert', 'insertCompleting', 'findByAlias', 'listDomains', 'findById', 'list', 'setDisabled'],
     metrics,
   );
 }

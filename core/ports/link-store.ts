@@ -81,6 +81,20 @@ export interface LinkStore {
     completion: LinkCompletion,
   ): Promise<LinkRecord | 'alias_taken' | 'claim_lost'>;
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null>;
+  /**
+   * The link `findByAlias` would answer, when this store knows it without reading (a cache's
+   * entry); undefined when it cannot tell without a read. Optional: a store without an
+   * in-process copy of links leaves it out. Following asks it for a client that is out of its
+   * budget of unknown aliases, whose lookups must cost no read.
+   */
+  findKnownByAlias?(domain: string, alias: string): LinkRecord | undefined;
+  /**
+   * Every domain some link is stored under, once each, in no particular order: the forms a
+   * following Host may name (a domain an organization holds now, or one its links were stored
+   * under before provisioning dropped a default port). Read by following's domain directory a
+   * few times a minute, not per request.
+   */
+  listDomains(): Promise<string[]>;
   findById(id: number): Promise<LinkRecord | null>;
   /**
    * The links `query` names, ordered by id from the highest down. Paging by `beforeId` (the last

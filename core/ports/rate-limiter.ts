@@ -17,4 +17,10 @@ export interface RateLimiter {
   consume(key: string): Promise<RateLimitDecision>;
   /** The current state for `key` without counting; null when nothing was counted yet. */
   peek(key: string): Promise<RateLimitDecision | null>;
+  /**
+   * A refusal of `key` whose window still runs, when the limiter knows of it without a round trip
+   * to a backend (its own in-process window, or a refusal it answered and remembers); undefined
+   * when it knows of none. Counts nothing. Optional: a limiter without it is always asked.
+   */
+  knownRefusal?(key: string): RateLimitDecision | undefined;
 }

@@ -4,13 +4,20 @@
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
 /** Failed token checks per client address per window (AUTH_FAILURES_PER_MINUTE). */
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 30;
-/** Client addresses the in-memory auth-failure limiter tracks at most (about 20 MB). */
+/** Unknown aliases followed per client address per window (FOLLOW_MISSES_PER_MINUTE); 0: no budget. */
+export const DEFAULT_FOLLOW_MISSES_PER_MINUTE = 60;
+/**
+ * Client addresses each in-memory per-address table tracks at most (AUTH_FAILURE_TRACKED_ADDRESSES):
+ * the auth-failure limiter's windows (about 20 MB), the follow-miss limiter's, and the refusals a
+ * shared follow-miss limiter remembers.
+ */
 export const DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES = 100_000;
-/** Both limits count per minute: fixed windows of this many seconds. */
+/** Every limit counts per minute: fixed windows of this many seconds. */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
-/** What each limiter's keys start with in a shared backend (Redis, MongoDB), so the two never mix. */
+/** What each limiter's keys start with in a shared backend (Redis, MongoDB), so they never mix. */
 export const LIMITER_KEY_PREFIX = {
   perToken: 'token',
   authFailures: 'authfail',
+  followMisses: 'followmiss',
 } as const;

@@ -26,9 +26,11 @@ import {
   MAX_IDEMPOTENCY_LEASE_SECONDS,
   MAX_IDEMPOTENCY_TTL_SECONDS,
 } from '../idempotency/idempotency-defaults';
+import { DEFAULT_LINK_DOMAINS_REFRESH_SECONDS } from '../links/link-domain-directory';
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
+  DEFAULT_FOLLOW_MISSES_PER_MINUTE,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
 } from '../rate-limit/limits';
 
@@ -86,7 +88,15 @@ export const configSchema = z.object({
   REDIS_URL: optionalText,
   RATE_LIMIT_PER_MINUTE: positive.default(DEFAULT_RATE_LIMIT_PER_MINUTE),
   AUTH_FAILURES_PER_MINUTE: positive.default(DEFAULT_AUTH_FAILURES_PER_MINUTE),
-  /** Client addresses (IPv6: /64 networks) the in-memory auth-failure limiter holds at most. */
+  /**
+   * Unknown aliases followed per client address per minute (REST GET/HEAD /<alias> and gRPC
+   * ResolveShortLink together); past it 19. 0: no budget.
+   */
+  FOLLOW_MISSES_PER_MINUTE: nonnegativeSetting.default(DEFAULT_FOLLOW_MISSES_PER_MINUTE),
+  /**
+   * Client addresses (IPv6: /64 networks) each in-memory per-address table holds at most: the
+   * auth-failure and follow-miss limiters', and the refusals a shared follow-miss limiter recalls.
+   */
   AUTH_FAILURE_TRACKED_ADDRESSES: positiveEntriesSetting.default(
     DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   ),
@@ -144,7 +154,10 @@ export const configSchema = z.object({
   BLOCKED_SHORTENER_DOMAINS: list,
   URL_BLOCKLIST_FILE: optionalText,
   URL_BLOCKLIST_POLL_MS: positiveTimerMsSetting.default(2000),
-  LINK_DOMAINS_REFRESH_SECONDS: positiveTimerSecondsSetting.default(10),
+  /** How long the link domains are trusted by the loop check and by following, in each process. */
+  LINK_DOMAINS_REFRESH_SECONDS: positiveTimerSecondsSetting.default(
+    DEFAULT_LINK_DOMAINS_REFRESH_SECONDS,
+  ),
   SAFE_BROWSING_URL: optionalText.refine(
     (value) => value === undefined || (/^https?:\/\//i.test(value) && URL.canParse(value)),
     'must be an http(s) URL',

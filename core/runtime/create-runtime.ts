@@ -103,6 +103,10 @@ export async function createRuntime(
       authFailureLimiter: metrics
         ? observedRateLimiter(limiters.authFailures, 'auth_failures', metrics)
         : limiters.authFailures,
+      followMissLimiter:
+        metrics && limiters.followMisses
+          ? observedRateLimiter(limiters.followMisses, 'follow_misses', metrics)
+          : limiters.followMisses,
       urlGuard: urlGuard.guard,
       followGuard: urlGuard.followGuard,
       // Counts each change of a link's state this process makes (disable, enable).
@@ -113,6 +117,7 @@ export async function createRuntime(
       logger,
       idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
       idempotencyLeaseSeconds: config.IDEMPOTENCY_LEASE_SECONDS,
+      linkDomainsRefreshSeconds: config.LINK_DOMAINS_REFRESH_SECONDS,
     });
 
     const provisioner = new Provisioner(store.identities, systemClock);

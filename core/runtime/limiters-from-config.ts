@@ -1,6 +1,7 @@
 import { CappedMemoryRateLimiter } from '../adapters/rate-limit/capped-memory-rate-limiter';
 import { createClusterRateLimiter } from '../adapters/rate-limit/cluster-rate-limiter';
 import { createMemoryRateLimiter } from '../adapters/rate-limit/flexible-rate-limiter';
+import { rememberingRefusals } from '../adapters/rate-limit/remembered-refusals';
 import { createMongoRateLimiters } from '../adapters/mongodb/mongo-rate-limiters';
 import { createRedisLimiters } from '../adapters/redis/redis-limiters';
 import type { Logger } from '../ports/logger';
@@ -13,6 +14,8 @@ import { ConfigError, type Config } from './config';
 export interface Limiters {
   perToken: RateLimiter;
   authFailures: RateLimiter;
+  /** Unknown aliases followed per client address; null when FOLLOW_MISSES_PER_MINUTE is 0. */
+  followMisses: RateLimiter | null;
   /** Shared limiters that can fall back to per-process counting say where they count now. */
   backendState?: () => LimiterBackendState;
   close(): Promise<void>;
@@ -42,6 +45,7 @@ export async function createLimitersFromConfig(
       sentinelName: config.REDIS_SENTINEL_NAME,
       perTokenLimit: config.RATE_LIMIT_PER_MINUTE,
       authFailureLimit: config.AUTH_FAILURES_PER_MINUTE,
+      followMissLimit: config.FOLLOW_MISSES_PER_MINUTE,
       authFailureTrackedAddresses: config.AUTH_FAILURE_TRACKED_ADDRESSES,
       logger,
     });
@@ -56,6 +60,8 @@ export async function createLimitersFromConfig(
       uri: config.MONGODB_URI,
       perTokenLimit: config.RATE_LIMIT_PER_MINUTE,
       authFailureLimit: config.AUTH_FAILURES_PER_MINUTE,
+      followMissLimit: config.FOLLOW_MISSES_PER_MINUTE,
+      trackedAddresses: config.AUTH_FAILURE_TRACKED_ADDRESSES,
     });
   }
   const createLimiter = local === 'cluster' ? createClusterRateLimiter : createMemoryRateLimiter;
@@ -75,6 +81,22 @@ export async function createLimitersFromConfig(
             limit: config.AUTH_FAILURES_PER_MINUTE,
             maxKeys: config.AUTH_FAILURE_TRACKED_ADDRESSES,
           }),
+    followMisses: localFollowMisses(config, local),
     close: () => Promise.resolve(),
   };
+}
+
+/**
+ * The follow-miss budget counted in this process (its windows answer `knownRefusal` themselves),
+ * or in the WORKERS primary, remembering in the worker each refusal it answered.
+ */
+function localFollowMisses(config: Config, local: LocalLimits): RateLimiter | null {
+  const limit = config.FOLLOW_MISSES_PER_MINUTE;
+  if (limit === 0) return null;
+  const maxKeys = config.AUTH_FAILURE_TRACKED_ADDRESSES;
+  if (local === 'process') return new CappedMemoryRateLimiter({ limit, maxKeys });
+  return rememberingRefusals(
+    createClusterRateLimiter({ limit, keyPrefix: LIMITER_KEY_PREFIX.followMisses, maxKeys }),
+    { maxKeys },
+  );
 }

@@ -190,8 +190,14 @@ function envelopeSchema(properties: { data: JsonSchema; code: JsonSchema; errors
   };
 }
 
-/** `{data: null, code, errors}` for the given codes, with one example per code. */
-function errorContent(only: readonly ErrorReason[]) {
+/**
+ * `{data: null, code, errors}` for the given codes, with one example per code: the catalogue's,
+ * or the one `examples` gives where an operation answers the code with its own message.
+ */
+function errorContent(
+  only: readonly ErrorReason[],
+  examples: Partial<Record<ErrorReason, string>> = {},
+) {
   return {
     'application/json': {
       schema: envelopeSchema({
@@ -204,7 +210,11 @@ function errorContent(only: readonly ErrorReason[]) {
           `code${ErrorCode[reason]}`,
           {
             summary: `${ErrorCode[reason]}: ${reason}`,
-            value: { data: null, code: ErrorCode[reason], errors: [ERROR_EXAMPLES[reason]] },
+            value: {
+              data: null,
+              code: ErrorCode[reason],
+              errors: [examples[reason] ?? ERROR_EXAMPLES[reason]],
+            },
           },
         ]),
       ),
@@ -289,6 +299,22 @@ const followFailures = {
     },
     content: errorContent(['BACKEND_UNAVAILABLE']),
   },
+};
+
+/**
+ * A client address past its budget of unknown aliases (code 19): the JSON error body, as a 404
+ * of following has, with Retry-After; no rate-limit headers (they describe a token's budget).
+ */
+const tooManyMisses = {
+  description:
+    'The client address (IPv6: its /64; behind TRUST_PROXY, the forwarded client) is past its budget of unknown aliases (code 19): FOLLOW_MISSES_PER_MINUTE, 60 by default, shared with gRPC ResolveShortLink. Until its window resets, its follows are refused without a lookup, except of a link this process holds in its link cache (one followed in the last few seconds), which still answers.',
+  headers: {
+    'X-Request-Id': REQUEST_ID_HEADER,
+    ...retryAfter(true, "Seconds until the address's window resets."),
+  },
+  content: errorContent(['RATE_LIMITED'], {
+    RATE_LIMITED: 'Too many unknown short links from this address; slow down.',
+  }),
 };
 
 /**
@@ -401,7 +427,7 @@ function followOperation(operationId: string, summary: string) {
     operationId,
     summary,
     description:
-      "Asked on a host that is an organization's link domain (the Host header names it): answers with the link's redirect, or 410 (code 28) when the link must not be followed. Needs no credentials. A disable, an enable or an organization's deactivation is seen by every process within CHANGE_PROPAGATION_SECONDS (5 s by default).",
+      "Asked on a host that is an organization's link domain (the Host header names it): answers with the link's redirect, or 410 (code 28) when the link must not be followed. Needs no credentials. A disable, an enable or an organization's deactivation is seen by every process within CHANGE_PROPAGATION_SECONDS (5 s by default). Unknown aliases (404, code 24) are limited per client address: past FOLLOW_MISSES_PER_MINUTE (60) in a minute, 429 (code 19).",
     parameters: [
       {
         name: 'alias',
@@ -411,7 +437,13 @@ function followOperation(operationId: string, summary: string) {
         schema: { type: 'string' },
       },
     ],
-    responses: { ...redirectResponses(), '404': notFound, '410': linkGone, ...followFailures },
+    responses: {
+      ...redirectResponses(),
+      '404': notFound,
+      '410': linkGone,
+      '429': tooManyMisses,
+      ...followFailures,
+    },
   };
 }
 

@@ -14,6 +14,8 @@ import type {
   LimitBatchAnswer,
 } from '../../core/adapters/rate-limit/cluster/cluster-limits-protocol';
 import { createClusterRateLimiter } from '../../core/adapters/rate-limit/cluster-rate-limiter';
+import { rememberingRefusals } from '../../core/adapters/rate-limit/remembered-refusals';
+import { LIMITER_KEY_PREFIX } from '../../core/rate-limit/limits';
 
 /**
  * One primary and any number of workers joined in memory the way node:cluster joins them: a
@@ -212,6 +214,24 @@ describe('rate limits held by the cluster primary, asked in batches', () => {
     // The dead workers' calls were counted (a retry may be refused sooner, never let through).
     expect(answers[0]?.answers[0]).toMatchObject({ decision: { remaining: 57 } });
     expect(callbacks).toEqual([expect.any(Function)]);
+  });
+
+  it('shares a follow-miss budget across workers; a worker remembers a refusal and stops asking', async () => {
+    const { worker, sent } = cluster();
+    const budget = { limit: 3, keyPrefix: LIMITER_KEY_PREFIX.followMisses, maxKeys: 100 };
+    const [first, second] = [worker(), worker()].map((client) =>
+      rememberingRefusals(createClusterRateLimiter(budget, client), { maxKeys: 100 }),
+    );
+    const allowed = [];
+    for (const limiter of [first, second, first, second]) {
+      allowed.push((await limiter!.consume('2001:db8::/64')).allowed);
+    }
+    expect(allowed).toEqual([true, true, true, false]);
+    expect(first!.knownRefusal?.('2001:db8::/64')).toBeUndefined();
+    expect(second!.knownRefusal?.('2001:db8::/64')).toMatchObject({ allowed: false, limit: 3 });
+    const messages = sent.length;
+    expect(second!.knownRefusal?.('2001:db8::/64')).toBeDefined();
+    expect(sent).toHaveLength(messages);
   });
 
   it('holds at most maxKeys keys of a budget that asks for it, forgetting the oldest', async () => {

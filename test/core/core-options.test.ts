@@ -15,6 +15,8 @@ describe('createCore: the numbers an embedder gives', () => {
     ['idempotencyTtlSeconds', 1e12],
     ['idempotencyLeaseSeconds', -1],
     ['idempotencyLeaseSeconds', Number.POSITIVE_INFINITY],
+    ['linkDomainsRefreshSeconds', 0],
+    ['linkDomainsRefreshSeconds', '10'],
     ['maxAliasAttempts', 0],
     ['maxAliasAttempts', -1],
     ['maxAliasAttempts', 2.5],

@@ -35,7 +35,10 @@ describe('follows by outcome and link state changes, on the whole service', () =
 
   beforeAll(async () => {
     metricsPort = await freePort();
-    service = await startInProcessService({ METRICS_PORT: String(metricsPort) });
+    service = await startInProcessService({
+      METRICS_PORT: String(metricsPort),
+      FOLLOW_MISSES_PER_MINUTE: '2',
+    });
   });
   afterAll(() => service.shutdown());
 
@@ -62,20 +65,31 @@ describe('follows by outcome and link state changes, on the whole service', () =
     expect(await follow({ accept: 'application/json' })).toBe(410);
     expect(await follow()).toBe(410);
     expect(await follow({ method: 'HEAD' })).toBe(410);
-    expect(await followStatus(port, demo.domain, '/noSuchAlias')).toBe(404);
     await caller.links.enable({ ...key, alias: link.alias });
     await caller.links.enable({ ...key, alias: link.alias }); // no change
     expect(await follow({ method: 'HEAD' })).toBe(301);
+    // Two unknown aliases are this address's budget; the third is refused by the limiter, the
+    // fourth by the refusal it remembers; the link, cached, still answers.
+    const misses = ['/noSuchAlias', '/noSuchAlias', '/other', '/another'];
+    const missed = [];
+    for (const path of misses) missed.push(await followStatus(port, demo.domain, path));
+    expect(missed).toEqual([404, 404, 429, 429]);
+    expect(await follow()).toBe(301);
 
     const after = await MetricsSnapshot.of(registry);
     const delta = (name: string, labels: Record<string, string>) =>
       after.value(name, labels) - before.value(name, labels);
-    const outcomes = ['redirect', 'not_found', 'gone', 'error'];
+    const outcomes = ['redirect', 'not_found', 'gone', 'rate_limited', 'error'];
+    const requests = (code: string) =>
+      delta('shortlink_requests_total', { gateway: 'rest', operation: 'follow', code });
     expect({
       rest: outcomes.map((outcome) => delta(FOLLOWS, { gateway: 'rest', outcome })),
       grpc: outcomes.map((outcome) => delta(FOLLOWS, { gateway: 'grpc', outcome })),
-      gone: delta('shortlink_requests_total', { gateway: 'rest', operation: 'follow', code: '28' }),
-    }).toEqual({ rest: [2, 1, 3, 0], grpc: [0, 0, 0, 0], gone: 3 });
+      gone: requests('28'),
+      limited: requests('19'),
+      // The limiter's own refusals: the third miss; the fourth was refused without asking it.
+      refusals: delta('shortlink_rate_limit_refusals_total', { limiter: 'follow_misses' }),
+    }).toEqual({ rest: [3, 2, 3, 2, 0], grpc: [0, 0, 0, 0, 0], gone: 3, limited: 2, refusals: 1 });
     const changes = (change: string) =>
       ['member', 'admin', 'rescan'].map((source) => delta(CHANGES, { change, source }));
     expect({ disabled: changes('disabled'), enabled: changes('enabled') }).toEqual({
@@ -90,6 +104,7 @@ describe('follows by outcome and link state changes, on the whole service', () =
     expect(text).toContain(`# TYPE ${FOLLOWS} counter`);
     expect(text).toContain(`# HELP ${CHANGES} `);
     expect(text).toContain(`${FOLLOWS}{gateway="grpc",outcome="gone"} 0`);
+    expect(text).toContain(`${FOLLOWS}{gateway="grpc",outcome="rate_limited"} 0`);
     expect(text).toContain(`${CHANGES}{change="enabled",source="rescan"} 0`);
     for (const secret of [demo.token, demo.organizationKey, link.alias, 'example.com']) {
       expect(text).not.toContain(secret);
@@ -100,11 +115,12 @@ describe('follows by outcome and link state changes, on the whole service', () =
 describe('ShortlinkMetrics: follows and link state changes', () => {
   const fresh = () => new ShortlinkMetrics({ registry: new Registry(), processMetrics: false });
 
-  it('reads the outcome from the contract code: 0 redirect, 24 not_found, 28 gone, else error', () => {
-    expect([0, 24, 28, 23, 1, 19].map(followOutcomeOf)).toEqual([
+  it('reads the outcome from the contract code: 0 redirect, 24 not_found, 28 gone, 19 rate_limited, else error', () => {
+    expect([0, 24, 28, 19, 23, 1, 20].map(followOutcomeOf)).toEqual([
       'redirect',
       'not_found',
       'gone',
+      'rate_limited',
       'error',
       'error',
       'error',

@@ -70,6 +70,31 @@ describe('a Redis Cluster of three masters (real redis-server processes)', () =>
     }
   });
 
+  it('shares the budget of unknown aliases per address over two servers, in the cluster', async () => {
+    const two = await createTwoCores({
+      url: cluster.url,
+      keyPrefix: uniqueKeyPrefix('cluster-follow'),
+      followMissLimit: 3,
+    });
+    const servers = [await startHttp(two.cores[0]), await startHttp(two.cores[1])];
+    try {
+      const statuses = [];
+      for (let i = 0; i < 5; i += 1) {
+        const answer = await servers[i % 2]!.request({
+          path: `/nothere${i}`,
+          headers: { host: 'acme.link' },
+        });
+        statuses.push(answer.status);
+      }
+      expect(statuses).toEqual([404, 404, 404, 429, 429]);
+      expect(await two.inspector.get(two.followMissKey('127.0.0.1'))).toBe('5');
+      expect(two.limiters.map((l) => l.monitor.mode)).toEqual(['shared', 'shared']);
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+      await two.close();
+    }
+  });
+
   it('spreads limiter keys over the slots: keys of different tokens land on different nodes', async () => {
     const prefix = uniqueKeyPrefix('spread');
     const owners = new Set<number>();

@@ -48,6 +48,23 @@ async function createMany(
   return outcomes;
 }
 
+/** Follows unknown aliases `count` times through `core` from `address`: each answer's code. */
+async function missMany(core: Core, count: number, address = CLIENT_ADDRESS): Promise<number[]> {
+  const codes: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const miss = core
+      .createCaller({ clientAddress: address })
+      .links.resolve({ domain: 'acme.link', alias: `nothere${i}` });
+    codes.push(
+      await miss.then(
+        () => 0,
+        (error: ShortlinkError) => error.code,
+      ),
+    );
+  }
+  return codes;
+}
+
 describe('Redis going away and coming back (a private redis-server)', () => {
   let redis: RedisProcess;
   let two: TwoCores | undefined;
@@ -107,6 +124,36 @@ describe('Redis going away and coming back (a private redis-server)', () => {
     }
     // 3 + 5 + 5 + 5 links stored; no request failed with anything but 19.
     expect(f.linkCount()).toBe(18);
+  });
+
+  it('limits unknown aliases per process while Redis is down, and shares the budget again after', async () => {
+    two = await createTwoCores({
+      url: redis.url,
+      keyPrefix: uniqueKeyPrefix('outage-follow'),
+      followMissLimit: 3,
+    });
+    const { cores, limiters } = two;
+    expect(await missMany(cores[0], 1)).toEqual([24]);
+    expect(await missMany(cores[1], 1)).toEqual([24]);
+    expect(await two.inspector.get(two.followMissKey(CLIENT_ADDRESS))).toBe('2');
+
+    await redis.stop();
+    // Each process counts the address on its own, with the same budget of 3.
+    expect(await missMany(cores[0], 4)).toEqual([24, 24, 24, 19]);
+    expect(await missMany(cores[1], 4)).toEqual([24, 24, 24, 19]);
+    for (const monitor of limiters.map((l) => l.monitor)) expect(monitor.mode).toBe('insurance');
+
+    await redis.start();
+    await eventually(
+      () => limiters.every((l) => l.monitor.mode === 'shared'),
+      'both processes to use Redis again',
+      LONG_WAIT_MS,
+    );
+    // Shared again (another address: a refusal answered meanwhile holds until its window ends).
+    const other = '198.51.100.21';
+    expect(await missMany(cores[0], 2, other)).toEqual([24, 24]);
+    expect(await missMany(cores[1], 2, other)).toEqual([24, 19]);
+    expect(await two.inspector.get(two.followMissKey(other))).toBe('4');
   });
 
   it('closes its connection even while Redis is down, without logging an outage', async () => {

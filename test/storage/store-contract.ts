@@ -146,6 +146,32 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       expect(next.id).toBe(getFactory().takenAliasUsesId ? CONCURRENCY + 1 : 2);
     });
 
+    it('lists every domain a link is stored under, once each, and no other', async () => {
+      await expect(store.links.listDomains()).resolves.toEqual([]);
+      // Domains that share a beginning, sort around a port or a longer name, and every alias
+      // character: each domain is listed once however many links it holds.
+      const domains = [
+        'a.link',
+        'a.link:443',
+        'a.link2',
+        'a.lin',
+        '[::1]:8080',
+        'xn--bcher-kva.link',
+      ];
+      for (const [i, domain] of domains.entries()) {
+        for (const alias of ['-', '0', 'A', '_', 'z', 'z'.repeat(64)]) {
+          await insertNew(store.links, newLink({ domain, alias, url: `https://e.example/${i}` }));
+        }
+      }
+      await expect(store.links.insert(newLink({ domain: 'a.link', alias: 'z' }))).resolves.toBe(
+        'alias_taken',
+      );
+      expect((await store.links.listDomains()).sort()).toEqual([...domains].sort());
+      // An organization's domain with no link is none of them.
+      await store.identities.saveOrganization(organization({ domain: 'empty.link' }));
+      expect(await store.links.listDomains()).toHaveLength(domains.length);
+    });
+
     it('inserts many distinct aliases concurrently, all retrievable', async () => {
       const links = Array.from({ length: CONCURRENCY }, (_, i) =>
         newLink({ alias: `a${i}`, url: `https://example.com/${i}` }),

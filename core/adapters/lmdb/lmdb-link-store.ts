@@ -20,6 +20,9 @@ import { ownsClaim, replaceOwnedRecord } from './lmdb-idempotency-store';
 import { onLmdb, readLmdb } from './lmdb-errors';
 import { indexKeysFit, putLinkIndexes } from './link-indexes';
 
+/** Sorts after every alias of a domain: aliases are ASCII (`A-Z a-z 0-9 _ -`). */
+const AFTER_EVERY_ALIAS = '\uffff';
+
 /**
  * Links on LMDB. One write transaction checks that the [domain, alias] key is free, takes the
  * next id from the counter in `meta`, puts the link and its index entries (by id, by
@@ -106,6 +109,24 @@ export class LmdbLinkStore implements LinkStore {
       const key: LinkKey = [domain, alias];
       const stored = this.dbs.links.get(key);
       return stored ? fromStoredLink(key, stored) : null;
+    });
+  }
+
+  /**
+   * Links are keyed [domain, alias], sorted by domain first: one seek per domain, each past the
+   * last alias of the one before (aliases are ASCII, so every one sorts below U+FFFF), rather
+   * than a walk over every link.
+   */
+  listDomains(): Promise<string[]> {
+    return readLmdb(this.dbs, this.path, 'link domain listing', () => {
+      const domains: string[] = [];
+      let start: LinkKey | undefined;
+      for (;;) {
+        const [next] = [...this.dbs.links.getKeys(start ? { start, limit: 1 } : { limit: 1 })];
+        if (next === undefined) return domains;
+        domains.push(next[0]);
+        start = [next[0], AFTER_EVERY_ALIAS];
+      }
     });
   }
 

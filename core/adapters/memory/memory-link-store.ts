@@ -63,6 +63,8 @@ export class MemoryLinkStore implements LinkStore {
   private readonly maps: Array<Map<string, LinkRecord>> = [new Map<string, LinkRecord>()];
   /** Every link by id - 1: the same objects as in `maps`. */
   private readonly byId: LinkRecord[] = [];
+  /** Every domain a link is stored under: links are never deleted, so it only grows. */
+  private readonly domains = new Set<string>();
   private readonly mapCapacity: number;
   private readonly maxLinks: number;
   private readonly claims: MemoryClaims | undefined;
@@ -146,12 +148,17 @@ export class MemoryLinkStore implements LinkStore {
     this.lastId = record.id;
     current.set(keyOf(record.domain, record.alias), record);
     this.byId.push(record);
+    this.domains.add(record.domain);
     this.count += 1;
   }
 
   findByAlias(domain: string, alias: string): Promise<LinkRecord | null> {
     const found = this.stored(domain, alias);
     return Promise.resolve(found ? copyOf(found) : null);
+  }
+
+  listDomains(): Promise<string[]> {
+    return Promise.resolve([...this.domains]);
   }
 
   findById(id: number): Promise<LinkRecord | null> {

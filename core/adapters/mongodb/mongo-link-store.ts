@@ -81,6 +81,11 @@ export class MongoLinkStore implements LinkStore {
     return document ? toRecord(document) : null;
   }
 
+  /** Served by the unique (domain, alias) index: one entry read per domain (a DISTINCT_SCAN). */
+  async listDomains(): Promise<string[]> {
+    return onMongo('link domain listing', () => this.links.distinct('domain'));
+  }
+
   async findById(id: number): Promise<LinkRecord | null> {
     const document = await onMongo('link lookup', () => this.links.findOne({ _id: id }));
     return document ? toRecord(document) : null;

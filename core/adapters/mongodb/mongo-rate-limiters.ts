@@ -1,7 +1,12 @@
 import type { MongoClient } from 'mongodb';
 import { RateLimiterMongo } from 'rate-limiter-flexible';
 import type { Store } from '../../ports/store';
-import { LIMITER_KEY_PREFIX } from '../../rate-limit/limits';
+import type { RateLimiter } from '../../ports/rate-limiter';
+import {
+  DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
+  LIMITER_KEY_PREFIX,
+} from '../../rate-limit/limits';
+import { rememberingRefusals } from '../rate-limit/remembered-refusals';
 import { FlexibleRateLimiter, flexibleOptions } from '../rate-limit/flexible-rate-limiter';
 import { onMongo } from './backend-errors';
 import { databaseNameFromUri } from './connection-options';
@@ -15,19 +20,25 @@ export interface MongoRateLimitersOptions {
   uri: string;
   perTokenLimit: number;
   authFailureLimit: number;
+  /** Unknown aliases followed per client address; 0 or absent: none. */
+  followMissLimit?: number;
+  /** How many refusals of the follow-miss limiter are remembered in the process (100,000). */
+  trackedAddresses?: number;
   windowSeconds?: number;
 }
 
 export interface MongoRateLimiters {
   perToken: FlexibleRateLimiter;
   authFailures: FlexibleRateLimiter;
+  /** Remembering each refusal in the process until its window resets; null: no budget. */
+  followMisses: RateLimiter | null;
   close(): Promise<void>;
 }
 
 /**
- * The per-token and auth-failure limiters on rate-limiter-flexible's MongoDB store, so limits
- * hold across every process sharing the database. Both live in one collection (their keys are
- * prefixed); its TTL and unique-key indexes are created here, awaited, rather than in the
+ * The per-token, auth-failure and follow-miss limiters on rate-limiter-flexible's MongoDB store,
+ * so limits hold across every process sharing the database. All live in one collection (their
+ * keys are prefixed); its TTL and unique-key indexes are created here, awaited, rather than in the
  * background by the library, so an unreachable server fails start-up.
  */
 export async function createMongoRateLimiters(
@@ -53,9 +64,17 @@ export async function createMongoRateLimiters(
     await close().catch(() => undefined);
     throw error;
   }
+  const followMissLimit = options.followMissLimit ?? 0;
   return {
     perToken: new FlexibleRateLimiter(perToken),
     authFailures: new FlexibleRateLimiter(authFailures),
+    followMisses:
+      followMissLimit > 0
+        ? rememberingRefusals(
+            new FlexibleRateLimiter(limiter(followMissLimit, LIMITER_KEY_PREFIX.followMisses)),
+            { maxKeys: options.trackedAddresses ?? DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES },
+          )
+        : null,
     close,
   };
 }

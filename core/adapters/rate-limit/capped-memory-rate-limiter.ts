@@ -59,6 +59,12 @@ export class CappedMemoryRateLimiter implements RateLimiter {
     return Promise.resolve(window ? this.decide(window) : null);
   }
 
+  /** Its own window, read in the process: the refusal it would answer now, if any. */
+  knownRefusal(key: string): RateLimitDecision | undefined {
+    const window = this.current(key, this.now());
+    return window && window.consumed > this.limit ? this.decide(window) : undefined;
+  }
+
   private current(key: string, now: number): Window | undefined {
     const window = this.windows.get(key);
     if (window && window.resetAt <= now) {

@@ -5,6 +5,7 @@ import {
   LIMITER_KEY_PREFIX,
   RATE_LIMIT_WINDOW_SECONDS,
 } from '../../rate-limit/limits';
+import { rememberingRefusals } from '../rate-limit/remembered-refusals';
 import { FallbackMonitor } from './fallback-monitor';
 import {
   closeRedisClient,
@@ -25,16 +26,20 @@ export interface RedisLimitersOptions extends RedisConnectionOptions {
   sentinelName?: string | undefined;
   perTokenLimit: number;
   authFailureLimit: number;
+  /** FOLLOW_MISSES_PER_MINUTE: unknown aliases followed per client address; 0 or absent: none. */
+  followMissLimit?: number;
   /**
-   * AUTH_FAILURE_TRACKED_ADDRESSES: while Redis is away, the insurance limiter of failed token
-   * checks holds at most this many client addresses (default 100,000).
+   * AUTH_FAILURE_TRACKED_ADDRESSES: while Redis is away, the insurance limiters of the
+   * per-address budgets hold at most this many client addresses each (default 100,000), and the
+   * follow-miss limiter remembers at most this many refusals.
    */
   authFailureTrackedAddresses?: number;
   /** The window of both limits, in whole seconds (60 for "per minute"). */
   windowSeconds?: number;
   /**
-   * Start of every key, default `shortlink`: keys are `<prefix>:ratelimit:token:<token sha-256>`
-   * and `<prefix>:ratelimit:authfail:<client address>`. Deployments (or tests) sharing one Redis
+   * Start of every key, default `shortlink`: keys are `<prefix>:ratelimit:token:<token sha-256>`,
+   * `<prefix>:ratelimit:authfail:<client address>` and `<prefix>:ratelimit:followmiss:<client
+   * address>`. Deployments (or tests) sharing one Redis
    * keep apart by giving each its own prefix.
    */
   keyPrefix?: string;
@@ -48,7 +53,12 @@ export interface RedisLimitersOptions extends RedisConnectionOptions {
 export interface RedisLimiters {
   perToken: RateLimiter;
   authFailures: RateLimiter;
-  /** The connection both limiters share (tests read keys and TTLs through it). */
+  /**
+   * Unknown aliases followed per client address, remembering each refusal in the process until
+   * its window resets (a refused address costs no round trip); null when `followMissLimit` is 0.
+   */
+  followMisses: RateLimiter | null;
+  /** The connection the limiters share (tests read keys and TTLs through it). */
   client: RedisClient;
   monitor: FallbackMonitor;
   /** Quits the Redis connection. */
@@ -107,6 +117,9 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
     if (!closed) monitor.connectionLost();
   });
 
+  const trackedAddresses =
+    options.authFailureTrackedAddresses ?? DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES;
+  const followMissLimit = options.followMissLimit ?? 0;
   return {
     perToken: createRedisRateLimiter({
       client,
@@ -123,8 +136,23 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
       limit: options.authFailureLimit,
       windowSeconds,
       keyPrefix: `${prefix}:${LIMITER_KEY_PREFIX.authFailures}`,
-      maxKeys: options.authFailureTrackedAddresses ?? DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
+      maxKeys: trackedAddresses,
     }),
+    followMisses:
+      followMissLimit > 0
+        ? rememberingRefusals(
+            createRedisRateLimiter({
+              client,
+              monitor,
+              topology: topology.kind,
+              limit: followMissLimit,
+              windowSeconds,
+              keyPrefix: `${prefix}:${LIMITER_KEY_PREFIX.followMisses}`,
+              maxKeys: trackedAddresses,
+            }),
+            { maxKeys: trackedAddresses },
+          )
+        : null,
     client,
     monitor,
     close: () => {

@@ -15,6 +15,8 @@ export interface SharedLimitOptions {
   keyPrefix: string;
   perTokenLimit?: number;
   authFailureLimit?: number;
+  /** Unknown aliases followed per client address (60 unless given). */
+  followMissLimit?: number;
   windowSeconds?: number;
   /** One logger per instance (index 0 and 1); silent when absent. */
   loggers?: [Logger, Logger];
@@ -35,6 +37,7 @@ export interface TwoCores {
   inspector: Redis | Cluster;
   tokenKey(): string;
   authFailureKey(address?: string): string;
+  followMissKey(address?: string): string;
   close(): Promise<void>;
 }
 
@@ -46,6 +49,7 @@ export async function createTwoCores(options: SharedLimitOptions): Promise<TwoCo
       keyPrefix: options.keyPrefix,
       perTokenLimit: options.perTokenLimit ?? 60,
       authFailureLimit: options.authFailureLimit ?? 30,
+      followMissLimit: options.followMissLimit ?? 60,
       windowSeconds: options.windowSeconds ?? 60,
       logger,
       // The tests kill Redis on purpose: come back quickly once it is there again.
@@ -63,11 +67,13 @@ export async function createTwoCores(options: SharedLimitOptions): Promise<TwoCo
   const fixture = await createTestCore({
     rateLimiter: first.perToken,
     authFailureLimiter: first.authFailures,
+    followMissLimiter: first.followMisses,
   });
   const other = createCore({
     store: fixture.store,
     rateLimiter: second.perToken,
     authFailureLimiter: second.authFailures,
+    followMissLimiter: second.followMisses,
   });
   const inspector = inspectorFor(options.url, options.sentinelName);
   inspector.on('error', () => undefined);
@@ -79,6 +85,8 @@ export async function createTwoCores(options: SharedLimitOptions): Promise<TwoCo
     tokenKey: () => `${options.keyPrefix}:ratelimit:token:${hashSecret(fixture.token)}`,
     authFailureKey: (address = TEST_CLIENT_ADDRESS) =>
       `${options.keyPrefix}:ratelimit:authfail:${address}`,
+    followMissKey: (address = TEST_CLIENT_ADDRESS) =>
+      `${options.keyPrefix}:ratelimit:followmiss:${address}`,
     close: async () => {
       await Promise.all([first.close(), second.close()]);
       // A Cluster's keys are spread over its nodes; the tests' private clusters are discarded.

@@ -44,4 +44,5 @@ export async function startTestService(env: Record<string, string> = {}): Promis
 export const UNLIMITED = {
   RATE_LIMIT_PER_MINUTE: '100000000',
   AUTH_FAILURES_PER_MINUTE: '100000000',
+  FOLLOW_MISSES_PER_MINUTE: '0',
 };
