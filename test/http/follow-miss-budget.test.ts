@@ -8,7 +8,7 @@ import {
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { startHttp, type HttpAnswer, type HttpFixture } from '../support/http-fixture';
 import { decodeStatusDetails } from '../grpc/error-details';
-import { metadataText, startGrpc, type GrpcFixture } from '../grpc/grpc-fixture';
+import { metadataText, startGrpc, type GrpcFixture } from '../support/grpc-fixture';
 import { newLink } from '../storage/fixtures';
 
 const BUDGET = 3;
