@@ -26,6 +26,7 @@ import {
   MAX_IDEMPOTENCY_LEASE_SECONDS,
   MAX_IDEMPOTENCY_TTL_SECONDS,
 } from '../idempotency/idempotency-defaults';
+import { DEFAULT_ID_BLOCK_SIZE, MAX_ID_BLOCK_SIZE } from '../adapters/mongodb/block-id-allocator';
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
@@ -81,6 +82,16 @@ export const configSchema = z.object({
   /** The address the gateways bind (each reads it too); the demo banner prints it. */
   HOST: hostSetting,
   MONGODB_URI: optionalText,
+  /**
+   * Link ids a process reserves with one update of MongoDB's counter document and then hands out
+   * alone; a stopped process leaves the rest of its blocks unused (MongoDB only).
+   */
+  ID_BLOCK_SIZE: positive
+    .max(
+      MAX_ID_BLOCK_SIZE,
+      `must be at most ${MAX_ID_BLOCK_SIZE} (a stopped process loses the rest of its block)`,
+    )
+    .default(DEFAULT_ID_BLOCK_SIZE),
   /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
   DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
   REDIS_URL: optionalText,

@@ -32,7 +32,16 @@ export interface MongoStoreOptions {
   uri: string;
   /** Overrides the database named in the URI (default `shortlink`). */
   dbName?: string;
+  /** Link ids reserved per counter update (ID_BLOCK_SIZE; default DEFAULT_ID_BLOCK_SIZE). */
+  idBlockSize?: number;
   logger?: Logger;
+}
+
+/** What the store does without I/O of its own: its logger and its id blocks. */
+export interface MongoStoreSettings {
+  logger?: Logger;
+  /** Link ids reserved per counter update (default DEFAULT_ID_BLOCK_SIZE). */
+  idBlockSize?: number;
 }
 
 export function isMongoStore(store: Store): store is MongoStore {
@@ -54,8 +63,9 @@ export function mongoStoreOn(
   client: MongoClient,
   db: Db,
   closeClient: boolean,
-  logger: Logger = silentLogger,
+  settings: MongoStoreSettings = {},
 ): MongoStore {
+  const logger = settings.logger ?? silentLogger;
   return {
     kind: MONGO_STORE_KIND,
     client,
@@ -63,7 +73,7 @@ export function mongoStoreOn(
     identities: new MongoIdentityStore(db),
     links: new MongoLinkStore(
       db.collection(COLLECTIONS.links),
-      new MongoIdSequence(db.collection(COLLECTIONS.counters)),
+      new MongoIdSequence(db.collection(COLLECTIONS.counters), settings.idBlockSize),
       db.collection(COLLECTIONS.idempotency),
     ),
     idempotency: new MongoIdempotencyStore(
@@ -132,5 +142,8 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Mong
     throw startupError(error, client);
   }
   logger.info({ hosts: describeHosts(client), database: db.databaseName }, 'MongoDB store ready');
-  return mongoStoreOn(client, db, true, logger);
+  return mongoStoreOn(client, db, true, {
+    logger,
+    ...(options.idBlockSize !== undefined && { idBlockSize: options.idBlockSize }),
+  });
 }
