@@ -10,8 +10,12 @@ import type {
 import type { IdentityChange, OrganizationChanged } from '../ports/store';
 import { cacheKey, LookupCache, type LookupCacheOptions } from './lookup-cache';
 
-/** Entries per lookup kind: far more than the active tokens and organizations of a deployment. */
-const IDENTITY_CACHE_ENTRIES = 10_000;
+/**
+ * Identity lookups kept per kind (tokens, organizations by key and by id, memberships, groups)
+ * unless IDENTITY_CACHE_SIZE says otherwise: far more than the active tokens and organizations
+ * of most deployments.
+ */
+export const DEFAULT_IDENTITY_CACHE_SIZE = 10_000;
 
 /**
  * The identity lookups a create makes (token, organization key, membership, group) served from
@@ -39,11 +43,12 @@ export class CachedIdentityStore implements IdentityStore {
        */
       organizationTtlMs?: number;
       now?: () => number;
+      /** Entries kept per lookup kind (IDENTITY_CACHE_SIZE); the least recently used go first. */
       maxEntries?: number;
     },
   ) {
     const shape: LookupCacheOptions = {
-      max: options.maxEntries ?? IDENTITY_CACHE_ENTRIES,
+      max: options.maxEntries ?? DEFAULT_IDENTITY_CACHE_SIZE,
       ttlMs: options.ttlMs,
       ...(options.now ? { now: options.now } : {}),
     };
@@ -73,7 +78,7 @@ export class CachedIdentityStore implements IdentityStore {
   /**
    * One organization, by id and by key hash; also under any former key hash (a rotation made
    * elsewhere reports only the new one), found from the cached organizations' ids. Organizations
-   * change rarely: one pass over at most IDENTITY_CACHE_ENTRIES entries is cheap.
+   * change rarely: one pass over the cached organizations (IDENTITY_CACHE_SIZE at most) is cheap.
    */
   private forgetOrganization({ id, keyHash }: Omit<OrganizationChanged, 'kind'>): void {
     this.organizationsById.delete(id);

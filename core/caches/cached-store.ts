@@ -1,9 +1,10 @@
 import type { ChangeWatch, Store } from '../ports/store';
-import { CachedIdentityStore } from './cached-identity-store';
+import { CachedIdentityStore, DEFAULT_IDENTITY_CACHE_SIZE } from './cached-identity-store';
 import { CachedLinkStore } from './cached-link-store';
 
 export const DEFAULT_LINK_CACHE_SIZE = 100_000;
 export const DEFAULT_IDENTITY_CACHE_TTL_SECONDS = 10;
+export { DEFAULT_IDENTITY_CACHE_SIZE };
 /**
  * The bound within which a link's disable or enable, and an organization's deactivation, reach
  * every process (CHANGE_PROPAGATION_SECONDS): nothing cached about them is trusted longer.
@@ -15,6 +16,8 @@ export interface CacheOptions {
   linkCacheSize: number;
   /** How long identity lookups are trusted; 0 turns the identity cache off. */
   identityTtlSeconds: number;
+  /** Identity lookups kept per kind (default DEFAULT_IDENTITY_CACHE_SIZE). */
+  identityCacheSize?: number;
   /**
    * How long a cached link or organization is trusted at most (default
    * DEFAULT_CHANGE_PROPAGATION_SECONDS): a change made by another process is seen within it.
@@ -59,6 +62,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     const cached = new CachedIdentityStore(backend.identities, {
       ttlMs: options.identityTtlSeconds * 1000,
       organizationTtlMs: Math.min(options.identityTtlSeconds * 1000, propagationMs),
+      maxEntries: options.identityCacheSize ?? DEFAULT_IDENTITY_CACHE_SIZE,
       ...now,
     });
     identities = cached;

@@ -17,6 +17,7 @@ import {
 } from './settings';
 import {
   DEFAULT_CHANGE_PROPAGATION_SECONDS,
+  DEFAULT_IDENTITY_CACHE_SIZE,
   DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
   DEFAULT_LINK_CACHE_SIZE,
 } from '../caches/cached-store';
@@ -132,6 +133,11 @@ export const configSchema = z.object({
   LINK_CACHE_SIZE: entriesSetting.default(DEFAULT_LINK_CACHE_SIZE),
   /** How long identity lookups are trusted in each process; 0 = no identity cache. */
   IDENTITY_CACHE_TTL_SECONDS: nonnegativeSetting.default(DEFAULT_IDENTITY_CACHE_TTL_SECONDS),
+  /**
+   * Identity lookups kept in each process per kind (tokens, organizations by key and by id,
+   * memberships, groups); the least recently used go first.
+   */
+  IDENTITY_CACHE_SIZE: positiveEntriesSetting.default(DEFAULT_IDENTITY_CACHE_SIZE),
   /**
    * The bound, in seconds, within which a link's disable or enable and an organization's
    * deactivation reach every process and worker: cached links and organizations are trusted no

@@ -3,6 +3,7 @@ import {
   createCore,
   createMemoryStore,
   DEFAULT_CHANGE_PROPAGATION_SECONDS,
+  DEFAULT_IDENTITY_CACHE_SIZE,
   hashSecret,
   Provisioner,
   systemClock,
@@ -11,6 +12,8 @@ import {
   type Core,
 } from '../../core';
 import { CachedIdentityStore } from '../../core/caches/cached-identity-store';
+import { loadConfig } from '../../core/runtime';
+import { cachedStoreFromConfig } from '../../core/runtime/caches-from-config';
 import { cacheKey, LookupCache } from '../../core/caches/lookup-cache';
 import { newLink } from '../storage/fixtures';
 import { failureOf } from '../support/failures';
@@ -379,6 +382,26 @@ describe('shared lookups', () => {
       name: 'Other',
     });
     await expect(store.identities.findGroup('acme', 'x\u0000y')).resolves.toBeNull();
+  });
+
+  it('bounds the identity cache to IDENTITY_CACHE_SIZE entries per kind', async () => {
+    const config = loadConfig({ DATA_DIR: ':memory:', IDENTITY_CACHE_SIZE: '2' });
+    expect(loadConfig({}).IDENTITY_CACHE_SIZE).toBe(DEFAULT_IDENTITY_CACHE_SIZE);
+    expect(() => loadConfig({ IDENTITY_CACHE_SIZE: '0' })).toThrow(/IDENTITY_CACHE_SIZE: /);
+    const backend = countingStore(createMemoryStore());
+    const store = cachedStoreFromConfig(backend, config);
+    const hashes = ['a', 'b', 'c'].map((c) => c.repeat(64));
+    for (const tokenHash of hashes) {
+      await backend.identities.saveToken({ tokenHash, userId: 'alice', createdAt: new Date() });
+      await store.identities.findUserIdByTokenHash(tokenHash);
+    }
+    backend.tally.reset();
+    // The two most recent are kept; the first was dropped for the third.
+    await store.identities.findUserIdByTokenHash(hashes[2]!);
+    await store.identities.findUserIdByTokenHash(hashes[1]!);
+    expect(backend.tally.total()).toBe(0);
+    await store.identities.findUserIdByTokenHash(hashes[0]!);
+    expect(backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
   });
 
   it('bounds the link cache to LINK_CACHE_SIZE entries', async () => {
