@@ -21,8 +21,9 @@ export const DEFAULT_IDENTITY_CACHE_SIZE = 10_000;
  * The identity lookups a create makes (token, organization key, membership, group) served from
  * bounded caches of found results for `ttlMs`. A change takes effect:
  * - at once in this process when made through this store (provisioning invalidates);
- * - at once everywhere when the backend reports changes (invalidate(), fed by change streams;
- *   an organization by its id and key hash, other kinds as a whole);
+ * - at once everywhere when the backend reports changes (invalidate(), fed by change streams):
+ *   the organization (by its id and key hash), token, membership or group it names, or a whole
+ *   kind when the backend cannot tell which;
  * - otherwise within the TTL.
  * Nothing "not found" is kept, so a new token or membership works at once everywhere.
  */
@@ -60,11 +61,19 @@ export class CachedIdentityStore implements IdentityStore {
     this.groups = new LookupCache(shape);
   }
 
-  /** Forgets what a change may have touched. */
+  /** Forgets what a change may have touched: one entry when it names one, else a whole kind. */
   invalidate(change: IdentityChange): void {
     if (typeof change === 'object') {
-      this.forgetOrganization(change);
-      return;
+      switch (change.kind) {
+        case 'organization':
+          return this.forgetOrganization(change);
+        case 'token':
+          return this.tokens.delete(change.tokenHash);
+        case 'membership':
+          return this.memberships.delete(cacheKey(change.userId, change.organizationId));
+        case 'group':
+          return this.groups.delete(cacheKey(change.organizationId, change.apiId));
+      }
     }
     if (change === 'tokens' || change === 'all') this.tokens.clear();
     if (change === 'organizations' || change === 'all') {
@@ -192,10 +201,10 @@ export class CachedIdentityStore implements IdentityStore {
   }
 
   removeTokensOfUser(userId: string): Promise<number> {
-    // Cached by hash, not by user: which entries were this user's is not known here.
+    // Cached by hash, answering the user: the entries answering this user go, the others stay.
     return this.thenForget(
       () => this.inner.removeTokensOfUser(userId),
-      () => this.invalidate('tokens'),
+      () => this.tokens.deleteWhere((user) => user === userId),
     );
   }
 

@@ -260,6 +260,35 @@ describe('identity changes and the cache', () => {
     expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
   });
 
+  it("a user's tokens revoked through this process drop that user's tokens only", async () => {
+    const t = await setUp();
+    await t.here.saveUser({ id: 'bob', organizations: ['acme'] });
+    const { token: bobToken } = await t.here.issueToken('bob');
+    await t.caller().links.create(t.body());
+    await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/b' }));
+    await t.here.revokeTokensOfUser('alice');
+    t.backend.tally.reset();
+    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+    await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/c' }));
+    // Bob's token is still cached: no lookup for it.
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+  });
+
+  it('a token reported by the backend by its hash answers 11 at once; other tokens stay cached', async () => {
+    const t = await setUp({ watchable: true });
+    await t.here.saveUser({ id: 'bob', organizations: ['acme'] });
+    const { token: bobToken } = await t.here.issueToken('bob');
+    await t.caller().links.create(t.body());
+    await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/b' }));
+    await t.other.revokeToken(t.token);
+    t.backend.emitIdentityChange({ kind: 'token', tokenHash: hashSecret(t.token) });
+    t.backend.tally.reset();
+    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
+    await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/c' }));
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+  });
+
   it('a membership added elsewhere works at once (no negative caching)', async () => {
     const t = await setUp({ watchable: true });
     await t.caller().links.create(t.body());
@@ -364,6 +393,51 @@ describe('shared lookups', () => {
     expect(await early).toBe('old');
     expect(await cache.get('k', load)).toBe('new');
     expect(releases).toHaveLength(2);
+  });
+
+  describe('an invalidation by value (deleteWhere) while lookups are in flight', () => {
+    /** A cache whose loads wait until the test answers them, counted. */
+    function held() {
+      const cache = new LookupCache<{ id: string; version: number }>({ max: 10 });
+      const answers: Array<(value: { id: string; version: number }) => void> = [];
+      const load = () =>
+        new Promise<{ id: string; version: number }>((resolve) => answers.push(resolve));
+      return { cache, answers, load };
+    }
+
+    it('keeps, and shares, a lookup whose answer the invalidation does not pick', async () => {
+      const { cache, answers, load } = held();
+      const first = cache.get('k1', load);
+      cache.deleteWhere((value) => value.id === 'other');
+      const later = cache.get('k1', load);
+      answers[0]!({ id: 'mine', version: 1 });
+      expect(await first).toEqual({ id: 'mine', version: 1 });
+      expect(await later).toEqual({ id: 'mine', version: 1 });
+      // One lookup for the two callers, and its answer kept.
+      expect(await cache.get('k1', load)).toEqual({ id: 'mine', version: 1 });
+      expect(answers).toHaveLength(1);
+    });
+
+    it('does not keep an answer it picks; a caller after it asks again, one before it does not', async () => {
+      const { cache, answers, load } = held();
+      const starter = cache.get('k1', load);
+      const before = cache.get('k1', load);
+      cache.deleteWhere((value) => value.id === 'acme');
+      const after = cache.get('k1', load);
+      const afterToo = cache.get('k1', load);
+      answers[0]!({ id: 'acme', version: 1 });
+      // Came before the change was reported: the answer of their time.
+      expect(await starter).toEqual({ id: 'acme', version: 1 });
+      expect(await before).toEqual({ id: 'acme', version: 1 });
+      // Came after it: one new lookup for both, whose answer is kept.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(answers).toHaveLength(2);
+      answers[1]!({ id: 'acme', version: 2 });
+      expect(await after).toEqual({ id: 'acme', version: 2 });
+      expect(await afterToo).toEqual({ id: 'acme', version: 2 });
+      expect(await cache.get('k1', load)).toEqual({ id: 'acme', version: 2 });
+      expect(answers).toHaveLength(2);
+    });
   });
 
   it('keeps apart entries whose parts hold a NUL (a group of another organization)', () => {

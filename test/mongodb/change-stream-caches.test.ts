@@ -100,4 +100,55 @@ describe('MongoDB change streams drop exactly what changed from the caches', () 
     await t.store.close();
     expect(t.identityStream.closed).toBe(true);
   });
+
+  it('a token deleted elsewhere (a revocation) drops that token only', async () => {
+    const t = setUp();
+    const [revoked, kept] = ['r', 'k'].map((c) => c.repeat(64));
+    for (const tokenHash of [revoked!, kept!]) {
+      await t.backend.identities.saveToken({ tokenHash, userId: 'alice', createdAt: new Date() });
+      await t.store.identities.findUserIdByTokenHash(tokenHash);
+    }
+    await t.backend.identities.removeToken(revoked!);
+    // What the server sends for a findOneAndDelete of a token this version wrote: its `_id`.
+    t.identityStream.emit('change', {
+      _id: token(1),
+      operationType: 'delete',
+      ns: { db: 'shortlink', coll: 'tokens' },
+      documentKey: { _id: revoked },
+    });
+    t.backend.tally.reset();
+    await expect(t.store.identities.findUserIdByTokenHash(revoked!)).resolves.toBeNull();
+    await expect(t.store.identities.findUserIdByTokenHash(kept!)).resolves.toBe('alice');
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+    await t.store.close();
+  });
+
+  it('a membership or a group deleted by hand drops that one only', async () => {
+    const t = setUp();
+    for (const organizationId of ['acme', 'globex']) {
+      await t.backend.identities.saveMembership('alice', organizationId);
+      await t.backend.identities.saveGroup({ organizationId, apiId: '1', name: 'Default' });
+      await t.store.identities.isMember('alice', organizationId);
+      await t.store.identities.findGroup(organizationId, '1');
+    }
+    for (const [coll, _id] of [
+      ['memberships', { userId: 'alice', organizationId: 'acme' }],
+      ['groups', { organizationId: 'acme', apiId: '1' }],
+    ] as const) {
+      t.identityStream.emit('change', {
+        _id: token(coll.length),
+        operationType: 'delete',
+        ns: { db: 'shortlink', coll },
+        documentKey: { _id },
+      });
+    }
+    t.backend.tally.reset();
+    for (const organizationId of ['acme', 'globex']) {
+      await t.store.identities.isMember('alice', organizationId);
+      await t.store.identities.findGroup(organizationId, '1');
+    }
+    expect(t.backend.tally.of('identities.isMember')).toBe(1);
+    expect(t.backend.tally.of('identities.findGroup')).toBe(1);
+    await t.store.close();
+  });
 });

@@ -1,3 +1,4 @@
+import { ObjectId } from 'mongodb';
 import type { IdentityChange } from '../../core';
 import {
   IDENTITY_PIPELINE,
@@ -29,7 +30,18 @@ describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
               ],
             },
           },
-          { $project: { operationType: 1, ns: 1, documentKey: 1, 'fullDocument.keyHash': 1 } },
+          {
+            $project: {
+              operationType: 1,
+              ns: 1,
+              documentKey: 1,
+              'fullDocument.keyHash': 1,
+              'fullDocument.tokenHash': 1,
+              'fullDocument.userId': 1,
+              'fullDocument.organizationId': 1,
+              'fullDocument.apiId': 1,
+            },
+          },
         ],
         options: { fullDocument: 'updateLookup' },
       },
@@ -38,7 +50,7 @@ describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
     await watch.close();
   });
 
-  it('reports an organization by its id and key hash, the other collections by kind', async () => {
+  it('reports an organization by its id and key hash', async () => {
     const { db, latest } = fakeWatchable();
     const heard: IdentityChange[] = [];
     const watch = watchIdentityChanges(db, (c) => heard.push(c));
@@ -54,18 +66,59 @@ describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
     );
     // The collection dropped: no document key, every organization.
     latest().emit('change', event('organizations', 3, { operationType: 'drop' }));
-    for (const [n, coll] of ['tokens', 'memberships', 'groups'].entries()) {
-      latest().emit('change', event(coll, 4 + n, { documentKey: { _id: 'x' } }));
-    }
     latest().emit('change', { _id: token(9), operationType: 'dropDatabase', ns: { db: 'x' } });
     expect(heard).toEqual([
       { kind: 'organization', id: 'acme', keyHash },
       { kind: 'organization', id: 'gone' },
       'organizations',
+      'all',
+    ]);
+    await watch.close();
+  });
+
+  it('reports a token, a membership or a group by its key, from its document or its _id', async () => {
+    const { db, latest } = fakeWatchable();
+    const heard: IdentityChange[] = [];
+    const watch = watchIdentityChanges(db, (c) => heard.push(c));
+    const hash = 'd'.repeat(64);
+    const membership = { userId: 'alice', organizationId: 'acme' };
+    const group = { organizationId: 'acme', apiId: '7' };
+    const legacyId = new ObjectId();
+    const events = [
+      // Inserts and updates: the document as it now is.
+      event('tokens', 1, {
+        operationType: 'insert',
+        documentKey: { _id: hash },
+        fullDocument: { tokenHash: hash, userId: 'alice' },
+      }),
+      event('memberships', 2, {
+        operationType: 'insert',
+        documentKey: { _id: membership },
+        fullDocument: membership,
+      }),
+      event('groups', 3, { documentKey: { _id: legacyId }, fullDocument: group }),
+      // Deletions (a revoked token, a membership or group removed by hand): the `_id` this
+      // version gives them.
+      event('tokens', 4, { operationType: 'delete', documentKey: { _id: hash } }),
+      event('memberships', 5, { operationType: 'delete', documentKey: { _id: membership } }),
+      event('groups', 6, { operationType: 'delete', documentKey: { _id: group } }),
+      // A document written before (an ObjectId), deleted: which entry it was is unknown.
+      event('tokens', 7, { operationType: 'delete', documentKey: { _id: legacyId } }),
+      event('memberships', 8, { operationType: 'delete', documentKey: { _id: legacyId } }),
+      // An update whose document is gone by the time it is looked up.
+      event('groups', 9, { documentKey: { _id: legacyId }, fullDocument: null }),
+    ];
+    for (const change of events) latest().emit('change', change);
+    expect(heard).toEqual([
+      { kind: 'token', tokenHash: hash },
+      { kind: 'membership', ...membership },
+      { kind: 'group', ...group },
+      { kind: 'token', tokenHash: hash },
+      { kind: 'membership', ...membership },
+      { kind: 'group', ...group },
       'tokens',
       'memberships',
       'groups',
-      'all',
     ]);
     await watch.close();
   });
