@@ -5,7 +5,7 @@ import {
   watchIdentityChanges,
 } from '../../core/adapters/mongodb/identity-change-stream';
 import { captureLogs } from '../support/log-capture';
-import { fakeWatchable, pause, serverError, token, waitFor } from './fake-change-streams';
+import { fakeWatchable, opTime, pause, serverError, token, waitFor } from './fake-change-streams';
 
 /** An event as the identity pipeline leaves it (its projection applied). */
 const event = (coll: string, n: number, extra: Record<string, unknown> = {}) => ({
@@ -17,8 +17,9 @@ const event = (coll: string, n: number, extra: Record<string, unknown> = {}) => 
 
 describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
   it('watches the identity collections, looking up the documents updates touch', async () => {
-    const { db, opened } = fakeWatchable();
-    const watch = watchIdentityChanges(db, () => undefined);
+    const { db, opened, operationTime, openedCount } = fakeWatchable();
+    const watch = watchIdentityChanges(db, () => undefined, { operationTime });
+    await openedCount(1);
     expect(opened.map(({ pipeline, options }) => ({ pipeline, options }))).toEqual([
       {
         pipeline: [
@@ -43,7 +44,7 @@ describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
             },
           },
         ],
-        options: { fullDocument: 'updateLookup' },
+        options: { fullDocument: 'updateLookup', startAtOperationTime: opTime(1) },
       },
     ]);
     expect(opened[0]?.pipeline).toBe(IDENTITY_PIPELINE);
@@ -51,9 +52,12 @@ describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
   });
 
   it('reports an organization by its id and key hash', async () => {
-    const { db, latest } = fakeWatchable();
+    const { db, latest, operationTime, openedCount } = fakeWatchable();
     const heard: IdentityChange[] = [];
-    const watch = watchIdentityChanges(db, (c) => heard.push(c));
+    const watch = watchIdentityChanges(db, (c) => heard.push(c), { operationTime });
+    await openedCount(1);
+    // Opening from the server's time drops what was cached before it, once.
+    expect(heard.splice(0)).toEqual(['all']);
     const keyHash = 'b'.repeat(64);
     latest().emit(
       'change',
@@ -77,9 +81,12 @@ describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
   });
 
   it('reports a token, a membership or a group by its key, from its document or its _id', async () => {
-    const { db, latest } = fakeWatchable();
+    const { db, latest, operationTime, openedCount } = fakeWatchable();
     const heard: IdentityChange[] = [];
-    const watch = watchIdentityChanges(db, (c) => heard.push(c));
+    const watch = watchIdentityChanges(db, (c) => heard.push(c), { operationTime });
+    await openedCount(1);
+    // Opening from the server's time drops what was cached before it, once.
+    expect(heard.splice(0)).toEqual(['all']);
     const hash = 'd'.repeat(64);
     const membership = { userId: 'alice', organizationId: 'acme' };
     const group = { organizationId: 'acme', apiId: '7' };
@@ -124,9 +131,11 @@ describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
   });
 
   it('reopens a failed stream with resumeAfter set to the last token seen, clearing nothing', async () => {
-    const { db, opened, latest } = fakeWatchable();
+    const { db, opened, latest, operationTime, openedCount } = fakeWatchable();
     const heard: IdentityChange[] = [];
-    const watch = watchIdentityChanges(db, (c) => heard.push(c), { retryMs: 5 });
+    const watch = watchIdentityChanges(db, (c) => heard.push(c), { operationTime, retryMs: 5 });
+    await openedCount(1);
+    expect(heard.splice(0)).toEqual(['all']);
     latest().emit('change', event('groups', 1));
     latest().emit('change', event('tokens', 2));
     latest().emit('error', serverError(13, 'not authorized on shortlink'));
@@ -140,22 +149,30 @@ describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
   });
 
   it('clears everything once when the server can no longer resume (oplog moved past the token)', async () => {
-    const { db, opened, latest } = fakeWatchable();
+    const { db, opened, latest, operationTime, openedCount } = fakeWatchable();
     const heard: IdentityChange[] = [];
-    const watch = watchIdentityChanges(db, (c) => heard.push(c), { retryMs: 5 });
+    const watch = watchIdentityChanges(db, (c) => heard.push(c), { operationTime, retryMs: 5 });
+    await openedCount(1);
+    expect(heard.splice(0)).toEqual(['all']);
     latest().emit('change', event('groups', 1));
     latest().emit('error', serverError(286, 'the resume point may no longer be in the oplog'));
     await waitFor(() => opened.length === 2);
-    expect(opened[1]?.options).toEqual({ fullDocument: 'updateLookup' });
+    expect(opened[1]?.options).toEqual({
+      fullDocument: 'updateLookup',
+      startAtOperationTime: opTime(2),
+    });
     expect(heard).toEqual(['groups', 'all']);
     await watch.close();
   });
 
   it('falls back silently to the TTL where change streams are unsupported (standalone server)', async () => {
-    const { db, opened, latest } = fakeWatchable();
+    const { db, opened, latest, operationTime, openedCount, nextTimes } = fakeWatchable();
     const { logger, records } = captureLogs();
     const heard: IdentityChange[] = [];
-    watchIdentityChanges(db, (c) => heard.push(c), { logger, retryMs: 1 });
+    // A standalone server's ping carries no operation time.
+    nextTimes.push(undefined);
+    watchIdentityChanges(db, (c) => heard.push(c), { operationTime, logger, retryMs: 1 });
+    await openedCount(1);
     latest().emit(
       'error',
       serverError(40573, 'The $changeStream stage is only supported on replica sets'),
@@ -172,8 +189,9 @@ describe('identity change stream (MongoDB adapter, on a fake Db)', () => {
   });
 
   it('does not reopen once closed', async () => {
-    const { db, opened, latest } = fakeWatchable();
-    const watch = watchIdentityChanges(db, () => undefined, { retryMs: 5 });
+    const { db, opened, latest, operationTime, openedCount } = fakeWatchable();
+    const watch = watchIdentityChanges(db, () => undefined, { operationTime, retryMs: 5 });
+    await openedCount(1);
     await watch.close();
     latest().emit('error', serverError(13, 'not authorized'));
     await pause(30);

@@ -1,4 +1,4 @@
-import type { Db, Document } from 'mongodb';
+import type { Db, Document, Timestamp } from 'mongodb';
 import type { Logger } from '../../ports/logger';
 import type { ChangeWatch, IdentityChange, IdentityKind } from '../../ports/store';
 import { COLLECTIONS } from './documents';
@@ -42,6 +42,8 @@ export const IDENTITY_PIPELINE: Document[] = [
 ];
 
 export interface IdentityChangeStreamOptions {
+  /** The server's operation time now (serverOperationTime), where a stream from now starts. */
+  operationTime(): Promise<Timestamp | undefined>;
   logger?: Logger;
   /** How long to wait before reopening a stream that failed (ms). */
   retryMs?: number;
@@ -107,7 +109,7 @@ export function identityChangeOf(event: WatchedEvent): IdentityChange {
 export function watchIdentityChanges(
   db: Pick<Db, 'watch'>,
   listener: (change: IdentityChange) => void,
-  options: IdentityChangeStreamOptions = {},
+  options: IdentityChangeStreamOptions,
 ): ChangeWatch {
   return watchResumably({
     open: (from) =>

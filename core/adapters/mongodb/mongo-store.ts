@@ -10,6 +10,7 @@ import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
 import { ensureIndexes } from './indexes';
 import { watchIdentityChanges } from './identity-change-stream';
 import { watchLinkChanges } from './link-change-stream';
+import { serverOperationTime } from './resumable-change-stream';
 import { MongoIdSequence } from './mongo-id-sequence';
 import { MongoIdempotencyStore } from './mongo-idempotency-store';
 import { MongoIdentityStore } from './mongo-identity-store';
@@ -66,6 +67,7 @@ export function mongoStoreOn(
   settings: MongoStoreSettings = {},
 ): MongoStore {
   const logger = settings.logger ?? silentLogger;
+  const operationTime = () => serverOperationTime(db);
   return {
     kind: MONGO_STORE_KIND,
     client,
@@ -80,9 +82,10 @@ export function mongoStoreOn(
       db.collection(COLLECTIONS.idempotency),
       db.collection(COLLECTIONS.links),
     ),
-    watchIdentityChanges: (listener) => watchIdentityChanges(db, listener, { logger }),
+    watchIdentityChanges: (listener) =>
+      watchIdentityChanges(db, listener, { logger, operationTime }),
     watchLinkChanges: (listener) =>
-      watchLinkChanges(db.collection(COLLECTIONS.links), listener, { logger }),
+      watchLinkChanges(db.collection(COLLECTIONS.links), listener, { logger, operationTime }),
     ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
     // Each write has answered per the collection's write concern.
     flush: () => Promise.resolve(),
