@@ -64,7 +64,12 @@ async function setUp(options: { watchable?: boolean; ttlSeconds?: number; links?
   };
 }
 
-describe('store round trips per create and per follow', () => {
+/**
+ * Calls through the store's ports (the caches' effect), not network round trips: what reaches
+ * MongoDB and Redis per operation (the rate-limit window, id blocks, link domains...) is counted
+ * at the driver level in test/mongodb/round-trips.test.ts.
+ */
+describe('store port calls per create and per follow', () => {
   it('a cold create makes 5, a warm one 1 (the insert, which also gives the id)', async () => {
     const t = await setUp();
     await t.caller().links.create(t.body());
