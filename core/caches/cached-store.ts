@@ -36,8 +36,9 @@ export interface CachedStore extends Store {
  * The store-agnostic caches as decorators over the store's ports: links for following, identity
  * lookups for creating. Writes (and the ids links get) always go to the backend. When the
  * backend reports changes (MongoDB change streams), every process drops at once what changed:
- * the link (by domain and alias), the organization (by id and key hash), or a whole kind of
- * identity lookup; elsewhere the TTLs bound how long a change made by another process goes unseen.
+ * the link (by domain and alias), the organization (by id and key hash), the token, membership or
+ * group, or a whole kind of identity lookup when the change names none; elsewhere the TTLs bound
+ * how long a change made by another process goes unseen.
  */
 export function withCaches(backend: Store, options: CacheOptions): CachedStore {
   const propagationMs = (options.propagationSeconds ?? DEFAULT_CHANGE_PROPAGATION_SECONDS) * 1000;
