@@ -10,15 +10,20 @@ import type {
 import type { IdentityChange, OrganizationChanged } from '../ports/store';
 import { cacheKey, LookupCache, type LookupCacheOptions } from './lookup-cache';
 
-/** Entries per lookup kind: far more than the active tokens and organizations of a deployment. */
-const IDENTITY_CACHE_ENTRIES = 10_000;
+/**
+ * Identity lookups kept per kind (tokens, organizations by key and by id, memberships, groups)
+ * unless IDENTITY_CACHE_SIZE says otherwise: far more than the active tokens and organizations
+ * of most deployments.
+ */
+export const DEFAULT_IDENTITY_CACHE_SIZE = 10_000;
 
 /**
  * The identity lookups a create makes (token, organization key, membership, group) served from
  * bounded caches of found results for `ttlMs`. A change takes effect:
  * - at once in this process when made through this store (provisioning invalidates);
- * - at once everywhere when the backend reports changes (invalidate(), fed by change streams;
- *   an organization by its id and key hash, other kinds as a whole);
+ * - at once everywhere when the backend reports changes (invalidate(), fed by change streams):
+ *   the organization (by its id and key hash), token, membership or group it names, or a whole
+ *   kind when the backend cannot tell which;
  * - otherwise within the TTL.
  * Nothing "not found" is kept, so a new token or membership works at once everywhere.
  */
@@ -39,11 +44,12 @@ export class CachedIdentityStore implements IdentityStore {
        */
       organizationTtlMs?: number;
       now?: () => number;
+      /** Entries kept per lookup kind (IDENTITY_CACHE_SIZE); the least recently used go first. */
       maxEntries?: number;
     },
   ) {
     const shape: LookupCacheOptions = {
-      max: options.maxEntries ?? IDENTITY_CACHE_ENTRIES,
+      max: options.maxEntries ?? DEFAULT_IDENTITY_CACHE_SIZE,
       ttlMs: options.ttlMs,
       ...(options.now ? { now: options.now } : {}),
     };
@@ -55,11 +61,19 @@ export class CachedIdentityStore implements IdentityStore {
     this.groups = new LookupCache(shape);
   }
 
-  /** Forgets what a change may have touched. */
+  /** Forgets what a change may have touched: one entry when it names one, else a whole kind. */
   invalidate(change: IdentityChange): void {
     if (typeof change === 'object') {
-      this.forgetOrganization(change);
-      return;
+      switch (change.kind) {
+        case 'organization':
+          return this.forgetOrganization(change);
+        case 'token':
+          return this.tokens.delete(change.tokenHash);
+        case 'membership':
+          return this.memberships.delete(cacheKey(change.userId, change.organizationId));
+        case 'group':
+          return this.groups.delete(cacheKey(change.organizationId, change.apiId));
+      }
     }
     if (change === 'tokens' || change === 'all') this.tokens.clear();
     if (change === 'organizations' || change === 'all') {
@@ -73,7 +87,7 @@ export class CachedIdentityStore implements IdentityStore {
   /**
    * One organization, by id and by key hash; also under any former key hash (a rotation made
    * elsewhere reports only the new one), found from the cached organizations' ids. Organizations
-   * change rarely: one pass over at most IDENTITY_CACHE_ENTRIES entries is cheap.
+   * change rarely: one pass over the cached organizations (IDENTITY_CACHE_SIZE at most) is cheap.
    */
   private forgetOrganization({ id, keyHash }: Omit<OrganizationChanged, 'kind'>): void {
     this.organizationsById.delete(id);
@@ -187,10 +201,10 @@ export class CachedIdentityStore implements IdentityStore {
   }
 
   removeTokensOfUser(userId: string): Promise<number> {
-    // Cached by hash, not by user: which entries were this user's is not known here.
+    // Cached by hash, answering the user: the entries answering this user go, the others stay.
     return this.thenForget(
       () => this.inner.removeTokensOfUser(userId),
-      () => this.invalidate('tokens'),
+      () => this.tokens.deleteWhere((user) => user === userId),
     );
   }
 

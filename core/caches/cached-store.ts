@@ -1,9 +1,10 @@
 import type { ChangeWatch, Store } from '../ports/store';
-import { CachedIdentityStore } from './cached-identity-store';
+import { CachedIdentityStore, DEFAULT_IDENTITY_CACHE_SIZE } from './cached-identity-store';
 import { CachedLinkStore } from './cached-link-store';
 
 export const DEFAULT_LINK_CACHE_SIZE = 100_000;
 export const DEFAULT_IDENTITY_CACHE_TTL_SECONDS = 10;
+export { DEFAULT_IDENTITY_CACHE_SIZE };
 /**
  * The bound within which a link's disable or enable, and an organization's deactivation, reach
  * every process (CHANGE_PROPAGATION_SECONDS): nothing cached about them is trusted longer.
@@ -15,6 +16,8 @@ export interface CacheOptions {
   linkCacheSize: number;
   /** How long identity lookups are trusted; 0 turns the identity cache off. */
   identityTtlSeconds: number;
+  /** Identity lookups kept per kind (default DEFAULT_IDENTITY_CACHE_SIZE). */
+  identityCacheSize?: number;
   /**
    * How long a cached link or organization is trusted at most (default
    * DEFAULT_CHANGE_PROPAGATION_SECONDS): a change made by another process is seen within it.
@@ -33,8 +36,9 @@ export interface CachedStore extends Store {
  * The store-agnostic caches as decorators over the store's ports: links for following, identity
  * lookups for creating. Writes (and the ids links get) always go to the backend. When the
  * backend reports changes (MongoDB change streams), every process drops at once what changed:
- * the link (by domain and alias), the organization (by id and key hash), or a whole kind of
- * identity lookup; elsewhere the TTLs bound how long a change made by another process goes unseen.
+ * the link (by domain and alias), the organization (by id and key hash), the token, membership or
+ * group, or a whole kind of identity lookup when the change names none; elsewhere the TTLs bound
+ * how long a change made by another process goes unseen.
  */
 export function withCaches(backend: Store, options: CacheOptions): CachedStore {
   const propagationMs = (options.propagationSeconds ?? DEFAULT_CHANGE_PROPAGATION_SECONDS) * 1000;
@@ -59,6 +63,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     const cached = new CachedIdentityStore(backend.identities, {
       ttlMs: options.identityTtlSeconds * 1000,
       organizationTtlMs: Math.min(options.identityTtlSeconds * 1000, propagationMs),
+      maxEntries: options.identityCacheSize ?? DEFAULT_IDENTITY_CACHE_SIZE,
       ...now,
     });
     identities = cached;

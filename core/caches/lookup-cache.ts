@@ -9,15 +9,23 @@ export interface LookupCacheOptions {
   now?: () => number;
 }
 
+/** A lookup in flight, and the invalidations by value issued while it runs. */
+interface InFlight<V> {
+  lookup: Promise<V | null>;
+  /** deleteWhere() predicates issued since it started, in order. */
+  vetoes: Array<(value: V) => boolean>;
+}
+
 /**
  * A bounded cache of found results in front of a lookup. Only found results are kept: a miss is
  * asked again next time, so something created a moment ago is found at once. Concurrent misses
  * for one key share one lookup. A lookup in flight when its key is invalidated still answers its
- * callers, but its result is not kept (it may predate the change).
+ * callers, but its result is not kept (it may predate the change), and later callers start a new
+ * one; see deleteWhere for invalidations by value.
  */
 export class LookupCache<V extends NonNullable<unknown>> {
   private readonly values: LRUCache<string, V>;
-  private readonly pending = new Map<string, Promise<V | null>>();
+  private readonly pending = new Map<string, InFlight<V>>();
 
   constructor(options: LookupCacheOptions) {
     const now = options.now;
@@ -32,17 +40,35 @@ export class LookupCache<V extends NonNullable<unknown>> {
     const hit = this.values.get(key);
     if (hit !== undefined) return Promise.resolve(hit);
     const shared = this.pending.get(key);
-    if (shared) return shared;
-    const lookup: Promise<V | null> = load()
+    if (shared) return this.join(key, shared, load);
+    const flight: InFlight<V> = { lookup: Promise.resolve(null), vetoes: [] };
+    flight.lookup = load()
       .then((value) => {
-        if (value !== null && this.pending.get(key) === lookup) this.values.set(key, value);
+        const current = this.pending.get(key) === flight;
+        if (value !== null && current && !flight.vetoes.some((vetoed) => vetoed(value))) {
+          this.values.set(key, value);
+        }
         return value;
       })
       .finally(() => {
-        if (this.pending.get(key) === lookup) this.pending.delete(key);
+        if (this.pending.get(key) === flight) this.pending.delete(key);
       });
-    this.pending.set(key, lookup);
-    return lookup;
+    this.pending.set(key, flight);
+    return flight.lookup;
+  }
+
+  /**
+   * The answer of a lookup already in flight, unless a deleteWhere issued before this caller
+   * came picks it: what it found may predate that change, which this caller must see, so it asks
+   * again (callers after the same invalidation then share that new lookup).
+   */
+  private async join(key: string, flight: InFlight<V>, load: () => Promise<V | null>) {
+    const before = flight.vetoes.length;
+    const value = await flight.lookup;
+    if (value === null || !flight.vetoes.slice(0, before).some((vetoed) => vetoed(value))) {
+      return value;
+    }
+    return this.get(key, load);
   }
 
   /** The value kept for `key`, if any: never a lookup. */
@@ -61,8 +87,10 @@ export class LookupCache<V extends NonNullable<unknown>> {
   }
 
   /**
-   * Drops every kept value `matches` picks. Lookups in flight are all let go too (they answer
-   * their callers, nothing of them is kept): what they will find cannot be tested yet.
+   * Drops every kept value `matches` picks. What the lookups in flight will find cannot be tested
+   * yet, so each is tested as it lands: a value `matches` picks is answered to the callers that
+   * came before this call but not kept, and callers that came after ask again; any other value
+   * is kept and shared as usual (an invalidation of one value costs the others nothing).
    */
   deleteWhere(matches: (value: V) => boolean): void {
     const picked: string[] = [];
@@ -70,7 +98,7 @@ export class LookupCache<V extends NonNullable<unknown>> {
       if (matches(value)) picked.push(key);
     });
     for (const key of picked) this.values.delete(key);
-    this.pending.clear();
+    for (const flight of this.pending.values()) flight.vetoes.push(matches);
   }
 
   clear(): void {

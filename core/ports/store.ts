@@ -16,11 +16,33 @@ export interface OrganizationChanged {
   keyHash?: string;
 }
 
+/** One token changed (added or removed): its lookup by hash must go. */
+export interface TokenChanged {
+  kind: 'token';
+  tokenHash: string;
+}
+
+/** One membership changed (added or removed): its lookup must go. */
+export interface MembershipChanged {
+  kind: 'membership';
+  userId: string;
+  organizationId: string;
+}
+
+/** One URL group changed (added, renamed or removed): its lookup must go. */
+export interface GroupChanged {
+  kind: 'group';
+  organizationId: string;
+  apiId: string;
+}
+
 /**
- * What an identity change may affect: one organization, a whole kind of lookup, or 'all' when
- * changes may have been missed.
+ * What an identity change may affect: one organization, token, membership or group (by the key
+ * it is looked up by); a whole kind of lookup, when the backend cannot tell which one; or 'all'
+ * when changes may have been missed.
  */
-export type IdentityChange = IdentityKind | OrganizationChanged | 'all';
+export type IdentityChange =
+  OrganizationChanged | TokenChanged | MembershipChanged | GroupChanged | IdentityKind | 'all';
 
 /**
  * A link whose stored state changed (a disable, an enable), by the key it is followed by; 'all'

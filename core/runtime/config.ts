@@ -17,6 +17,7 @@ import {
 } from './settings';
 import {
   DEFAULT_CHANGE_PROPAGATION_SECONDS,
+  DEFAULT_IDENTITY_CACHE_SIZE,
   DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
   DEFAULT_LINK_CACHE_SIZE,
 } from '../caches/cached-store';
@@ -27,6 +28,7 @@ import {
   MAX_IDEMPOTENCY_TTL_SECONDS,
 } from '../idempotency/idempotency-defaults';
 import { DEFAULT_LINK_DOMAINS_REFRESH_SECONDS } from '../links/link-domain-directory';
+import { DEFAULT_ID_BLOCK_SIZE, MAX_ID_BLOCK_SIZE } from '../adapters/mongodb/block-id-allocator';
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
@@ -83,6 +85,16 @@ export const configSchema = z.object({
   /** The address the gateways bind (each reads it too); the demo banner prints it. */
   HOST: hostSetting,
   MONGODB_URI: optionalText,
+  /**
+   * Link ids a process reserves with one update of MongoDB's counter document and then hands out
+   * alone; a stopped process leaves the rest of its blocks unused (MongoDB only).
+   */
+  ID_BLOCK_SIZE: positive
+    .max(
+      MAX_ID_BLOCK_SIZE,
+      `must be at most ${MAX_ID_BLOCK_SIZE} (a stopped process loses the rest of its block)`,
+    )
+    .default(DEFAULT_ID_BLOCK_SIZE),
   /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
   DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
   REDIS_URL: optionalText,
@@ -131,6 +143,11 @@ export const configSchema = z.object({
   LINK_CACHE_SIZE: entriesSetting.default(DEFAULT_LINK_CACHE_SIZE),
   /** How long identity lookups are trusted in each process; 0 = no identity cache. */
   IDENTITY_CACHE_TTL_SECONDS: nonnegativeSetting.default(DEFAULT_IDENTITY_CACHE_TTL_SECONDS),
+  /**
+   * Identity lookups kept in each process per kind (tokens, organizations by key and by id,
+   * memberships, groups); the least recently used go first.
+   */
+  IDENTITY_CACHE_SIZE: positiveEntriesSetting.default(DEFAULT_IDENTITY_CACHE_SIZE),
   /**
    * The bound, in seconds, within which a link's disable or enable and an organization's
    * deactivation reach every process and worker: cached links and organizations are trusted no

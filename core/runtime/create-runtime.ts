@@ -2,6 +2,7 @@ import { LMDB_STORE_KIND } from '../adapters/lmdb/lmdb-store';
 import { MEMORY_STORE_KIND } from '../adapters/memory/memory-store';
 import { createNanoidAliasGenerator } from '../adapters/nanoid-alias-generator';
 import { systemClock } from '../adapters/system-clock';
+import type { Store } from '../ports/store';
 import { createCore, type Core } from '../core';
 import { reservedAliasSet } from '../links/reserved-aliases';
 import { silentLogger, type Logger } from '../ports/logger';
@@ -52,6 +53,13 @@ export interface RuntimeOptions {
    * deactivated organization, a rotated key, a revoked token the file still lists).
    */
   applySeedFile?: boolean;
+  /**
+   * The store to serve from instead of the one the configuration names: one the caller built
+   * (say `mongoStoreOn` over a client it holds, or a fake of one in tests). The runtime wraps it
+   * as it would its own (caches, metrics; the MongoDB limiters share a MongoDB store's client)
+   * and closes it with the rest.
+   */
+  backend?: Store;
 }
 
 /**
@@ -83,7 +91,7 @@ export async function createRuntime(
       const claim = await claimServedDataDir(config, logger);
       closers.push(() => claim.release());
     }
-    const backend = await createStoreFromConfig(config, logger);
+    const backend = options.backend ?? (await createStoreFromConfig(config, logger));
     // The caches wrap the store once here, over the timing: a cache hit is not a store call.
     // The limiters share the backend's own client.
     const store = cachedStoreFromConfig(metrics ? timedStore(backend, metrics) : backend, config);

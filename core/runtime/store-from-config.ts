@@ -18,7 +18,9 @@ export function createStoreFromConfig(
   { migrate = true, readOnly = false }: { migrate?: boolean; readOnly?: boolean } = {},
 ): Promise<Store> {
   // MongoDB has no opening write but its indexes, made sure of by every process (idempotent).
-  if (config.MONGODB_URI) return createMongoStore({ uri: config.MONGODB_URI, logger });
+  if (config.MONGODB_URI) {
+    return createMongoStore({ uri: config.MONGODB_URI, logger, idBlockSize: config.ID_BLOCK_SIZE });
+  }
   if (storeKindOf(config) === 'memory') return Promise.resolve(createMemoryStore());
   return createLmdbStore({ dataDir: config.DATA_DIR, logger, migrate, readOnly });
 }

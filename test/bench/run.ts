@@ -79,7 +79,10 @@ const VERSUS = {
   redirect: ', a disabled link (410) vs an active one (redirect), LMDB',
   allProcesses: ', all processes',
 };
-/** The most store round trips a warm create and a warm follow may take with the caches on. */
+/**
+ * The most MongoDB round trips a warm create (the rate-limit window and the insert) and a warm
+ * follow may take with the caches on.
+ */
 const WARM_ROUND_TRIPS_MAX = { create: 2, follow: 0 };
 
 /** Rows of one path, each one measure of two of its targets, labelled `<path> <unit><versus>`. */
@@ -240,12 +243,12 @@ function grpcRows(grpc: GrpcResults): Row[] {
   ];
 }
 
-/** Store round trips per create and per follow, the first (cold) and the second (warm). */
+/** MongoDB round trips per create and per follow, the first (cold) and the second (warm). */
 function roundTripRows(caches: RoundTrips, noCaches: RoundTrips): Row[] {
   return (['create', 'follow'] as const).flatMap((operation) =>
     (['cold', 'warm'] as const).map((visit) =>
       row(
-        `store round trips per ${operation}, ${visit}, caches on vs off`,
+        `MongoDB round trips per ${operation}, ${visit}, caches on vs off`,
         caches[operation][visit],
         noCaches[operation][visit],
         visit === 'warm' ? { max: WARM_ROUND_TRIPS_MAX[operation] } : undefined,
@@ -393,7 +396,7 @@ async function main(): Promise<void> {
     );
     const tokens = await runChild<MemoryResult>('in-process/memory', ['limiter'], memoryOptions);
 
-    log('store round trips: counted per create and per follow, caches on and off');
+    log('MongoDB round trips: counted per create and per follow, caches on and off');
     const trips = await countRoundTrips(true);
     const tripsNoCaches = await countRoundTrips(false);
 

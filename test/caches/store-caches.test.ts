@@ -3,6 +3,7 @@ import {
   createCore,
   createMemoryStore,
   DEFAULT_CHANGE_PROPAGATION_SECONDS,
+  DEFAULT_IDENTITY_CACHE_SIZE,
   hashSecret,
   Provisioner,
   systemClock,
@@ -11,6 +12,8 @@ import {
   type Core,
 } from '../../core';
 import { CachedIdentityStore } from '../../core/caches/cached-identity-store';
+import { loadConfig } from '../../core/runtime';
+import { cachedStoreFromConfig } from '../../core/runtime/caches-from-config';
 import { cacheKey, LookupCache } from '../../core/caches/lookup-cache';
 import { newLink } from '../storage/fixtures';
 import { failureOf } from '../support/failures';
@@ -61,7 +64,12 @@ async function setUp(options: { watchable?: boolean; ttlSeconds?: number; links?
   };
 }
 
-describe('store round trips per create and per follow', () => {
+/**
+ * Calls through the store's ports (the caches' effect), not network round trips: what reaches
+ * MongoDB and Redis per operation (the rate-limit window, id blocks, link domains...) is counted
+ * at the driver level in test/mongodb/round-trips.test.ts.
+ */
+describe('store port calls per create and per follow', () => {
   it('a cold create makes 5, a warm one 1 (the insert, which also gives the id)', async () => {
     const t = await setUp();
     await t.caller().links.create(t.body());
@@ -257,6 +265,35 @@ describe('identity changes and the cache', () => {
     expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
   });
 
+  it("a user's tokens revoked through this process drop that user's tokens only", async () => {
+    const t = await setUp();
+    await t.here.saveUser({ id: 'bob', organizations: ['acme'] });
+    const { token: bobToken } = await t.here.issueToken('bob');
+    await t.caller().links.create(t.body());
+    await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/b' }));
+    await t.here.revokeTokensOfUser('alice');
+    t.backend.tally.reset();
+    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+    await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/c' }));
+    // Bob's token is still cached: no lookup for it.
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+  });
+
+  it('a token reported by the backend by its hash answers 11 at once; other tokens stay cached', async () => {
+    const t = await setUp({ watchable: true });
+    await t.here.saveUser({ id: 'bob', organizations: ['acme'] });
+    const { token: bobToken } = await t.here.issueToken('bob');
+    await t.caller().links.create(t.body());
+    await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/b' }));
+    await t.other.revokeToken(t.token);
+    t.backend.emitIdentityChange({ kind: 'token', tokenHash: hashSecret(t.token) });
+    t.backend.tally.reset();
+    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
+    await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/c' }));
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+  });
+
   it('a membership added elsewhere works at once (no negative caching)', async () => {
     const t = await setUp({ watchable: true });
     await t.caller().links.create(t.body());
@@ -363,6 +400,51 @@ describe('shared lookups', () => {
     expect(releases).toHaveLength(2);
   });
 
+  describe('an invalidation by value (deleteWhere) while lookups are in flight', () => {
+    /** A cache whose loads wait until the test answers them, counted. */
+    function held() {
+      const cache = new LookupCache<{ id: string; version: number }>({ max: 10 });
+      const answers: Array<(value: { id: string; version: number }) => void> = [];
+      const load = () =>
+        new Promise<{ id: string; version: number }>((resolve) => answers.push(resolve));
+      return { cache, answers, load };
+    }
+
+    it('keeps, and shares, a lookup whose answer the invalidation does not pick', async () => {
+      const { cache, answers, load } = held();
+      const first = cache.get('k1', load);
+      cache.deleteWhere((value) => value.id === 'other');
+      const later = cache.get('k1', load);
+      answers[0]!({ id: 'mine', version: 1 });
+      expect(await first).toEqual({ id: 'mine', version: 1 });
+      expect(await later).toEqual({ id: 'mine', version: 1 });
+      // One lookup for the two callers, and its answer kept.
+      expect(await cache.get('k1', load)).toEqual({ id: 'mine', version: 1 });
+      expect(answers).toHaveLength(1);
+    });
+
+    it('does not keep an answer it picks; a caller after it asks again, one before it does not', async () => {
+      const { cache, answers, load } = held();
+      const starter = cache.get('k1', load);
+      const before = cache.get('k1', load);
+      cache.deleteWhere((value) => value.id === 'acme');
+      const after = cache.get('k1', load);
+      const afterToo = cache.get('k1', load);
+      answers[0]!({ id: 'acme', version: 1 });
+      // Came before the change was reported: the answer of their time.
+      expect(await starter).toEqual({ id: 'acme', version: 1 });
+      expect(await before).toEqual({ id: 'acme', version: 1 });
+      // Came after it: one new lookup for both, whose answer is kept.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(answers).toHaveLength(2);
+      answers[1]!({ id: 'acme', version: 2 });
+      expect(await after).toEqual({ id: 'acme', version: 2 });
+      expect(await afterToo).toEqual({ id: 'acme', version: 2 });
+      expect(await cache.get('k1', load)).toEqual({ id: 'acme', version: 2 });
+      expect(answers).toHaveLength(2);
+    });
+  });
+
   it('keeps apart entries whose parts hold a NUL (a group of another organization)', () => {
     expect(cacheKey('acme\u0000x', 'y')).not.toBe(cacheKey('acme', 'x\u0000y'));
     expect(cacheKey('a', '')).not.toBe(cacheKey('', 'a'));
@@ -379,6 +461,26 @@ describe('shared lookups', () => {
       name: 'Other',
     });
     await expect(store.identities.findGroup('acme', 'x\u0000y')).resolves.toBeNull();
+  });
+
+  it('bounds the identity cache to IDENTITY_CACHE_SIZE entries per kind', async () => {
+    const config = loadConfig({ DATA_DIR: ':memory:', IDENTITY_CACHE_SIZE: '2' });
+    expect(loadConfig({}).IDENTITY_CACHE_SIZE).toBe(DEFAULT_IDENTITY_CACHE_SIZE);
+    expect(() => loadConfig({ IDENTITY_CACHE_SIZE: '0' })).toThrow(/IDENTITY_CACHE_SIZE: /);
+    const backend = countingStore(createMemoryStore());
+    const store = cachedStoreFromConfig(backend, config);
+    const hashes = ['a', 'b', 'c'].map((c) => c.repeat(64));
+    for (const tokenHash of hashes) {
+      await backend.identities.saveToken({ tokenHash, userId: 'alice', createdAt: new Date() });
+      await store.identities.findUserIdByTokenHash(tokenHash);
+    }
+    backend.tally.reset();
+    // The two most recent are kept; the first was dropped for the third.
+    await store.identities.findUserIdByTokenHash(hashes[2]!);
+    await store.identities.findUserIdByTokenHash(hashes[1]!);
+    expect(backend.tally.total()).toBe(0);
+    await store.identities.findUserIdByTokenHash(hashes[0]!);
+    expect(backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
   });
 
   it('bounds the link cache to LINK_CACHE_SIZE entries', async () => {

@@ -1,3 +1,4 @@
+import { MAX_ID_BLOCK_SIZE } from '../../core/adapters/mongodb/block-id-allocator';
 import { ConfigError, loadConfig } from '../../core/runtime';
 import { MAX_WORKERS, workerCount } from '../../core/runtime/config';
 import { MAX_IN_PROCESS_ENTRIES, MAX_TIMER_MS } from '../../core/runtime/settings';
@@ -17,8 +18,10 @@ const BOUNDED: [name: string, most: number][] = [
   ['SAFE_BROWSING_MAX_WAIT_MS', MAX_TIMER_MS],
   ['LINK_DOMAINS_REFRESH_SECONDS', SECONDS_TIMER_MAX],
   ['LINK_CACHE_SIZE', MAX_IN_PROCESS_ENTRIES],
+  ['IDENTITY_CACHE_SIZE', MAX_IN_PROCESS_ENTRIES],
   ['AUTH_FAILURE_TRACKED_ADDRESSES', MAX_IN_PROCESS_ENTRIES],
   ['SAFE_BROWSING_CACHE_ENTRIES', MAX_IN_PROCESS_ENTRIES],
+  ['ID_BLOCK_SIZE', MAX_ID_BLOCK_SIZE],
 ];
 
 describe('upper bounds of the settings', () => {
@@ -65,6 +68,17 @@ describe('upper bounds of the settings', () => {
     for (const value of ['65', '1000', '99999999999999999999']) {
       expect(() => loadConfig({ WORKERS: value })).toThrow('WORKERS: must be at most 64');
     }
+  });
+});
+
+describe('ID_BLOCK_SIZE', () => {
+  it('defaults to 1000 and takes a whole number from 1', () => {
+    expect(loadConfig({}).ID_BLOCK_SIZE).toBe(1000);
+    expect(loadConfig({ ID_BLOCK_SIZE: '1' }).ID_BLOCK_SIZE).toBe(1);
+    for (const value of ['0', '-5', '2.5', 'many']) {
+      expect(() => loadConfig({ ID_BLOCK_SIZE: value })).toThrow(/ID_BLOCK_SIZE: /);
+    }
+    expect(() => loadConfig({ ID_BLOCK_SIZE: '' })).toThrow(/ID_BLOCK_SIZE: is set but empty/);
   });
 });
 

@@ -65,7 +65,25 @@ describe('MongoDB: group and user created only when new', () => {
     const store = new MongoIdentityStore(db);
     const group = { organizationId: 'acme', apiId: '1', name: 'Default' };
     await expect(store.insertGroup(group)).rejects.toBeInstanceOf(GroupExistsError);
-    expect(calls).toEqual([{ collection: 'groups', method: 'insertOne', args: [group] }]);
+    // Its `_id` is its key, so a change stream's deletion event names it.
+    expect(calls).toEqual([
+      {
+        collection: 'groups',
+        method: 'insertOne',
+        args: [{ _id: { organizationId: 'acme', apiId: '1' }, ...group }],
+      },
+    ]);
+  });
+
+  it('takes a duplicate of the `_id` (the same pair) for an existing group too', async () => {
+    const { db } = fakeDb(() =>
+      Promise.reject(
+        duplicateKey('groups', '_id_', { _id: { organizationId: 'acme', apiId: '1' } }),
+      ),
+    );
+    await expect(
+      new MongoIdentityStore(db).insertGroup({ organizationId: 'acme', apiId: '1', name: 'D' }),
+    ).rejects.toBeInstanceOf(GroupExistsError);
   });
 
   it('inserts a user under its id; a duplicate _id is UserExistsError, and `user create` a clear refusal', async () => {

@@ -11,24 +11,28 @@ import { fakeWatchable, token } from './fake-change-streams';
  * streams faked: an event as the server sends it (after the pipeline's projection) drops exactly
  * what it names. The data sits in a call-counting memory store standing for the database.
  */
-function setUp() {
+async function setUp() {
   const links = fakeWatchable();
   const identities = fakeWatchable();
   const backend = countingStore(createMemoryStore());
-  backend.watchLinkChanges = (listener) => watchLinkChanges(links.collection, listener);
-  backend.watchIdentityChanges = (listener) => watchIdentityChanges(identities.db, listener);
+  backend.watchLinkChanges = (listener) =>
+    watchLinkChanges(links.collection, listener, { operationTime: links.operationTime });
+  backend.watchIdentityChanges = (listener) =>
+    watchIdentityChanges(identities.db, listener, { operationTime: identities.operationTime });
   // TTLs far longer than the test: only the streams can make a change visible.
   const store = withCaches(backend, {
     linkCacheSize: 100,
     identityTtlSeconds: 600,
     propagationSeconds: 600,
   });
+  // Each stream opens once the server's operation time is read.
+  await Promise.all([links.openedCount(1), identities.openedCount(1)]);
   return { backend, store, linkStream: links.latest(), identityStream: identities.latest() };
 }
 
 describe('MongoDB change streams drop exactly what changed from the caches', () => {
   it('a links update drops that link and no other', async () => {
-    const t = setUp();
+    const t = await setUp();
     const promo = await insertNew(t.backend.links, newLink({ alias: 'promo' }));
     await insertNew(t.backend.links, newLink({ alias: 'Promo' }));
     await insertNew(t.backend.links, newLink({ alias: 'promo', domain: 'other.link' }));
@@ -58,7 +62,7 @@ describe('MongoDB change streams drop exactly what changed from the caches', () 
   });
 
   it('an organization update drops that organization only (by id and by key hash)', async () => {
-    const t = setUp();
+    const t = await setUp();
     const acme = organization();
     const globex: Organization = organization({
       id: 'globex',
@@ -99,5 +103,56 @@ describe('MongoDB change streams drop exactly what changed from the caches', () 
     });
     await t.store.close();
     expect(t.identityStream.closed).toBe(true);
+  });
+
+  it('a token deleted elsewhere (a revocation) drops that token only', async () => {
+    const t = await setUp();
+    const [revoked, kept] = ['r', 'k'].map((c) => c.repeat(64));
+    for (const tokenHash of [revoked!, kept!]) {
+      await t.backend.identities.saveToken({ tokenHash, userId: 'alice', createdAt: new Date() });
+      await t.store.identities.findUserIdByTokenHash(tokenHash);
+    }
+    await t.backend.identities.removeToken(revoked!);
+    // What the server sends for a findOneAndDelete of a token this version wrote: its `_id`.
+    t.identityStream.emit('change', {
+      _id: token(1),
+      operationType: 'delete',
+      ns: { db: 'shortlink', coll: 'tokens' },
+      documentKey: { _id: revoked },
+    });
+    t.backend.tally.reset();
+    await expect(t.store.identities.findUserIdByTokenHash(revoked!)).resolves.toBeNull();
+    await expect(t.store.identities.findUserIdByTokenHash(kept!)).resolves.toBe('alice');
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+    await t.store.close();
+  });
+
+  it('a membership or a group deleted by hand drops that one only', async () => {
+    const t = await setUp();
+    for (const organizationId of ['acme', 'globex']) {
+      await t.backend.identities.saveMembership('alice', organizationId);
+      await t.backend.identities.saveGroup({ organizationId, apiId: '1', name: 'Default' });
+      await t.store.identities.isMember('alice', organizationId);
+      await t.store.identities.findGroup(organizationId, '1');
+    }
+    for (const [coll, _id] of [
+      ['memberships', { userId: 'alice', organizationId: 'acme' }],
+      ['groups', { organizationId: 'acme', apiId: '1' }],
+    ] as const) {
+      t.identityStream.emit('change', {
+        _id: token(coll.length),
+        operationType: 'delete',
+        ns: { db: 'shortlink', coll },
+        documentKey: { _id },
+      });
+    }
+    t.backend.tally.reset();
+    for (const organizationId of ['acme', 'globex']) {
+      await t.store.identities.isMember('alice', organizationId);
+      await t.store.identities.findGroup(organizationId, '1');
+    }
+    expect(t.backend.tally.of('identities.isMember')).toBe(1);
+    expect(t.backend.tally.of('identities.findGroup')).toBe(1);
+    await t.store.close();
   });
 });

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { MongoNetworkError, MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoNetworkError, MongoServerError, Timestamp, type Collection, type Db } from 'mongodb';
 
 /**
  * A change stream as the driver's emits in emitter mode: 'change', 'resumeTokenChanged', 'error'
@@ -28,12 +28,27 @@ export interface Opened {
   stream: FakeStream;
 }
 
+/** The n-th operation time the fake server answers (`ping`'s operationTime). */
+export const opTime = (n: number) => new Timestamp({ t: 1_800_000_000, i: n });
+
 /**
  * Something with watch() (a Db or a Collection) handing out fake streams and recording the
- * pipeline and options each was opened with.
+ * pipeline and options each was opened with; and the server's operation time, read before a
+ * stream from now (counted; the n-th read answers opTime(n), or what `nextTimes` holds).
  */
 export function fakeWatchable() {
   const opened: Opened[] = [];
+  let timeReads = 0;
+  /** Answers of the next operation-time reads, in order, before the default ones. */
+  const nextTimes: Array<Timestamp | undefined | Error> = [];
+  const operationTime = (): Promise<Timestamp | undefined> => {
+    timeReads += 1;
+    if (nextTimes.length > 0) {
+      const next = nextTimes.shift();
+      return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+    }
+    return Promise.resolve(opTime(timeReads));
+  };
   const watchable = {
     watch: (pipeline: unknown, options: Record<string, unknown>) => {
       const stream = new FakeStream();
@@ -45,6 +60,11 @@ export function fakeWatchable() {
     db: watchable as unknown as Pick<Db, 'watch'>,
     collection: watchable as unknown as Pick<Collection, 'watch'>,
     opened,
+    operationTime,
+    nextTimes,
+    timeReads: () => timeReads,
+    /** Resolves once `count` streams were opened (a stream from now opens after a time read). */
+    openedCount: (count: number) => waitFor(() => opened.length >= count),
     /** The stream opened last. */
     latest: () => {
       const last = opened.at(-1);

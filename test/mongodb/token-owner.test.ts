@@ -27,7 +27,8 @@ describe('MongoDB: a token keeps its first user', () => {
     expect(calls).toEqual([
       [
         { tokenHash: token.tokenHash },
-        { $setOnInsert: { userId: 'alice', createdAt: token.createdAt } },
+        // The hash is the new document's `_id` too: a deletion event then names the token.
+        { $setOnInsert: { _id: token.tokenHash, userId: 'alice', createdAt: token.createdAt } },
         { upsert: true, returnDocument: 'after' },
       ],
     ]);

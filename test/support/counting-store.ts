@@ -22,7 +22,7 @@ export class CallTally {
   }
 }
 
-/** `target` with each method call counted under `<port>.<method>` (one call = one round trip). */
+/** `target` with each method call counted under `<port>.<method>`. */
 function counted<T extends object>(target: T, port: string, tally: CallTally): T {
   return new Proxy(target, {
     get(object, property, receiver) {
@@ -45,7 +45,8 @@ export interface CountingStore extends Store {
 }
 
 /**
- * A store whose ports count every call: what a network store (MongoDB) would see as round trips.
+ * A store whose ports count every call the core makes (a port call is not always one network
+ * round trip: see test/support/mongo-round-trips.ts for what reaches MongoDB and Redis).
  * `watchable` makes it offer identity and link change reports, as MongoDB on a replica set does.
  */
 export function countingStore(inner: Store, options: { watchable?: boolean } = {}): CountingStore {

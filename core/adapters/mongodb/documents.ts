@@ -1,3 +1,4 @@
+import type { ObjectId } from 'mongodb';
 import type {
   CompletedRecord,
   RecordedOutcome,
@@ -24,14 +25,25 @@ export type LinkDocument = Omit<LinkRecord, 'id' | 'disabled'> & {
 /** An organization; `_id` is its id, the secret key only as `keyHash`. */
 export type OrganizationDocument = Omit<Organization, 'id'> & { _id: string };
 
-export type GroupDocument = UrlGroup;
+/**
+ * The `_id` of identity documents written by this version: the key their lookup is cached under,
+ * so that a change stream's deletion event (which carries only the `_id`) names the cache entry.
+ * Documents written before keep the ObjectId the server gave them (a deletion of one then drops
+ * its whole kind from the caches).
+ */
+type KeyedId<K> = K | ObjectId;
+
+/** A URL group; `_id` is `{organizationId, apiId}` (or an older document's ObjectId). */
+export type GroupDocument = UrlGroup & { _id?: KeyedId<{ organizationId: string; apiId: string }> };
 
 export type UserDocument = Omit<User, 'id'> & { _id: string };
 
-/** A token, only as `tokenHash`. */
-export type TokenDocument = TokenRecord;
+/** A token, only as `tokenHash`; `_id` is the hash too (or an older document's ObjectId). */
+export type TokenDocument = TokenRecord & { _id?: KeyedId<string> };
 
+/** A membership; `_id` is `{userId, organizationId}` (or an older document's ObjectId). */
 export interface MembershipDocument {
+  _id?: KeyedId<{ userId: string; organizationId: string }>;
   userId: string;
   organizationId: string;
 }

@@ -1,4 +1,4 @@
-import type { Db, Document } from 'mongodb';
+import type { Db, Document, Timestamp } from 'mongodb';
 import type { Logger } from '../../ports/logger';
 import type { ChangeWatch, IdentityChange, IdentityKind } from '../../ports/store';
 import { COLLECTIONS } from './documents';
@@ -14,8 +14,9 @@ const WATCHED: Readonly<Record<string, IdentityKind>> = {
 
 /**
  * The identity collections' events, and the database's own end (dropped: everything goes). Only
- * what the caches need travels: an organization's `_id` (in `documentKey`) and its key hash as it
- * now is (`fullDocument`, looked up for updates: `updateLookup`).
+ * what the caches need travels: the document key, and of the document as it now is (`fullDocument`,
+ * looked up for updates: `updateLookup`) the fields a cached lookup is keyed by: an organization's
+ * key hash, a token's hash, a membership's user and organization, a group's organization and API id.
  */
 export const IDENTITY_PIPELINE: Document[] = [
   {
@@ -26,41 +27,89 @@ export const IDENTITY_PIPELINE: Document[] = [
       ],
     },
   },
-  { $project: { operationType: 1, ns: 1, documentKey: 1, 'fullDocument.keyHash': 1 } },
+  {
+    $project: {
+      operationType: 1,
+      ns: 1,
+      documentKey: 1,
+      'fullDocument.keyHash': 1,
+      'fullDocument.tokenHash': 1,
+      'fullDocument.userId': 1,
+      'fullDocument.organizationId': 1,
+      'fullDocument.apiId': 1,
+    },
+  },
 ];
 
 export interface IdentityChangeStreamOptions {
+  /** The server's operation time now (serverOperationTime), where a stream from now starts. */
+  operationTime(): Promise<Timestamp | undefined>;
   logger?: Logger;
   /** How long to wait before reopening a stream that failed (ms). */
   retryMs?: number;
 }
 
+/** The string fields `names` of the first source holding them all, or undefined. */
+function keyFrom<K extends string>(
+  sources: unknown[],
+  names: readonly K[],
+): Record<K, string> | undefined {
+  for (const source of sources) {
+    if (typeof source !== 'object' || source === null) continue;
+    const fields = source as Record<string, unknown>;
+    if (names.every((name) => typeof fields[name] === 'string')) {
+      return Object.fromEntries(names.map((name) => [name, fields[name]])) as Record<K, string>;
+    }
+  }
+  return undefined;
+}
+
 /**
- * What an event touches: one organization (by its id, and its key hash when the event carries
- * the document), a whole kind of lookup for the other collections (or an organizations event
- * without a document key, such as the collection's drop), else everything.
+ * What an event touches, by the key its lookup is cached under: from the document as it now is
+ * (inserts, updates, replacements), else from the document key. Documents written by this
+ * version carry their key in `_id` (a token's hash; a membership's or a group's pair), so a
+ * deletion names its entry too; an older document's deletion (its `_id` an ObjectId) or an event
+ * without a document key (the collection dropped) touches the whole kind, and an event of
+ * anything else (the database dropped) everything.
  */
 export function identityChangeOf(event: WatchedEvent): IdentityChange {
   const kind = WATCHED[event.ns?.coll ?? ''];
   if (!kind) return 'all';
   const id = event.documentKey?._id;
-  if (kind !== 'organizations' || typeof id !== 'string') return kind;
-  const keyHash = event.fullDocument?.keyHash;
-  return { kind: 'organization', id, ...(typeof keyHash === 'string' && { keyHash }) };
+  const sources = [event.fullDocument, id];
+  switch (kind) {
+    case 'organizations': {
+      if (typeof id !== 'string') return kind;
+      const keyHash = event.fullDocument?.keyHash;
+      return { kind: 'organization', id, ...(typeof keyHash === 'string' && { keyHash }) };
+    }
+    case 'tokens': {
+      const tokenHash = keyFrom([event.fullDocument], ['tokenHash'])?.tokenHash ?? id;
+      return typeof tokenHash === 'string' ? { kind: 'token', tokenHash } : kind;
+    }
+    case 'memberships': {
+      const key = keyFrom(sources, ['userId', 'organizationId']);
+      return key ? { kind: 'membership', ...key } : kind;
+    }
+    case 'groups': {
+      const key = keyFrom(sources, ['organizationId', 'apiId']);
+      return key ? { kind: 'group', ...key } : kind;
+    }
+  }
 }
 
 /**
  * Follows the identity collections with one change stream and reports each change, so every
  * process drops its cached identities at once (a deactivated organization refused everywhere
- * within moments, not within the cache TTL). An organization's change drops that organization
- * only; a token, membership or group change drops that kind. Resumed from its last token after a
+ * within moments, not within the cache TTL). A change drops the one organization, token,
+ * membership or group it names (identityChangeOf). Resumed from its last token after a
  * failure (watchResumably); where change streams are unsupported (a standalone server) the caches
  * rely on their TTL.
  */
 export function watchIdentityChanges(
   db: Pick<Db, 'watch'>,
   listener: (change: IdentityChange) => void,
-  options: IdentityChangeStreamOptions = {},
+  options: IdentityChangeStreamOptions,
 ): ChangeWatch {
   return watchResumably({
     open: (from) =>

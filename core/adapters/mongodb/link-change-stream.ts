@@ -1,4 +1,4 @@
-import type { Collection, Document } from 'mongodb';
+import type { Collection, Document, Timestamp } from 'mongodb';
 import type { Logger } from '../../ports/logger';
 import type { ChangeWatch, LinkChange } from '../../ports/store';
 import type { LinkDocument } from './documents';
@@ -23,6 +23,8 @@ export const LINK_PIPELINE: Document[] = [
 ];
 
 export interface LinkChangeStreamOptions {
+  /** The server's operation time now (serverOperationTime), where a stream from now starts. */
+  operationTime(): Promise<Timestamp | undefined>;
   logger?: Logger;
   /** How long to wait before reopening a stream that failed (ms). */
   retryMs?: number;
@@ -52,7 +54,7 @@ export function linkChangeOf(event: WatchedEvent): LinkChange {
 export function watchLinkChanges(
   links: Pick<Collection<LinkDocument>, 'watch'>,
   listener: (change: LinkChange) => void,
-  options: LinkChangeStreamOptions = {},
+  options: LinkChangeStreamOptions,
 ): ChangeWatch {
   return watchResumably({
     open: (from) =>

@@ -1,27 +1,35 @@
 import type { Collection } from 'mongodb';
 import { onMongo, upsertRacing } from './backend-errors';
-import { BatchingIdAllocator } from './batching-id-allocator';
+import { BlockIdAllocator, DEFAULT_ID_BLOCK_SIZE } from './block-id-allocator';
 import type { CounterDocument } from './documents';
 
 /** The `_id` of the counter document link ids come from. */
 export const LINK_ID_COUNTER = 'link_id';
 
 /**
- * Link ids (MongoLinkStore takes one per insert) from one counter document: `$inc` with upsert
- * is atomic on the server, so concurrent callers (in any number of processes) each get distinct
- * values starting at 1. Requests arriving while an update is in flight share the next one (see
- * BatchingIdAllocator), so a busy process sends far fewer than one counter update per link and
- * the counter document stays cool.
+ * Link ids (MongoLinkStore takes one per insert) from one counter document, in blocks: one
+ * `$inc` of `blockSize` with upsert, atomic on the server and written with the client's write
+ * concern (majority by default), reserves a block that this process then spends alone (see
+ * BlockIdAllocator). Concurrent processes each get distinct blocks, the first starting at 1, so
+ * the counter document is updated about once per block per process rather than once per link.
  */
 export class MongoIdSequence {
-  private readonly allocator: BatchingIdAllocator;
+  private readonly allocator: BlockIdAllocator;
 
-  constructor(private readonly counters: Collection<CounterDocument>) {
-    this.allocator = new BatchingIdAllocator((count) => this.reserve(count));
+  constructor(
+    private readonly counters: Collection<CounterDocument>,
+    blockSize: number = DEFAULT_ID_BLOCK_SIZE,
+  ) {
+    this.allocator = new BlockIdAllocator((count) => this.reserve(count), blockSize);
   }
 
   next(): Promise<number> {
     return this.allocator.next();
+  }
+
+  /** Ids this process holds reserved and not yet handed out. */
+  get available(): number {
+    return this.allocator.available;
   }
 
   private async reserve(count: number): Promise<number> {

@@ -173,13 +173,18 @@ export class MongoIdentityStore implements ports.IdentityStore {
     }
   }
 
-  /** An insert, which the unique (organizationId, apiId) index refuses when the group exists. */
+  /**
+   * An insert, which the unique (organizationId, apiId) index refuses when the group exists (and
+   * so does the unique `_id`, the same pair, for a group written by this version).
+   */
   async insertGroup(group: ports.UrlGroup): Promise<void> {
     const { organizationId, apiId, name } = group;
     try {
-      await onMongo('group save', () => this.groups.insertOne({ organizationId, apiId, name }));
+      await onMongo('group save', () =>
+        this.groups.insertOne({ _id: { organizationId, apiId }, organizationId, apiId, name }),
+      );
     } catch (error) {
-      if (isDuplicateKeyOn(error, INDEXES.groupApiId)) {
+      if (isDuplicateKeyOn(error, INDEXES.groupApiId) || isDuplicateKeyOn(error, ID_INDEX)) {
         throw new GroupExistsError(organizationId, apiId, { cause: error });
       }
       throw error;
@@ -200,7 +205,11 @@ export class MongoIdentityStore implements ports.IdentityStore {
     const { organizationId, apiId, name } = group;
     await onMongo('group save', () =>
       upsertRacing(() =>
-        this.groups.updateOne({ organizationId, apiId }, { $set: { name } }, { upsert: true }),
+        this.groups.updateOne(
+          { organizationId, apiId },
+          { $set: { name }, $setOnInsert: { _id: { organizationId, apiId } } },
+          { upsert: true },
+        ),
       ),
     );
   }
@@ -222,7 +231,13 @@ export class MongoIdentityStore implements ports.IdentityStore {
       upsertRacing(() =>
         this.tokens.findOneAndUpdate(
           { tokenHash: token.tokenHash },
-          { $setOnInsert: { userId: token.userId, createdAt: token.createdAt } },
+          {
+            $setOnInsert: {
+              _id: token.tokenHash,
+              userId: token.userId,
+              createdAt: token.createdAt,
+            },
+          },
           { upsert: true, returnDocument: 'after' },
         ),
       ),
@@ -253,7 +268,7 @@ export class MongoIdentityStore implements ports.IdentityStore {
       upsertRacing(() =>
         this.memberships.updateOne(
           { userId, organizationId },
-          { $setOnInsert: { userId, organizationId } },
+          { $setOnInsert: { _id: { userId, organizationId }, userId, organizationId } },
           { upsert: true },
         ),
       ),

@@ -42,8 +42,8 @@ function toRecord(document: WithId<LinkDocument>): LinkRecord {
 
 /**
  * Links on MongoDB: the unique (domain, alias) index decides who gets an alias. The id comes
- * from the batching counter first (a document cannot be inserted without its `_id`), so a taken
- * alias has used an id: ids are unique and increasing, not gapless.
+ * first, from the process's block of ids (a document cannot be inserted without its `_id`), so a
+ * taken alias has used an id: ids are unique and increasing in each process, not gapless.
  */
 export class MongoLinkStore implements LinkStore {
   constructor(

@@ -10,6 +10,7 @@ import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
 import { ensureIndexes } from './indexes';
 import { watchIdentityChanges } from './identity-change-stream';
 import { watchLinkChanges } from './link-change-stream';
+import { serverOperationTime } from './resumable-change-stream';
 import { MongoIdSequence } from './mongo-id-sequence';
 import { MongoIdempotencyStore } from './mongo-idempotency-store';
 import { MongoIdentityStore } from './mongo-identity-store';
@@ -32,7 +33,16 @@ export interface MongoStoreOptions {
   uri: string;
   /** Overrides the database named in the URI (default `shortlink`). */
   dbName?: string;
+  /** Link ids reserved per counter update (ID_BLOCK_SIZE; default DEFAULT_ID_BLOCK_SIZE). */
+  idBlockSize?: number;
   logger?: Logger;
+}
+
+/** What the store does without I/O of its own: its logger and its id blocks. */
+export interface MongoStoreSettings {
+  logger?: Logger;
+  /** Link ids reserved per counter update (default DEFAULT_ID_BLOCK_SIZE). */
+  idBlockSize?: number;
 }
 
 export function isMongoStore(store: Store): store is MongoStore {
@@ -54,8 +64,10 @@ export function mongoStoreOn(
   client: MongoClient,
   db: Db,
   closeClient: boolean,
-  logger: Logger = silentLogger,
+  settings: MongoStoreSettings = {},
 ): MongoStore {
+  const logger = settings.logger ?? silentLogger;
+  const operationTime = () => serverOperationTime(db);
   return {
     kind: MONGO_STORE_KIND,
     client,
@@ -63,16 +75,17 @@ export function mongoStoreOn(
     identities: new MongoIdentityStore(db),
     links: new MongoLinkStore(
       db.collection(COLLECTIONS.links),
-      new MongoIdSequence(db.collection(COLLECTIONS.counters)),
+      new MongoIdSequence(db.collection(COLLECTIONS.counters), settings.idBlockSize),
       db.collection(COLLECTIONS.idempotency),
     ),
     idempotency: new MongoIdempotencyStore(
       db.collection(COLLECTIONS.idempotency),
       db.collection(COLLECTIONS.links),
     ),
-    watchIdentityChanges: (listener) => watchIdentityChanges(db, listener, { logger }),
+    watchIdentityChanges: (listener) =>
+      watchIdentityChanges(db, listener, { logger, operationTime }),
     watchLinkChanges: (listener) =>
-      watchLinkChanges(db.collection(COLLECTIONS.links), listener, { logger }),
+      watchLinkChanges(db.collection(COLLECTIONS.links), listener, { logger, operationTime }),
     ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
     // Each write has answered per the collection's write concern.
     flush: () => Promise.resolve(),
@@ -132,5 +145,8 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Mong
     throw startupError(error, client);
   }
   logger.info({ hosts: describeHosts(client), database: db.databaseName }, 'MongoDB store ready');
-  return mongoStoreOn(client, db, true, logger);
+  return mongoStoreOn(client, db, true, {
+    logger,
+    ...(options.idBlockSize !== undefined && { idBlockSize: options.idBlockSize }),
+  });
 }

@@ -1,7 +1,9 @@
 import {
   MongoServerError,
+  Timestamp,
   type ChangeStream,
   type ChangeStreamOptions,
+  type Db,
   type Document,
   type ResumeToken,
 } from 'mongodb';
@@ -22,8 +24,31 @@ export type WatchedEvent = {
 
 export type WatchedStream = ChangeStream<Document, WatchedEvent>;
 
-/** Where a stream starts: after a change it saw, or after an invalidate event. */
-export type ResumePoint = Pick<ChangeStreamOptions, 'resumeAfter' | 'startAfter'>;
+/**
+ * Where a stream starts: after a change it saw or after an invalidate event (a resume), or at an
+ * operation time of the server (a stream from now).
+ */
+export type ResumePoint = Pick<
+  ChangeStreamOptions,
+  'resumeAfter' | 'startAfter' | 'startAtOperationTime'
+>;
+
+/**
+ * The server's operation time now: a `ping`'s `operationTime` (on a replica set, the time of the
+ * newest entry of its oplog; through mongos, the cluster's), else the cluster time it gossips.
+ * Undefined on a standalone server, which has neither (nor change streams). Whatever this process
+ * reads after the answer is at least that recent, and a stream started at that time hears every
+ * change made after it.
+ */
+export async function serverOperationTime(db: Pick<Db, 'command'>): Promise<Timestamp | undefined> {
+  const reply = await db.command({ ping: 1 });
+  const clusterTime: unknown = (reply.$clusterTime as { clusterTime?: unknown } | undefined)
+    ?.clusterTime;
+  for (const time of [reply.operationTime, clusterTime]) {
+    if (time instanceof Timestamp) return time;
+  }
+  return undefined;
+}
 
 /**
  * Server codes meaning "no change streams here": 40573 on a standalone server (change streams need
@@ -46,6 +71,8 @@ function isUnsupported(error: unknown): boolean {
 export interface ResumableWatchOptions {
   /** Opens a change stream starting at `from` (from now when empty). */
   open(from: ResumePoint): WatchedStream;
+  /** The server's operation time now (serverOperationTime), read before a stream from now. */
+  operationTime(): Promise<Timestamp | undefined>;
   /** One change event (not an invalidate). */
   onChange(event: WatchedEvent): void;
   /** Changes may have been missed: everything cached must go. */
@@ -65,10 +92,10 @@ export interface ResumableWatchOptions {
  * reopened after `retryMs` from the last resume token it gave (the token of its last change, or
  * the server's newer one after a quiet batch), so nothing is missed and nothing needs dropping.
  * Only when there is no usable token (none seen yet, or the server can no longer resume from it:
- * the oplog moved past it) does the new stream start from now, and then `onMissed` is called
- * once, as it opens (so what was read while no stream ran goes too). An invalidate event (the
- * watched collection or database dropped or renamed) calls `onMissed` and starts again after it
- * (`startAfter`). Where change streams are unsupported (a standalone server) it logs that once at
+ * the oplog moved past it) does the new stream start from now: at the server's operation time,
+ * read first, with `onMissed` called once just before it opens (see open()). An invalidate event
+ * (the watched collection or database dropped or renamed) calls `onMissed` and starts again after
+ * it (`startAfter`). Where change streams are unsupported (a standalone server) it logs that once at
  * info level and stops: the caches' TTLs are then the bound.
  */
 export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
@@ -77,8 +104,8 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
   let closed = false;
   let stream: WatchedStream | undefined;
   let timer: NodeJS.Timeout | undefined;
+  /** The last resume token's point (resumeAfter or startAfter); undefined when there is none. */
   let resumeFrom: ResumePoint | undefined;
-  /** Nothing is cached before the first stream opens: nothing can have been missed yet. */
   let first = true;
 
   const later = (delayMs: number, run: () => void) => {
@@ -87,14 +114,45 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
     timer.unref();
   };
 
+  /**
+   * Opens the next stream: from the last resume token, or else from the server's operation time
+   * now. Then whatever is cached goes (onMissed): it may have been read before a change that no
+   * stream will tell of, while anything read from here on is at least as recent as that time,
+   * and the stream hears every change made from that time on. So no change slips between the
+   * caches filling and the stream's cursor existing, neither at the first opening nor after a
+   * resume token was lost.
+   */
   const open = () => {
     if (closed) return;
-    const from = resumeFrom;
-    const current = options.open(from ?? {});
+    if (resumeFrom) {
+      follow(resumeFrom);
+      return;
+    }
+    options.operationTime().then(
+      (time) => {
+        if (closed) return;
+        // Without a time (a standalone server, whose stream then fails as unsupported), as the
+        // driver does: from now, dropping what may have been missed since an earlier stream.
+        if (time || !first) options.onMissed();
+        first = false;
+        follow(time ? { startAtOperationTime: time } : {});
+      },
+      (error: unknown) => {
+        if (closed) return;
+        logger.warn(
+          { reason: messageOf(error), retryMs },
+          `${options.name} change stream cannot start: trying again`,
+        );
+        later(retryMs, open);
+      },
+    );
+  };
+
+  /** Follows one stream opened at `from` until it fails or ends, then opens the next one. */
+  const follow = (from: ResumePoint) => {
+    const resuming = from.resumeAfter !== undefined || from.startAfter !== undefined;
+    const current = options.open(from);
     stream = current;
-    // Starting again from now: whatever changed since the last stream may not have been heard of.
-    if (!from && !first) options.onMissed();
-    first = false;
     let ended = false;
     let heard = false;
     /** Stops this stream once; false when it was stopped already or the watch is closed. */
@@ -135,10 +193,7 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
         return;
       }
       const refusedResume =
-        from !== undefined &&
-        !heard &&
-        error instanceof MongoServerError &&
-        !isBackendUnavailable(error);
+        resuming && !heard && error instanceof MongoServerError && !isBackendUnavailable(error);
       if (
         resumeFrom !== undefined &&
         (refusedResume ||
