@@ -4,6 +4,8 @@ import { mongoStoreOn } from '../../core/adapters/mongodb';
 import { hashSecret, Provisioner, silentLogger, systemClock } from '../../core';
 import { createRuntime, loadConfig, type Runtime } from '../../core/runtime';
 import { FakeMongo } from './fake-mongo-db';
+import { addressKeyOf } from '../../core/auth/address-key';
+import { LIMITER_KEY_PREFIX } from '../../core/rate-limit/limits';
 
 /** Round trips of one operation: to MongoDB by `<collection>.<method>`, to Redis by command. */
 export interface Trips {
@@ -119,9 +121,11 @@ export async function countRoundTrips(settings: RoundTripSettings = {}): Promise
     const other = await start();
     await settle();
     const { alias } = await caller.links.create(body('https://example.com/3'));
+    // A follower with a client address, as every REST follow has: a miss counts in its budget.
+    const follower = `2001:db8:${randomBytes(2).toString('hex')}::1`;
     const follow = (aliasToFollow: string) => () =>
       other.core
-        .createCaller({})
+        .createCaller({ clientAddress: follower })
         .links.resolve({ domain: 'acme.link', alias: aliasToFollow })
         .catch((error: { code?: number }) => {
           if (error.code !== 24) throw error;
@@ -129,7 +133,12 @@ export async function countRoundTrips(settings: RoundTripSettings = {}): Promise
     const followCold = await measure(follow(alias));
     const followWarm = await measure(follow(alias));
     const followMiss = await measure(follow('no-such-alias'));
-    if (settings.redisUrl) await deleteLimiterKeys(settings.redisUrl, hashSecret(token));
+    if (settings.redisUrl) {
+      await deleteLimiterKeys(settings.redisUrl, [
+        `${LIMITER_KEY_PREFIX.perToken}:${hashSecret(token)}`,
+        `${LIMITER_KEY_PREFIX.followMisses}:${addressKeyOf(follower)}`,
+      ]);
+    }
     return { startUp, createCold, createWarm, createKeyed, followCold, followWarm, followMiss };
   } finally {
     prototype.sendCommand = sendCommand;
@@ -137,12 +146,12 @@ export async function countRoundTrips(settings: RoundTripSettings = {}): Promise
   }
 }
 
-/** Removes the per-token window this run made (by its exact key: nothing else is touched). */
-async function deleteLimiterKeys(url: string, tokenHash: string): Promise<void> {
+/** Removes the windows this run made (by their exact keys: nothing else is touched). */
+async function deleteLimiterKeys(url: string, keys: string[]): Promise<void> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
-    await redis.del(`shortlink:ratelimit:token:${tokenHash}`);
+    await redis.del(...keys.map((key) => `shortlink:ratelimit:${key}`));
   } finally {
     redis.disconnect();
   }
