@@ -111,13 +111,16 @@ describe("createCaller's failure hook", () => {
       expect.objectContaining({ msg: 'links.create failed', procedure: 'links.create' }),
     ]);
     expect((errors[0]!.err as { message: string }).message).toBe('down');
-    expect(coreLogs.records()).toEqual([]);
+    // The core's own logger holds no error (its warning that the link domains of the broken
+    // store could not be listed, at creation, is no failure of a call).
+    const coreErrors = () => coreLogs.records().filter((record) => record.level === 50);
+    expect(coreErrors()).toEqual([]);
 
     // Without a request logger, the core's own.
     await failureOf(
       broken.createUntypedCaller({ authorization: `Bearer ${f.token}` }).links.create(f.body()),
     );
-    expect(coreLogs.records().map((record) => record.msg)).toEqual(['links.create failed']);
+    expect(coreErrors().map((record) => record.msg)).toEqual(['links.create failed']);
   });
 });
 
