@@ -38,6 +38,8 @@ export interface GrpcServerOptions {
   metrics?: ShortlinkMetrics | undefined;
   /** What one client may hold, and for how long (GRPC_CONNECTION_DEFAULTS for any not given). */
   connectionLimits?: Partial<GrpcConnectionLimits> | undefined;
+  /** Bind with SO_REUSEPORT beside the other WORKERS workers (see `workersReusePort`). */
+  reusePort?: boolean;
 }
 
 export interface RunningGrpcServer {
@@ -112,6 +114,7 @@ export async function listenGrpc(
     port: options.port,
     limits,
     logger,
+    reusePort: options.reusePort ?? false,
     onHttp2Server: (http2Server) => gate.watch(http2Server),
   });
   const { port } = listener;
@@ -137,9 +140,11 @@ export async function listenGrpc(
         clearTimeout(fallback);
         resolve();
       };
-      // Health Watch streams and slow calls would hold tryShutdown forever: bound it. grpc-js
-      // never calls back for a session it finds destroyed but not yet closed, so the server has
-      // also stopped once every connection has closed, whether or not tryShutdown says so.
+      // The server has stopped once every connection has closed, which is what this waits for.
+      // tryShutdown's callback cannot tell: grpc-js never calls back for a session it finds
+      // destroyed but not yet closed, and on Node 24 it calls back at once for the connection
+      // injector's sessions, while their calls still run. Health Watch streams and slow calls
+      // would hold the connections forever: bound it.
       const fallback = setTimeout(() => {
         logger.warn('gRPC calls still running at the shutdown deadline; cutting them');
         server.forceShutdown();
@@ -148,7 +153,6 @@ export async function listenGrpc(
       }, options.shutdownTimeoutMs ?? 5000);
       server.tryShutdown((error) => {
         if (error) logger.warn({ err: error }, 'gRPC graceful shutdown failed');
-        stop();
       });
       void allClosed.then(stop);
     });
