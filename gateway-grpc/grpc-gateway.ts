@@ -18,6 +18,7 @@ export function grpcGateway(config: GrpcConfig): GatewayFactory<RunningGrpcServe
         shutdownTimeoutMs: context.drainTimeoutMs,
         metrics: context.runtime.metrics,
         connectionLimits: connectionLimitsOf(config),
+        reusePort: context.reusePort,
       }),
   });
 }

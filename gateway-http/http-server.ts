@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse, type Server } from 'node:http';
 import type { RequestListener } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { listenOptions } from '../core/runtime/cluster/reuse-port';
 import { limitConnectionsPerAddress } from '../core/runtime/connections-per-address';
 import type { MessageClasses } from './express-message-classes';
 import { serveUnusualRequests } from './unusual-requests';
@@ -41,6 +42,12 @@ export interface HttpServerOptions {
    * `expressMessageClasses`.
    */
   messageClasses?: MessageClasses | undefined;
+  /**
+   * Bind a listening socket of this process's own with SO_REUSEPORT, beside the other WORKERS
+   * workers' on the same port (see `workersReusePort`); otherwise a cluster worker shares the
+   * primary's socket.
+   */
+  reusePort?: boolean;
 }
 
 /** The defaults of the options above; the README documents them. */
@@ -106,7 +113,7 @@ export async function listenHttp(
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host, () => {
+    server.listen(listenOptions(options.port, options.host, options.reusePort), () => {
       server.off('error', reject);
       resolve();
     });

@@ -7,19 +7,26 @@ import {
   claimServedDataDir,
   loadConfig,
   refuseUnsharedStore,
+  reservePort,
   startService as startComposedService,
   STOP_SIGNALS,
   superviseWorkers,
   WORKER_READY,
   WORKER_ROLE_ENV,
+  workersReusePort,
   type Config,
   type RunningService,
   type ServiceOptions,
   type WorkerReady,
 } from '../core/runtime';
-import { grpcGateway, loadGrpcConfig, type RunningGrpcServer } from '../gateway-grpc';
+import {
+  grpcGateway,
+  loadGrpcConfig,
+  type GrpcConfig,
+  type RunningGrpcServer,
+} from '../gateway-grpc';
 import { demoBanner } from './demo-banner';
-import { loadHttpConfig } from './http-config';
+import { loadHttpConfig, type HttpConfig } from './http-config';
 import type { RunningHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { metricsAddress, metricsGateway, type MetricsSettings } from './metrics-gateway';
@@ -126,6 +133,29 @@ function heedStopSignals(logger: Logger): (stop: () => void) => void {
   };
 }
 
+/**
+ * With SO_REUSEPORT the primary reserves both gateways' ports before forking (see reservePort):
+ * a port in use is refused as one process refuses it, and port 0 becomes one free port, which every
+ * worker is given as its PORT or GRPC_PORT. Without, the workers share the primary's sockets and
+ * nothing is reserved.
+ */
+async function reserveWorkerPorts(
+  http: HttpConfig,
+  grpc: GrpcConfig,
+): Promise<Record<string, string>> {
+  if (!workersReusePort()) return {};
+  const reserve = async (name: string, host: string, port: number, portSetting: string) =>
+    String(
+      await reservePort(host, port).catch((error: unknown) => {
+        throw listenFailure({ name, host, port, portSetting }, error);
+      }),
+    );
+  return {
+    PORT: await reserve('REST', http.HOST, http.PORT, 'PORT'),
+    GRPC_PORT: await reserve('gRPC', grpc.HOST, grpc.GRPC_PORT, 'GRPC_PORT'),
+  };
+}
+
 /** `npm start`: one process, or with WORKERS > 1 a primary and its workers. */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -133,8 +163,7 @@ async function main(): Promise<void> {
   if (cluster.isPrimary && config.WORKERS > 1) {
     refuseUnsharedStore(config);
     // Settings errors are reported once, here, rather than by every worker.
-    loadHttpConfig();
-    loadGrpcConfig();
+    const workerEnv = await reserveWorkerPorts(loadHttpConfig(), loadGrpcConfig());
     // The primary claims DATA_DIR for the whole cluster (it holds the cluster's rate limits);
     // the kernel releases the claim when it exits, however it exits.
     const claim = await claimServedDataDir(config, logger);
@@ -155,6 +184,7 @@ async function main(): Promise<void> {
       workers: config.WORKERS,
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
       logger,
+      workerEnv,
     }).catch(async (error: unknown) => {
       await metrics?.close();
       throw error;
@@ -173,6 +203,7 @@ async function main(): Promise<void> {
   const firstProcess = !cluster.isWorker || process.env[WORKER_ROLE_ENV] === 'first';
   const service = await startService(process.env, logger, {
     mayProvisionDemo: firstProcess,
+    reusePort: cluster.isWorker && workersReusePort(),
     runtimeOptions: {
       localLimits: cluster.isWorker ? 'cluster' : 'process',
       applySeedFile: firstProcess,

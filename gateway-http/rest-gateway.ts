@@ -30,6 +30,7 @@ export function restGateway(config: HttpConfig, logger: Logger): GatewayFactory<
         maxConnectionsPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
         drainTimeoutMs: context.drainTimeoutMs,
         messageClasses: expressMessageClasses(app),
+        reusePort: context.reusePort,
       });
     },
   });

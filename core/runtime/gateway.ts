@@ -18,6 +18,11 @@ export interface GatewayContext {
    * gateway (they close together), see `drainTimeoutMs`.
    */
   readonly drainTimeoutMs: number;
+  /**
+   * Bind each port with a socket of this process's own and SO_REUSEPORT: a WORKERS worker where
+   * `workersReusePort` holds. Otherwise a worker shares its primary's socket.
+   */
+  readonly reusePort: boolean;
 }
 
 /** A gateway that is serving: its bound port (useful with port 0) and how to stop it. */

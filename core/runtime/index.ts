@@ -43,6 +43,7 @@ export {
 } from './start-service';
 export { STOP_SIGNALS, superviseWorkers, type Supervisor } from './cluster/supervise-workers';
 export { refuseUnsharedStore } from './cluster/shared-store-check';
+export { listenOptions, reservePort, workersReusePort } from './cluster/reuse-port';
 export { claimServedDataDir } from './data-dir-claim';
 export {
   isWorkerReady,

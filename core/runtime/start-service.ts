@@ -29,6 +29,8 @@ export interface ServiceOptions<G extends Listenings> {
    */
   mayProvisionDemo?: boolean;
   runtimeOptions?: RuntimeOptions;
+  /** Bind the ports with SO_REUSEPORT, as a WORKERS worker where `workersReusePort` holds. */
+  reusePort?: boolean;
   /** Builds the runtime (createRuntime; tests wrap it to inject failures). */
   createRuntime?: typeof createRuntime;
 }
@@ -63,6 +65,7 @@ export async function startService<G extends Listenings>(
     logger,
     readiness,
     drainTimeoutMs: drainTimeoutMs(config.SHUTDOWN_TIMEOUT_MS),
+    reusePort: options.reusePort ?? false,
   };
   const listening: Listening[] = [];
   const closeAll = async () => {

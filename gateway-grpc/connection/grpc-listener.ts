@@ -2,7 +2,7 @@ import type { Http2Server, ServerHttp2Session } from 'node:http2';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { ServerCredentials, type Server } from '@grpc/grpc-js';
 import type { Logger } from '../../core';
-import { limitConnectionsPerAddress } from '../../core/runtime';
+import { limitConnectionsPerAddress, listenOptions } from '../../core/runtime';
 import { keepMalformedMetadata } from '../raw-metadata';
 import type { GrpcConnectionLimits } from './connection-limits';
 import { GrpcConnection } from './grpc-connection';
@@ -49,6 +49,8 @@ export async function listenForGrpc(
     port: number;
     limits: GrpcConnectionLimits;
     logger: Logger;
+    /** Bind with SO_REUSEPORT beside the other WORKERS workers (see `workersReusePort`). */
+    reusePort?: boolean;
     /** Told of the HTTP/2 server grpc-js serves the connections with, before any arrives. */
     onHttp2Server?: (http2Server: Http2Server) => void;
   },
@@ -101,7 +103,7 @@ export async function listenForGrpc(
 
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject);
-    listener.listen(options.port, options.host, () => {
+    listener.listen(listenOptions(options.port, options.host, options.reusePort), () => {
       listener.off('error', reject);
       resolve();
     });

@@ -17,6 +17,8 @@ export interface SuperviseOptions {
   shutdownTimeoutMs: number;
   logger: Logger;
   backoff?: BackoffOptions;
+  /** Environment variables every worker gets over the primary's (the ports it reserved). */
+  workerEnv?: Record<string, string>;
 }
 
 export interface Supervisor {
@@ -75,14 +77,15 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
   // the hand-off, a burst of connections past a worker's open-file limit left the primary waiting
   // for an acknowledgement that never came: the port accepted connections and answered none,
   // for good, after the burst was over. A worker that accepts itself meets EMFILE in its own
-  // accept loop, which libuv recovers from once files are free. Frozen at the first fork.
+  // accept loop, which libuv recovers from once files are free. Frozen at the first fork. Where
+  // `workersReusePort` holds, the workers bind sockets of their own instead, and this is moot.
   cluster.schedulingPolicy = cluster.SCHED_NONE;
 
   /** The workers the start-up sequence forks: their failure to start fails the start. */
   const startupWorkers = new Set<Worker>();
   const fork = (role: WorkerRole, atStartup = false) =>
     new Promise<WorkerReady>((resolve, reject) => {
-      const worker = cluster.fork({ [WORKER_ROLE_ENV]: role });
+      const worker = cluster.fork({ ...options.workerEnv, [WORKER_ROLE_ENV]: role });
       live.set(worker, Date.now());
       if (atStartup) startupWorkers.add(worker);
       // A message sent without a callback to a worker that has just died reports EPIPE as an
