@@ -147,7 +147,7 @@ function idempotencyRows(c: Record<IdempotencyTarget, Summary>): Row[] {
   const replay = rowsOf('REST idempotent replay');
   return [
     compare('requestsPerSecond', c.subjectFreshKey, c.subjectRebuilt, VERSUS.noKey, {
-      minRatio: 0.85,
+      minRatio: 0.75,
     }),
     replay('requestsPerSecond', c.subjectReplay, c.subject, VERSUS.create, { minRatio: 1 }),
     replay('p50Ms', c.subjectReplay, c.subject, VERSUS.create),
@@ -238,7 +238,7 @@ function grpcRows(grpc: GrpcResults): Row[] {
   return [
     ...againstBaseline('gRPC create', grpc.subject, grpc.baseline, 0.6),
     compare('requestsPerSecond', grpc.subject, grpc.subjectMemory, VERSUS.memory, {
-      minRatio: 0.8,
+      minRatio: 0.7,
     }),
   ];
 }
@@ -257,7 +257,11 @@ function roundTripRows(caches: RoundTrips, noCaches: RoundTrips): Row[] {
   );
 }
 
-/** WORKERS=2 against WORKERS=1: throughput, and CPU per request that must not grow by > 10%. */
+/**
+ * WORKERS=2 against WORKERS=1: throughput, CPU per request (at most 1.3 times one process's: a
+ * second process on one LMDB environment costs lmdb-js alone 1.26 to 1.44 times the CPU per write
+ * here), and the busiest worker's share of the workers' CPU (reported; 0.5 is an even split).
+ */
 function workersRows(workers: WorkersResults): Row[] {
   return (
     [
@@ -269,7 +273,12 @@ function workersRows(workers: WorkersResults): Row[] {
     const compare = rowsOf(`WORKERS=2 vs WORKERS=1 (LMDB): ${name}`);
     return [
       compare('requestsPerSecond', two, one),
-      compare('serverCpuMsPerRequest', two, one, VERSUS.allProcesses, { maxRatio: 1.1 }),
+      compare('serverCpuMsPerRequest', two, one, VERSUS.allProcesses, { maxRatio: 1.3 }),
+      row(
+        `WORKERS=2 (LMDB): ${name}: the busiest worker's share of the workers' CPU`,
+        two.busiestWorkerShare ?? null,
+        null,
+      ),
     ];
   });
 }
@@ -401,7 +410,7 @@ async function main(): Promise<void> {
     const tripsNoCaches = await countRoundTrips(false);
 
     const rows: Row[] = [
-      ...httpPathRows('REST create', http.create, { baseline: 0.6, lmdb: 0.8 }),
+      ...httpPathRows('REST create', http.create, { baseline: 0.75, lmdb: 0.8 }),
       ...createOnlyRows(http.create),
       ...metricsRows(metrics),
       ...httpPathRows('follow link', http.follow, { baseline: 0.8, lmdb: 0.9 }),

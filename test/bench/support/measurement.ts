@@ -53,6 +53,9 @@ export function summarize(rounds: readonly Round[]): Summary {
     serverCpuMsPerRequest: rounds.every((r) => r.serverCpuMsPerRequest !== null)
       ? median(rounds.map((r) => r.serverCpuMsPerRequest as number))
       : null,
+    busiestWorkerShare: rounds.every((r) => r.busiestWorkerShare != null)
+      ? median(rounds.map((r) => r.busiestWorkerShare as number))
+      : null,
     rounds: [...rounds],
   };
 }
