@@ -11,6 +11,7 @@ import { writeBenchSeed } from './support/credentials';
 import { formatTable, row, type Row } from './support/report';
 import { loadSettings, type BenchSettings } from './support/settings';
 import {
+  runCreateScenario,
   runHttpScenarios,
   runIdempotencyScenario,
   type HttpResults,
@@ -101,6 +102,9 @@ function againstBaseline(path: string, subject: Summary, baseline: Summary, minR
     compare('serverCpuMsPerRequest', subject, baseline),
   ];
 }
+
+/** The REST create targets on the durable default: the bare express baseline, and the LMDB cost. */
+const REST_CREATE_MIN_RATIO = { baseline: 0.75, lmdb: 0.8 };
 
 /** The comparisons REST create and follow link both have; `minRatio`: against the baseline, LMDB. */
 function httpPathRows(
@@ -338,6 +342,16 @@ async function main(): Promise<void> {
       `bench: ${settings.warmupSeconds} s warm-up, then ${settings.rounds} rounds of ${settings.seconds} s per target, ${CONCURRENCY} connections`,
     );
 
+    if (settings.only === 'create') {
+      const c = await runCreateScenario(seedFile, settings, log, join(work, 'data-create'));
+      printOnly([
+        ...againstBaseline('REST create', c.subject, c.baseline, REST_CREATE_MIN_RATIO.baseline),
+        rowsOf('REST create')('requestsPerSecond', c.subject, c.subjectMemory, VERSUS.memory, {
+          minRatio: REST_CREATE_MIN_RATIO.lmdb,
+        }),
+      ]);
+      return;
+    }
     if (settings.only === 'metrics') {
       printOnly(metricsRows(await runMetricsScenario(seedFile, settings, log)));
       return;
@@ -410,7 +424,7 @@ async function main(): Promise<void> {
     const tripsNoCaches = await countRoundTrips(false);
 
     const rows: Row[] = [
-      ...httpPathRows('REST create', http.create, { baseline: 0.75, lmdb: 0.8 }),
+      ...httpPathRows('REST create', http.create, REST_CREATE_MIN_RATIO),
       ...createOnlyRows(http.create),
       ...metricsRows(metrics),
       ...httpPathRows('follow link', http.follow, { baseline: 0.8, lmdb: 0.9 }),

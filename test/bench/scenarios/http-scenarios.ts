@@ -173,6 +173,43 @@ export async function runIdempotencyScenario(
   }
 }
 
+export type CreateOnlyTarget = 'baseline' | 'subject' | 'subjectMemory';
+
+/**
+ * BENCH_ONLY=create: REST create on the default store (LMDB) at the default log level against
+ * the bare express baseline and DATA_DIR=:memory:, in alternating rounds as in the full run.
+ */
+export async function runCreateScenario(
+  seedFile: string,
+  settings: BenchSettings,
+  log: (line: string) => void,
+  dataDir: string,
+): Promise<Record<CreateOnlyTarget, Summary>> {
+  const started: Array<BenchChild<unknown>> = [];
+  try {
+    const subject = await startSubject(seedFile, settings, 'info', dataDir);
+    started.push(subject);
+    const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
+    started.push(subjectMemory);
+    const sample = await createOnce(subject.ready.httpPort);
+    const baseline = await startChild<ServerReady>('servers/bare-express', [], {
+      env: { BENCH_SAMPLE_LINK: JSON.stringify(sample.link), BENCH_PREBUILT_PROTOTYPES: '0' },
+    });
+    started.push(baseline);
+    return await alternate(
+      [
+        { name: 'baseline', run: on(baseline, createLoad) },
+        { name: 'subject', run: on(subject, createLoad) },
+        { name: 'subjectMemory', run: on(subjectMemory, createLoad) },
+      ],
+      settings,
+      reportOf(log, 'create'),
+    );
+  } finally {
+    for (const child of started.reverse()) await child.stop();
+  }
+}
+
 export async function createLinks(port: number, count: number): Promise<string[]> {
   const aliases: string[] = [];
   for (let i = 0; i < count; i += 1) aliases.push((await createOnce(port)).link.alias);

@@ -13,6 +13,7 @@ export interface BenchSettings {
   cpuProfileDir: string | undefined;
   resultsDir: string;
   /**
+   * BENCH_ONLY=create: only REST create on LMDB against bare express and DATA_DIR=:memory:;
    * BENCH_ONLY=workers: only the WORKERS comparison; BENCH_ONLY=metrics: only REST create with
    * metrics against without; BENCH_ONLY=growth: only the growth rows (with BENCH_GROWTH_LINKS,
    * the issue's 10,000,000); BENCH_ONLY=idempotency: only the idempotency-key rows;
@@ -36,7 +37,7 @@ function positive(name: string, fallback: number): number {
   return value;
 }
 
-const ONLY_SCENARIOS = ['workers', 'metrics', 'growth', 'idempotency', 'grpc', 'follow'] as const;
+const ONLY_SCENARIOS = ['create', 'workers', 'metrics', 'growth', 'idempotency', 'grpc', 'follow'] as const;
 
 function onlyOf(text: string | undefined): BenchSettings['only'] {
   if (text === undefined || text === '') return undefined;
