@@ -37,7 +37,15 @@ function positive(name: string, fallback: number): number {
   return value;
 }
 
-const ONLY_SCENARIOS = ['create', 'workers', 'metrics', 'growth', 'idempotency', 'grpc', 'follow'] as const;
+const ONLY_SCENARIOS = [
+  'create',
+  'workers',
+  'metrics',
+  'growth',
+  'idempotency',
+  'grpc',
+  'follow',
+] as const;
 
 function onlyOf(text: string | undefined): BenchSettings['only'] {
   if (text === undefined || text === '') return undefined;
