@@ -5,6 +5,8 @@ import { UndecodableBody } from '../core';
 import { DEFAULT_JSON_CHARSET, decodeJsonText, isJsonCharset } from './json-charsets';
 
 export const MAX_BODY_BYTES = 16 * 1024;
+/** The message of a body over MAX_BODY_BYTES (code 22), as sent and as the OpenAPI document shows it. */
+export const BODY_TOO_LARGE_MESSAGE = `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`;
 
 interface BodyParserError {
   type?: string;
@@ -63,7 +65,7 @@ const DECOMPRESSION_ERROR = /^(Z_|ERR__ERROR_FORMAT_|ZSTD_error_)/;
 function undecodable(error: BodyParserError): UndecodableBody {
   switch (error.type) {
     case 'entity.too.large':
-      return new UndecodableBody('BODY_TOO_LARGE', 'The request body is larger than 16 KiB.');
+      return new UndecodableBody('BODY_TOO_LARGE', BODY_TOO_LARGE_MESSAGE);
     case 'encoding.unsupported':
       return contentEncodingUnsupported(error.encoding);
     default:
@@ -83,7 +85,7 @@ function isJsonMediaType(contentType: string): boolean {
   return mediaType.trim().toLowerCase() === 'application/json';
 }
 
-/** The body's bytes (decompressed, at most 16 KiB); the text is decoded here, strictly. */
+/** The body's bytes (decompressed, at most MAX_BODY_BYTES); the text is decoded here, strictly. */
 const readBody = express.raw({ limit: MAX_BODY_BYTES, type: () => true });
 
 /** The JSON value of the body's bytes, or the UndecodableBody that says why there is none. */

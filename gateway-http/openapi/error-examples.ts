@@ -1,4 +1,5 @@
 import type { ErrorReason } from '../../core';
+import { BODY_TOO_LARGE_MESSAGE } from '../body-decoding';
 
 /**
  * One example message per error, shown in the OpenAPI document. Typed by the error catalogue, so
@@ -27,7 +28,7 @@ export const ERROR_EXAMPLES: Record<ErrorReason, string> = {
   RATE_LIMITED: 'Rate limit of 60 requests per minute exceeded; retry in 42 s.',
   BODY_INVALID: 'The request body is not valid JSON.',
   CONTENT_TYPE_UNSUPPORTED: 'Content-Type must be application/json.',
-  BODY_TOO_LARGE: 'The request body is larger than 16 KiB.',
+  BODY_TOO_LARGE: BODY_TOO_LARGE_MESSAGE,
   BACKEND_UNAVAILABLE: 'The service is temporarily unavailable.',
   NOT_FOUND: 'No such endpoint.',
   IDEMPOTENCY_KEY_REUSED: 'This idempotency key was already used for a different request.',

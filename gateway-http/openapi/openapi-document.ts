@@ -146,7 +146,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'Authentication failed: header missing (3) or malformed (10), token unknown (11), organization key unknown (12), organization inactive (13), not a member (17).',
   404: 'No such endpoint, or no short link with this alias (code 24).',
   405: 'Method not allowed (code 2).',
-  413: 'The body is larger than 16 KiB (code 22).',
+  413: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB (code 22).`,
   415: 'Content-Type is not application/json, its charset is not UTF-8, UTF-16 or UTF-32, or its Content-Encoding is not gzip, deflate or br (code 21).',
   422: 'A field is missing or invalid (4-9, 14-16), the URL is refused by the anti-phishing check (18), or the Idempotency-Key was already used for a different request (25).',
   429: 'Rate limit exceeded (code 19): per token, or per client address for failed token checks.',
