@@ -1,20 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { status } from '@grpc/grpc-js';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { workersReusePort } from '../../core/runtime';
-import {
-  isRunning,
-  runServiceUntilExit,
-  startChildService,
-  type ChildService,
-} from '../reliability/support/child-service';
+import { runServiceUntilExit, type ChildService } from '../reliability/support/child-service';
 import { ownConnectionClient } from '../reliability/support/grpc-client';
 import { sendRaw } from '../reliability/support/raw-http';
 import { logRecords, workerPids, type LogRecord } from '../reliability/support/service-log';
-import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import { workersServices } from '../reliability/support/workers-services';
 import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import type { ShortLinkServiceClient } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 
@@ -33,24 +25,11 @@ const REQUESTS = 4_000;
 /** The least share of the requests each of the two workers must serve. */
 const LEAST_SHARE = 0.3;
 
-let build: TempBuild;
-const dataDirs: string[] = [];
-const started: ChildService[] = [];
+const workers = workersServices('shortlink-sharing-');
 
-async function startWorkers(env: Record<string, string> = {}): Promise<ChildService> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'shortlink-sharing-'));
-  dataDirs.push(dataDir);
-  const service = await startChildService(build.dir, {
-    WORKERS: '2',
-    DATA_DIR: dataDir,
-    // Unknown aliases are the gRPC calls sent below; the budget of misses would refuse most.
-    FOLLOW_MISSES_PER_MINUTE: '0',
-    ...env,
-  });
-  started.push(service);
-  await service.logged('workers ready');
-  return service;
-}
+/** Unknown aliases are the gRPC calls sent below; the budget of misses would refuse most. */
+const startWorkers = (env: Record<string, string> = {}) =>
+  workers.start({ FOLLOW_MISSES_PER_MINUTE: '0', ...env });
 
 /**
  * Sends REQUESTS requests over CONNECTIONS connections opened at once, each sending its next
@@ -84,18 +63,6 @@ async function servedPerWorker(
   );
   return workerPids(service).map((pid) => records.filter((record) => record.pid === pid).length);
 }
-
-beforeAll(async () => {
-  build = await compileToTemp();
-});
-afterAll(async () => {
-  for (const service of started) {
-    if (service.child.exitCode === null) service.child.kill('SIGKILL');
-    for (const pid of workerPids(service)) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
-  }
-  await build?.remove();
-  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
-});
 
 onReusePort('WORKERS=2 with SO_REUSEPORT: both workers share a burst of connections', () => {
   let service: ChildService;
@@ -174,10 +141,9 @@ onReusePort('WORKERS=2 with SO_REUSEPORT on a port in use', () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
-    const dataDir = await mkdtemp(join(tmpdir(), 'shortlink-sharing-'));
-    dataDirs.push(dataDir);
+    const dataDir = await workers.dataDir();
     try {
-      const { code, output } = await runServiceUntilExit(build.dir, {
+      const { code, output } = await runServiceUntilExit(workers.buildDir(), {
         WORKERS: '2',
         DATA_DIR: dataDir,
         HOST: '127.0.0.1',
@@ -195,9 +161,8 @@ onReusePort('WORKERS=2 with SO_REUSEPORT on a port in use', () => {
 
   it('refuses a second WORKERS service on the ports of a running one, which keeps serving', async () => {
     const first = await startWorkers({ HOST: '127.0.0.1' });
-    const dataDir = await mkdtemp(join(tmpdir(), 'shortlink-sharing-'));
-    dataDirs.push(dataDir);
-    const { code, output } = await runServiceUntilExit(build.dir, {
+    const dataDir = await workers.dataDir();
+    const { code, output } = await runServiceUntilExit(workers.buildDir(), {
       WORKERS: '2',
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',

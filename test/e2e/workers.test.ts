@@ -1,13 +1,11 @@
 import { eventually, LONG_WAIT_MS } from '../support/eventually';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import {
   isRunning,
   runServiceUntilExit,
-  startChildService,
   type ChildService,
 } from '../reliability/support/child-service';
 import { grpcCreate, ownConnectionClient } from '../reliability/support/grpc-client';
@@ -17,7 +15,7 @@ import { startReputationGate, type ReputationGate } from '../reliability/support
 import { UNLIMITED } from '../reliability/support/test-service';
 import { logRecords, workerPids, type LogRecord } from '../reliability/support/service-log';
 import { sendCreatesOnBothGateways } from '../reliability/support/held-creates';
-import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
+import { workersServices } from '../reliability/support/workers-services';
 import { within } from '../support/within';
 
 jest.setTimeout(180_000);
@@ -44,30 +42,7 @@ async function inBatches<T, R>(items: T[], width: number, work: (item: T) => Pro
   return results;
 }
 
-let build: TempBuild;
-const dataDirs: string[] = [];
-const started: ChildService[] = [];
-
-async function startWorkers(env: Record<string, string>): Promise<ChildService> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
-  dataDirs.push(dataDir);
-  const service = await startChildService(build.dir, { WORKERS: '2', DATA_DIR: dataDir, ...env });
-  started.push(service);
-  await service.logged('workers ready');
-  return service;
-}
-
-beforeAll(async () => {
-  build = await compileToTemp();
-});
-afterAll(async () => {
-  for (const service of started) {
-    if (service.child.exitCode === null) service.child.kill('SIGKILL');
-    for (const pid of workerPids(service)) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
-  }
-  await build.remove();
-  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
-});
+const services = workersServices('shortlink-workers-');
 
 describe('WORKERS=2: one primary, two workers on the same ports', () => {
   let s: ChildService;
@@ -84,7 +59,7 @@ describe('WORKERS=2: one primary, two workers on the same ports', () => {
     });
 
   beforeAll(async () => {
-    s = await startWorkers({});
+    s = await services.start({});
   });
 
   it('starts two workers that both listen on the one REST port and the one gRPC port', async () => {
@@ -214,7 +189,7 @@ describe('WORKERS=2 and SIGTERM', () => {
   });
 
   it('stops every worker gracefully: in-flight requests on both finish, exit code 0', async () => {
-    const s = await startWorkers({ ...UNLIMITED, ...gate.env, SHUTDOWN_TIMEOUT_MS: '60000' });
+    const s = await services.start({ ...UNLIMITED, ...gate.env, SHUTDOWN_TIMEOUT_MS: '60000' });
     const workers = workerPids(s);
     const clients = Array.from({ length: 4 }, () => ownConnectionClient(s.grpcPort));
     const { rest, grpc } = sendCreatesOnBothGateways(s, { rest: 10, grpc: 8 }, clients);
@@ -249,12 +224,11 @@ describe('WORKERS=2 and SIGTERM', () => {
 
 describe('WORKERS=2 when a worker cannot start', () => {
   it("stops with the worker's error and exit code 1 instead of restarting it in a loop", async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
-    dataDirs.push(dir);
+    const dir = await services.dataDir();
     // The primary has nothing to check in a seed file: the first worker reads it.
     const seedFile = join(dir, 'seed.json');
     await writeFile(seedFile, '{ "organizations": [');
-    const { code, output } = await runServiceUntilExit(build.dir, {
+    const { code, output } = await runServiceUntilExit(services.buildDir(), {
       WORKERS: '2',
       DATA_DIR: join(dir, 'data'),
       SHORTLINK_SEED_FILE: seedFile,
@@ -266,11 +240,13 @@ describe('WORKERS=2 when a worker cannot start', () => {
   });
 
   it('refuses a DATA_DIR it cannot use in the primary, before any worker starts', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
-    dataDirs.push(dir);
+    const dir = await services.dataDir();
     const file = join(dir, 'not-a-directory');
     await writeFile(file, 'x');
-    const { code, output } = await runServiceUntilExit(build.dir, { WORKERS: '2', DATA_DIR: file });
+    const { code, output } = await runServiceUntilExit(services.buildDir(), {
+      WORKERS: '2',
+      DATA_DIR: file,
+    });
     expect(code).toBe(1);
     expect(output).toContain(`shortlink failed to start: DATA_DIR ${file} is not a directory`);
     expect(output).not.toMatch(/worker \d+|gateway listening/);
@@ -279,13 +255,12 @@ describe('WORKERS=2 when a worker cannot start', () => {
 
 describe('WORKERS=2 when the primary cannot bind the metrics port', () => {
   it('names METRICS_PORT and exits with code 1 before any worker starts', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'shortlink-workers-'));
-    dataDirs.push(dir);
+    const dir = await services.dataDir();
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const { code, output } = await runServiceUntilExit(build.dir, {
+      const { code, output } = await runServiceUntilExit(services.buildDir(), {
         WORKERS: '2',
         DATA_DIR: dir,
         METRICS_PORT: String(port),
@@ -303,7 +278,7 @@ describe('WORKERS=2 when the primary cannot bind the metrics port', () => {
 
 describe('WORKERS>1 on a store that lives in one process', () => {
   it('is refused at start with a clear message, before any worker starts', async () => {
-    const { code, output } = await runServiceUntilExit(build.dir, {
+    const { code, output } = await runServiceUntilExit(services.buildDir(), {
       WORKERS: '2',
       DATA_DIR: ':memory:',
     });
