@@ -7,7 +7,16 @@
 export { createCore, type Core } from './core';
 export type { CoreDeps, RequestContext, ResponseInfo } from './context';
 export { appRouter, type AppRouter } from './router';
-export { ErrorCode, reasonOf, type ErrorCodeNumber, type ErrorReason } from './errors/error-codes';
+export {
+  ERROR_CATALOGUE,
+  ERROR_REASONS,
+  ErrorCode,
+  reasonOf,
+  reasonsWith,
+  type ErrorCodeNumber,
+  type ErrorEntry,
+  type ErrorReason,
+} from './errors/error-catalogue';
 export {
   ShortlinkError,
   BackendUnavailableError,

@@ -44,12 +44,12 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
   app.all('/api/create', (_req, res) => {
     const startedAt = performance.now();
     res.setHeader('Allow', 'POST');
-    sendReason(res, 'METHOD_NOT_ALLOWED', 'Method not allowed; use POST.');
+    sendReason(res, 'METHOD_NOT_ALLOWED');
     wrongMethod?.observe(ErrorCode.METHOD_NOT_ALLOWED, startedAt);
   });
   // Everything else under /api, in any case: no endpoint there, ever (not an alias either).
   app.all(/^\/api(?:\/.*)?$/i, (_req, res) => {
-    sendReason(res, 'NOT_FOUND', 'No such endpoint.');
+    sendReason(res, 'NOT_FOUND');
   });
 
   addOpenApiRoutes(app);
@@ -75,7 +75,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
       res.destroy();
       return;
     }
-    sendReason(res, 'INTERNAL', 'An unexpected error occurred.');
+    sendReason(res, 'INTERNAL');
   };
   app.use(lastResort);
   return app;

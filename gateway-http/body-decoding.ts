@@ -44,7 +44,7 @@ const CHARSET_UNSUPPORTED_MESSAGE =
 const charsetUnsupported = () =>
   new UndecodableBody('CONTENT_TYPE_UNSUPPORTED', CHARSET_UNSUPPORTED_MESSAGE);
 
-const notJson = () => new UndecodableBody('BODY_INVALID', 'The request body is not valid JSON.');
+const notJson = () => new UndecodableBody('BODY_INVALID');
 
 /**
  * The charset the header declares, read by `content-type` (the parser express itself uses);
@@ -116,10 +116,7 @@ function parseJson(bytes: Buffer, charset: string): unknown {
 export function decodeJsonBody(req: Request, res: Response, next: () => void): void {
   const contentType = req.headers['content-type'];
   if (contentType !== undefined && !isJsonMediaType(contentType)) {
-    req.body = new UndecodableBody(
-      'CONTENT_TYPE_UNSUPPORTED',
-      'Content-Type must be application/json.',
-    );
+    req.body = new UndecodableBody('CONTENT_TYPE_UNSUPPORTED');
     next();
     return;
   }

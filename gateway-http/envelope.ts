@@ -13,6 +13,6 @@ export function sendError(res: Response, error: ShortlinkError): void {
     .json({ data: null, code: error.code, errors: error.messages });
 }
 
-export function sendReason(res: Response, reason: ErrorReason, message: string): void {
+export function sendReason(res: Response, reason: ErrorReason, message?: string): void {
   sendError(res, new ShortlinkError(reason, message));
 }

@@ -45,10 +45,7 @@ export const authenticate: Middleware<CoreContext, AuthenticatedContext> = async
   }
   if (userId !== null) return next({ ...ctx, userId, tokenHash });
   // Made only on this path: an error captures a stack trace, too dear for every success.
-  throw await countedFailure(
-    ctx,
-    new ShortlinkError('TOKEN_UNKNOWN', 'The access token is unknown or revoked.'),
-  );
+  throw await countedFailure(ctx, new ShortlinkError('TOKEN_UNKNOWN'));
 };
 
 /** Counts a failed check against the client's address: `failure`, or 19 past the budget. */

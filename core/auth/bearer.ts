@@ -12,14 +12,11 @@ export function isSendableToken(token: string): boolean {
 /** Extracts the token from an Authorization header value, or fails with code 3 or 10. */
 export function parseBearer(header: string | null | undefined): string {
   if (header === undefined || header === null) {
-    throw new ShortlinkError('TOKEN_MISSING', 'The Authorization header is missing.');
+    throw new ShortlinkError('TOKEN_MISSING');
   }
   const match = BEARER.exec(header);
   if (!match?.[1]) {
-    throw new ShortlinkError(
-      'TOKEN_MALFORMED',
-      'The Authorization header must be "Bearer <token>".',
-    );
+    throw new ShortlinkError('TOKEN_MALFORMED');
   }
   return match[1];
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LinkEvents } from '../context';
-import { ErrorCode } from '../errors/error-codes';
+import { ErrorCode } from '../errors/error-catalogue';
 import { ShortlinkError } from '../errors/shortlink-error';
 import { setLinkState } from '../links/set-link-state';
 import type { Clock } from '../ports/clock';

@@ -1,4 +1,9 @@
-import { ErrorCode, type ErrorCodeNumber, type ErrorReason } from './error-codes';
+import {
+  ERROR_CATALOGUE,
+  ErrorCode,
+  type ErrorCodeNumber,
+  type ErrorReason,
+} from './error-catalogue';
 
 /**
  * The one error type of the core. It carries the spec's numeric code and one human-readable
@@ -16,9 +21,10 @@ export class ShortlinkError extends Error {
    */
   readonly transient: boolean;
 
+  /** `messages` defaults to the catalogue's message for `reason`. */
   constructor(
     reason: ErrorReason,
-    messages: string | readonly string[],
+    messages: string | readonly string[] = ERROR_CATALOGUE[reason].message,
     options: { retryAfterSeconds?: number; transient?: boolean; cause?: unknown } = {},
   ) {
     const list = typeof messages === 'string' ? [messages] : messages;
@@ -31,9 +37,9 @@ export class ShortlinkError extends Error {
     this.transient = options.transient ?? false;
   }
 
-  /** The service's fault rather than the caller's (codes 1 and 23): worth an operator's log line. */
+  /** The service's fault rather than the caller's (INTERNAL, BACKEND_UNAVAILABLE): worth a log line. */
   get isServerFault(): boolean {
-    return this.reason === 'INTERNAL' || this.reason === 'BACKEND_UNAVAILABLE';
+    return ERROR_CATALOGUE[this.reason].serverFault;
   }
 }
 
@@ -42,7 +48,10 @@ export class ShortlinkError extends Error {
  * or a taken-down link makes at full request rate): made without a stack trace, which would cost
  * more than the rest of such an answer and tells nothing about a failure that is expected.
  */
-export function expectedFailure(reason: ErrorReason, message: string): ShortlinkError {
+export function expectedFailure(
+  reason: ErrorReason,
+  message: string = ERROR_CATALOGUE[reason].message,
+): ShortlinkError {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
@@ -168,10 +177,10 @@ export const BACKEND_RETRY_AFTER_SECONDS = 5;
 export function toShortlinkError(error: unknown): ShortlinkError {
   if (error instanceof ShortlinkError) return error;
   if (error instanceof BackendUnavailableError) {
-    return new ShortlinkError('BACKEND_UNAVAILABLE', 'The service is temporarily unavailable.', {
+    return new ShortlinkError('BACKEND_UNAVAILABLE', undefined, {
       cause: error,
       retryAfterSeconds: BACKEND_RETRY_AFTER_SECONDS,
     });
   }
-  return new ShortlinkError('INTERNAL', 'An unexpected error occurred.', { cause: error });
+  return new ShortlinkError('INTERNAL', undefined, { cause: error });
 }

@@ -1,5 +1,6 @@
 import type { AuthenticatedContext } from '../auth/authenticate';
 import type { RequestContext } from '../context';
+import { ERROR_CATALOGUE } from '../errors/error-catalogue';
 import { ShortlinkError } from '../errors/shortlink-error';
 import type { Middleware } from '../procedure/procedure';
 
@@ -20,7 +21,7 @@ function idempotencyKeyProblem(key: unknown): string | null {
     return 'The idempotency key was sent more than once: send it once.';
   }
   if (typeof key !== 'string') return 'The idempotency key must be a string.';
-  if (key.length === 0) return 'The idempotency key must not be empty.';
+  if (key.length === 0) return ERROR_CATALOGUE.IDEMPOTENCY_KEY_INVALID.message;
   if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     return `The idempotency key must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`;
   }

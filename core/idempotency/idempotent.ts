@@ -60,11 +60,9 @@ async function claimKey(
 
 function keyInUse(ctx: IdempotencyKeyContext): ShortlinkError {
   ctx.response.retryAfterSeconds = KEY_IN_USE_RETRY_AFTER_SECONDS;
-  return new ShortlinkError(
-    'IDEMPOTENCY_KEY_IN_USE',
-    'A request with this idempotency key is still running; retry shortly.',
-    { retryAfterSeconds: KEY_IN_USE_RETRY_AFTER_SECONDS },
-  );
+  return new ShortlinkError('IDEMPOTENCY_KEY_IN_USE', undefined, {
+    retryAfterSeconds: KEY_IN_USE_RETRY_AFTER_SECONDS,
+  });
 }
 
 /** The answer to a request whose key another request holds: its replay, 25 or 26. */
@@ -75,10 +73,7 @@ async function answerHeld<TCtx extends IdempotencyKeyContext>(
   answer: MiddlewareOptions<TCtx, TCtx>['answer'],
 ): Promise<MiddlewareResult<TCtx>> {
   if (existing.fingerprint !== fingerprint) {
-    throw new ShortlinkError(
-      'IDEMPOTENCY_KEY_REUSED',
-      'This idempotency key was already used for a different request.',
-    );
+    throw new ShortlinkError('IDEMPOTENCY_KEY_REUSED');
   }
   if (existing.state === 'running') throw keyInUse(ctx);
   // The record may be one a request still running has just written, whose fsync has not been

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ShortlinkError } from '../errors/shortlink-error';
-import type { ErrorReason } from '../errors/error-codes';
+import { ERROR_CATALOGUE, type ErrorReason } from '../errors/error-catalogue';
 import type { RedirectType } from '../ports/link-store';
+import { MAX_ALIAS_LENGTH, REDIRECT_TYPES } from './link-field-limits';
 import { hostTooLong, MAX_HOST_LENGTH, MAX_URL_LENGTH, parseLongUrl } from './long-url';
 import { urlGroupIdSchema } from '../organizations/resolve-group';
 import { organizationKeySchema } from '../organizations/resolve-organization';
@@ -9,9 +10,7 @@ import { isAbsent, ownField } from '../procedure/raw-input';
 
 /** The rules of the create body, declared once and used by every transport. */
 
-export const MAX_ALIAS_LENGTH = 64;
 const ALIAS_CHARACTERS = /^[A-Za-z0-9_-]*$/;
-export const REDIRECT_TYPES = [301, 302, 303, 307, 308] as const satisfies readonly RedirectType[];
 const DEFAULT_REDIRECT_TYPE: RedirectType = 301;
 
 export const longUrlSchema = z
@@ -95,6 +94,8 @@ export type CreateLinkRequest = z.input<typeof createLinkRequestSchema>;
 type Field = 'url' | 'alias' | 'redirect_type';
 const FIELD_ORDER: readonly Field[] = ['url', 'alias', 'redirect_type'];
 
+const defaultMessage = (reason: ErrorReason) => ERROR_CATALOGUE[reason].message;
+
 function fieldFailure(
   field: Field,
   issues: z.core.$ZodIssue[],
@@ -103,7 +104,7 @@ function fieldFailure(
   switch (field) {
     case 'url':
       if (isAbsent(raw) || (typeof raw === 'string' && raw.trim() === '')) {
-        return ['URL_MISSING', 'url is required.'];
+        return ['URL_MISSING', defaultMessage('URL_MISSING')];
       }
       if (typeof raw === 'string' && raw.trim().length > MAX_URL_LENGTH) {
         return ['URL_INVALID', `url must be at most ${MAX_URL_LENGTH} characters.`];
@@ -111,17 +112,14 @@ function fieldFailure(
       if (typeof raw === 'string' && hostLongerThanAllowed(raw.trim())) {
         return ['URL_INVALID', `url's host must be at most ${MAX_HOST_LENGTH} characters.`];
       }
-      return [
-        'URL_INVALID',
-        'url must be an absolute http:// or https:// URL with a host and no spaces or control characters.',
-      ];
+      return ['URL_INVALID', defaultMessage('URL_INVALID')];
     case 'alias':
       if (issues.every((issue) => issue.code === 'too_big')) {
-        return ['ALIAS_TOO_LONG', `alias must be at most ${MAX_ALIAS_LENGTH} characters.`];
+        return ['ALIAS_TOO_LONG', defaultMessage('ALIAS_TOO_LONG')];
       }
-      return ['ALIAS_INVALID', 'alias may contain only letters, digits, "_" and "-".'];
+      return ['ALIAS_INVALID', defaultMessage('ALIAS_INVALID')];
     case 'redirect_type':
-      return ['REDIRECT_TYPE_INVALID', 'redirect_type must be one of 301, 302, 303, 307, 308.'];
+      return ['REDIRECT_TYPE_INVALID', defaultMessage('REDIRECT_TYPE_INVALID')];
   }
 }
 
@@ -137,7 +135,7 @@ export function fieldsError(error: z.ZodError, rawInput: unknown): ShortlinkErro
     return issues.length > 0 ? [fieldFailure(field, issues, ownField(rawInput, field))] : [];
   });
   const first = failures[0];
-  if (!first) return new ShortlinkError('INTERNAL', 'An unexpected error occurred.');
+  if (!first) return new ShortlinkError('INTERNAL');
   return new ShortlinkError(
     first[0],
     failures.map(([, message]) => message),

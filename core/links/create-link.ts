@@ -10,17 +10,12 @@ import type { LinkRecord, NewLink, RedirectType } from '../ports/link-store';
 import type { UrlVerdict } from '../ports/url-guard';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { limitPerToken } from '../rate-limit/limit-per-token';
-import {
-  createLinkRequestSchema,
-  fieldsError,
-  isAlias,
-  MAX_ALIAS_LENGTH,
-} from './create-link-input';
+import { createLinkRequestSchema, fieldsError, isAlias } from './create-link-input';
+import { MAX_ALIAS_LENGTH } from './link-field-limits';
 import { requireObjectBody } from './require-object-body';
 import { toShortLink, type ShortLink } from './short-link';
 
-const aliasTaken = () =>
-  new ShortlinkError('ALIAS_TAKEN', 'This alias is already taken on this link domain.');
+const aliasTaken = () => new ShortlinkError('ALIAS_TAKEN');
 
 /**
  * The guard's answer held to its port, failing closed: only `{ blocked: false }` lets a URL
@@ -56,10 +51,15 @@ async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
     throw error;
   }
   if (verdict.blocked) {
-    throw new ShortlinkError('URL_BLOCKED', `The URL was refused: ${verdict.reason}`, {
+    throw new ShortlinkError('URL_BLOCKED', urlRefusedMessage(verdict.reason), {
       transient: verdict.undecided === true,
     });
   }
+}
+
+/** The message of a URL the anti-phishing check refused, naming the rule's reason. */
+export function urlRefusedMessage(reason: string): string {
+  return `The URL was refused: ${reason}`;
 }
 
 /**

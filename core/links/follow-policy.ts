@@ -41,5 +41,4 @@ function targetOf(link: LinkRecord): URL | null {
 }
 
 /** The follower's answer for every refusal alike (410, code 28): the reason stays inside. */
-export const linkGone = () =>
-  expectedFailure('LINK_DISABLED', 'This short link has been disabled.');
+export const linkGone = () => expectedFailure('LINK_DISABLED');

@@ -1,4 +1,4 @@
-import type { ErrorReason } from '../errors/error-codes';
+import { ERROR_CATALOGUE, type ErrorReason } from '../errors/error-catalogue';
 
 /**
  * What a transport passes as the input when it could not decode the request body. The core
@@ -10,6 +10,6 @@ export class UndecodableBody {
       ErrorReason,
       'BODY_INVALID' | 'BODY_TOO_LARGE' | 'CONTENT_TYPE_UNSUPPORTED'
     >,
-    readonly message: string,
+    readonly message: string = ERROR_CATALOGUE[reason].message,
   ) {}
 }

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { LinkEvents } from '../context';
-import { ErrorCode } from '../errors/error-codes';
+import { ErrorCode } from '../errors/error-catalogue';
 import {
   GAUGES,
   registerCounters,

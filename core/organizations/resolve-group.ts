@@ -11,11 +11,7 @@ export const urlGroupIdSchema = z.union([
   z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).transform(String),
 ]);
 
-export const groupNotFound = () =>
-  new ShortlinkError(
-    'URL_GROUP_NOT_FOUND',
-    'No URL group with this url_group_id exists in the organization.',
-  );
+export const groupNotFound = () => new ShortlinkError('URL_GROUP_NOT_FOUND');
 
 export interface GroupContext extends OrganizationContext {
   group: UrlGroup;

@@ -31,16 +31,13 @@ export function organizationStage<TCtx extends AuthenticatedContext>(): Middlewa
       (key) => ctx.deps.store.identities.findOrganizationByKeyHash(hashSecret(key)),
     );
     if (!organization) {
-      throw new ShortlinkError('ORGANIZATION_KEY_INVALID', 'The organization key is invalid.');
+      throw new ShortlinkError('ORGANIZATION_KEY_INVALID');
     }
     if (!organization.active) {
-      throw new ShortlinkError('ORGANIZATION_INACTIVE', 'The organization is inactive.');
+      throw new ShortlinkError('ORGANIZATION_INACTIVE');
     }
     if (!(await ctx.deps.store.identities.isMember(ctx.userId, organization.id))) {
-      throw new ShortlinkError(
-        'NOT_A_MEMBER',
-        'The access token does not belong to a member of this organization.',
-      );
+      throw new ShortlinkError('NOT_A_MEMBER');
     }
     return next({ ...ctx, organization });
   };

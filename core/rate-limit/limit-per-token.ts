@@ -20,12 +20,19 @@ export const limitPerToken: Middleware<AuthenticatedContext, AuthenticatedContex
     ctx.response.retryAfterSeconds = seconds;
     throw new ShortlinkError(
       'RATE_LIMITED',
-      `Rate limit of ${limit} requests per ${windowName(limiter.windowSeconds)} exceeded; retry in ${seconds} s.`,
-      { retryAfterSeconds: seconds },
+      tokenLimitMessage(limit, limiter.windowSeconds, seconds),
+      {
+        retryAfterSeconds: seconds,
+      },
     );
   }
   return next(ctx);
 };
+
+/** The message of a token past its budget: the limit, its window, the seconds to wait. */
+export function tokenLimitMessage(limit: number, windowSeconds: number, seconds: number): string {
+  return `Rate limit of ${limit} requests per ${windowName(windowSeconds)} exceeded; retry in ${seconds} s.`;
+}
 
 /** "minute" for the product's window; a limiter an embedder gives may count over another. */
 function windowName(seconds: number): string {

@@ -1,23 +1,22 @@
 import { z } from 'zod';
 import {
+  BACKEND_RETRY_AFTER_SECONDS,
+  ERROR_CATALOGUE,
+  ERROR_REASONS,
   ErrorCode,
   IDEMPOTENT_REPLAYED_FIELD,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   type ErrorReason,
 } from '../../core';
-import {
-  aliasSchema,
-  longUrlSchema,
-  redirectTypeSchema,
-  REDIRECT_TYPES,
-} from '../../core/links/create-link-input';
+import { aliasSchema, longUrlSchema, redirectTypeSchema } from '../../core/links/create-link-input';
+import { REDIRECT_TYPES } from '../../core/links/link-field-limits';
 import { MAX_URL_LENGTH } from '../../core/links/long-url';
 import { urlGroupIdSchema } from '../../core/organizations/resolve-group';
 import { organizationKeySchema } from '../../core/organizations/resolve-organization';
 import { MAX_BODY_BYTES } from '../body-decoding';
 import { LINK_GONE_CONTENT_SECURITY_POLICY, LINK_GONE_PAGE } from '../link-gone-page';
 import { HTTP_STATUS_BY_REASON } from '../status-by-reason';
-import { ERROR_EXAMPLES } from './error-examples';
+import { exampleMessage } from './error-examples';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -154,8 +153,6 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'Storage or rate-limit backend unavailable, or the reputation lookup quota used up (code 23).',
 };
 
-const reasons = Object.keys(ErrorCode) as ErrorReason[];
-
 /**
  * Codes REST never answers: 29 is refused arguments of the procedures that read and govern links,
  * which REST does not serve (the core and gRPC do). status-by-reason.ts still maps it, by its
@@ -174,7 +171,7 @@ const NOT_FROM_CREATE: ReadonlySet<ErrorReason> = new Set([
   'LINK_DISABLED',
 ]);
 
-const createReasons = reasons.filter((reason) => !NOT_FROM_CREATE.has(reason));
+const createReasons = ERROR_REASONS.filter((reason) => !NOT_FROM_CREATE.has(reason));
 
 function createReasonsWithStatus(status: number): ErrorReason[] {
   return createReasons.filter((reason) => HTTP_STATUS_BY_REASON[reason] === status);
@@ -213,7 +210,7 @@ function errorContent(
             value: {
               data: null,
               code: ErrorCode[reason],
-              errors: [examples[reason] ?? ERROR_EXAMPLES[reason]],
+              errors: [examples[reason] ?? exampleMessage(reason)],
             },
           },
         ]),
@@ -222,11 +219,11 @@ function errorContent(
   };
 }
 
-/**
- * Statuses whose every answer comes after the token check, so it carries the rate-limit headers
- * (a 429 for too many failed token checks per address comes before it, with Retry-After only).
- */
-const AFTER_TOKEN_CHECK = new Set([400, 409, 413, 415, 422]);
+/** Whether every create answer with this status has the catalogue's `flag`, or some answer has. */
+const every = (status: number, flag: 'afterTokenCheck') =>
+  createReasonsWithStatus(status).every((reason) => ERROR_CATALOGUE[reason][flag]);
+const some = (status: number, flag: 'recorded' | 'retryAfter') =>
+  createReasonsWithStatus(status).some((reason) => ERROR_CATALOGUE[reason][flag]);
 
 const retryAfter = (required: boolean, description: string) => ({
   'Retry-After': {
@@ -237,9 +234,8 @@ const retryAfter = (required: boolean, description: string) => ({
 });
 
 /**
- * On an answer replayed for a repeated Idempotency-Key: the success and the failures recorded
- * with it (group, fields, anti-phishing, alias: status 422). The organization stage's failures
- * (401, 4 is 422) come before the key is looked at and are never replayed.
+ * On an answer replayed for a repeated Idempotency-Key: the success, and the failures the
+ * catalogue marks `recorded`.
  */
 const IDEMPOTENT_REPLAYED_HEADER = {
   [IDEMPOTENT_REPLAYED_FIELD]: {
@@ -249,7 +245,20 @@ const IDEMPOTENT_REPLAYED_HEADER = {
     schema: { type: 'string', const: 'true' },
   },
 };
-const REPLAYABLE_STATUSES = new Set([422]);
+
+/** What Retry-After means on the answers of each code the catalogue marks `retryAfter`. */
+const RETRY_AFTER_MEANING: Partial<Record<ErrorReason, string>> = {
+  RATE_LIMITED: 'Seconds until a retry can succeed.',
+  IDEMPOTENCY_KEY_IN_USE: 'Seconds to wait before retrying with the same key.',
+  BACKEND_UNAVAILABLE: `Seconds to wait before retrying: ${BACKEND_RETRY_AFTER_SECONDS} when the store or a rate-limit backend cannot be reached; when the reputation lookup quota is used up, until it refills.`,
+};
+
+function retryAfterOf(status: number) {
+  const meanings = createReasonsWithStatus(status)
+    .filter((reason) => ERROR_CATALOGUE[reason].retryAfter)
+    .map((reason) => RETRY_AFTER_MEANING[reason] ?? 'Seconds until a retry can succeed.');
+  return retryAfter(true, meanings.join(' '));
+}
 
 function createErrorResponses(): Record<string, unknown> {
   const statuses = [...new Set(createReasons.map((reason) => HTTP_STATUS_BY_REASON[reason]))].sort(
@@ -262,18 +271,9 @@ function createErrorResponses(): Record<string, unknown> {
         description: ERROR_DESCRIPTIONS[status] ?? `Error ${status}.`,
         headers: {
           'X-Request-Id': REQUEST_ID_HEADER,
-          ...rateLimitHeaders(AFTER_TOKEN_CHECK.has(status)),
-          ...(status === 429 ? retryAfter(true, 'Seconds until a retry can succeed.') : {}),
-          ...(status === 409
-            ? retryAfter(true, 'Seconds to wait before retrying with the same key.')
-            : {}),
-          ...(status === 503
-            ? retryAfter(
-                true,
-                'Seconds to wait before retrying: 5 when the store or a rate-limit backend cannot be reached; when the reputation lookup quota is used up, until it refills.',
-              )
-            : {}),
-          ...(REPLAYABLE_STATUSES.has(status) ? IDEMPOTENT_REPLAYED_HEADER : {}),
+          ...rateLimitHeaders(every(status, 'afterTokenCheck')),
+          ...(some(status, 'retryAfter') ? retryAfterOf(status) : {}),
+          ...(some(status, 'recorded') ? IDEMPOTENT_REPLAYED_HEADER : {}),
         },
         content: errorContent(createReasonsWithStatus(status)),
       },

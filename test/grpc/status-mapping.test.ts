@@ -1,13 +1,5 @@
 import { Metadata, status } from '@grpc/grpc-js';
-import {
-  BackendUnavailableError,
-  createCore,
-  createMemoryStore,
-  ErrorCode,
-  type ErrorReason,
-  type UrlGuard,
-} from '../../core';
-import { GRPC_STATUS_BY_REASON } from '../../gateway-grpc';
+import { BackendUnavailableError, createCore, createMemoryStore, type UrlGuard } from '../../core';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
 import { expectFailure } from './error-details';
@@ -19,47 +11,8 @@ import {
   type GrpcFixture,
 } from '../support/grpc-fixture';
 
-/** The product's gRPC status table for the codes both transports share (gateway-grpc/README.md). */
-const CONTRACT_TABLE: Array<[codes: number[], grpcStatus: status]> = [
-  [[3, 10, 11, 12, 13], status.UNAUTHENTICATED],
-  [[17], status.PERMISSION_DENIED],
-  [[4, 5, 6, 7, 8, 9, 16, 20, 25, 27], status.INVALID_ARGUMENT],
-  [[26], status.ABORTED],
-  [[14, 24], status.NOT_FOUND],
-  [[15], status.ALREADY_EXISTS],
-  [[18, 28], status.FAILED_PRECONDITION],
-  [[19], status.RESOURCE_EXHAUSTED],
-  [[1], status.INTERNAL],
-  [[23], status.UNAVAILABLE],
-];
-/**
- * Codes the contract's table leaves to the gateway: 29 (a malformed argument of a reading or
- * governing RPC, the product's own code) occurs over gRPC; 2, 21 and 22 describe HTTP requests
- * and never do.
- */
-const GATEWAY_DECISIONS: Array<[codes: number[], grpcStatus: status]> = [
-  [[2], status.UNIMPLEMENTED],
-  [[21, 22], status.INVALID_ARGUMENT],
-  [[29], status.INVALID_ARGUMENT],
-];
-
-describe('gRPC status mapping table', () => {
-  it('matches the contract table for every code it lists, and covers every other code', () => {
-    const expected = new Map<number, status>();
-    for (const [codes, grpcStatus] of [...CONTRACT_TABLE, ...GATEWAY_DECISIONS]) {
-      for (const code of codes) expected.set(code, grpcStatus);
-    }
-    const reasons = Object.keys(ErrorCode) as ErrorReason[];
-    expect(reasons).toHaveLength(expected.size);
-    for (const reason of reasons) {
-      expect([reason, GRPC_STATUS_BY_REASON[reason]]).toEqual([
-        reason,
-        expected.get(ErrorCode[reason]),
-      ]);
-    }
-    expect(Object.keys(GRPC_STATUS_BY_REASON).sort()).toEqual([...reasons].sort());
-  });
-});
+// The table itself (GRPC_STATUS_BY_REASON) is checked against the documented one, code by code,
+// in test/docs/error-tables.test.ts; here every failure is provoked through a real server.
 
 describe('gRPC errors through a real server', () => {
   let f: CoreFixture;

@@ -1,5 +1,5 @@
 import * as zlib from 'node:zlib';
-import { BackendUnavailableError, createCore, type UrlGuard } from '../../core';
+import { BackendUnavailableError, createCore, ERROR_CATALOGUE, type UrlGuard } from '../../core';
 import { CONTENT_CODINGS } from '../../gateway-http/body-decoding';
 import type { CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
@@ -12,10 +12,9 @@ import { startHttp, startHttpOnTestCore, type HttpFixture } from '../support/htt
 
 /** Every row of the error table (gateway-http/README.md) that HTTP can reach, with exact answers. */
 
-const URL_INVALID =
-  'url must be an absolute http:// or https:// URL with a host and no spaces or control characters.';
-const ALIAS_INVALID = 'alias may contain only letters, digits, "_" and "-".';
-const REDIRECT_INVALID = 'redirect_type must be one of 301, 302, 303, 307, 308.';
+const URL_INVALID = ERROR_CATALOGUE.URL_INVALID.message;
+const ALIAS_INVALID = ERROR_CATALOGUE.ALIAS_INVALID.message;
+const REDIRECT_INVALID = ERROR_CATALOGUE.REDIRECT_TYPE_INVALID.message;
 
 let f: CoreFixture;
 let http: HttpFixture;

@@ -68,3 +68,38 @@ export function sectionCodeBlocks(markdown: string, heading: string, language: s
   }
   return blocks.map((block) => block.join('\n'));
 }
+
+/**
+ * The body rows of the first table whose header line starts with `header` (after indentation),
+ * each as its trimmed cells.
+ */
+export function markdownTableAfter(markdown: string, header: string): string[][] {
+  const lines = markdown.split('\n').map((line) => line.trim());
+  const start = lines.findIndex((line) => line.startsWith(header));
+  if (start < 0) throw new Error(`no table with the header "${header}"`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim()),
+    );
+  }
+  return rows;
+}
+
+/**
+ * The error codes a piece of prose lists, in order: "3, 10, 11", "5 to 9, 14 to 16 and 18",
+ * "4-9", "code 22". Anything else in the text (a word without digits) names none.
+ */
+export function codesIn(text: string): number[] {
+  const codes: number[] = [];
+  for (const match of text.matchAll(/(\d+)(?:\s*(?:-|–|to)\s*(\d+))?/g)) {
+    const first = Number(match[1]);
+    const last = match[2] === undefined ? first : Number(match[2]);
+    for (let code = first; code <= last; code += 1) codes.push(code);
+  }
+  return codes.sort((a, b) => a - b);
+}
