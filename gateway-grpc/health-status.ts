@@ -3,7 +3,7 @@ import type { Core, Logger } from '../core';
 
 const DEFAULT_HEALTH_CHECK_INTERVAL_MS = 5000;
 
-export interface HealthFollower {
+interface HealthFollower {
   /** Asks the store once and sets every entry to SERVING or NOT_SERVING from its answer. */
   check(): Promise<void>;
   /** Stops following and sets every entry to NOT_SERVING (shutdown). */

@@ -6,7 +6,7 @@ import { IDEMPOTENCY_KEY_METADATA } from './idempotency-metadata';
 const GRPC_TEXT_VALUE = /^[ -~]*$/;
 const OUTSIDE_GRPC_TEXT = /[^ -~]/g;
 
-export interface StreamEvents {
+interface StreamEvents {
   prependListener(
     event: 'stream',
     listener: (
@@ -19,7 +19,7 @@ export interface StreamEvents {
 }
 
 /** The idempotency-key values of a call as its client sent them, when node dropped one. */
-export type DroppedKeyValuesOf = (stream: ServerHttp2Stream) => readonly string[] | undefined;
+type DroppedKeyValuesOf = (stream: ServerHttp2Stream) => readonly string[] | undefined;
 
 /**
  * `value` with each character grpc-js would refuse replaced by `standIn`, a character that keeps

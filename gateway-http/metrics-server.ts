@@ -13,7 +13,7 @@ export interface MetricsSource {
 
 export type RunningMetricsServer = RunningHttpServer;
 
-export interface MetricsServerOptions {
+interface MetricsServerOptions {
   port: number;
   host: string;
   logger: Logger;

@@ -17,7 +17,7 @@ export interface MetricsWorker {
 }
 
 /** Where the primary hears its workers: node:cluster, or a test's stand-in. */
-export interface MetricsWorkerSource {
+interface MetricsWorkerSource {
   on(event: 'message', listener: (worker: MetricsWorker, message: unknown) => void): unknown;
   on(event: 'exit', listener: (worker: MetricsWorker) => void): unknown;
 }

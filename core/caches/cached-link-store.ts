@@ -8,7 +8,7 @@ import type {
 } from '../ports/link-store';
 import { cacheKey, LookupCache } from './lookup-cache';
 
-export interface LinkCacheOptions {
+interface LinkCacheOptions {
   /** The most links kept; the least recently used go first. */
   maxEntries: number;
   /**

@@ -91,7 +91,7 @@ export const isLinkCommand = (command: string): command is LinkCommand =>
  * The commands that read or write identities (backup copies the store; the link commands work on
  * links).
  */
-export type AdminCommand = Exclude<Command, 'backup' | LinkCommand>;
+type AdminCommand = Exclude<Command, 'backup' | LinkCommand>;
 
 /** The commands that only read: they write nothing, not even a seed file or a new store. */
 export const LISTING_COMMANDS: ReadonlySet<AdminCommand> = new Set(['org list', 'user list']);
@@ -102,7 +102,7 @@ export const isAdminCommand = (command: string): command is AdminCommand =>
 /** A command's options: one value each, an array for the repeatable ones. */
 export type Options = Record<string, string | string[] | boolean | undefined>;
 
-export type CommandLine =
+type CommandLine =
   | { help: true }
   | { help: false; command: 'backup'; target: string }
   | {

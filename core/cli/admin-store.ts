@@ -103,7 +103,7 @@ async function seedFileReader(seedFile: string): Promise<AdminTarget> {
  * Why the link commands refuse a seed file: links are made by the service and live in its store
  * only; a seed file holds identities.
  */
-export const LINKS_ON_SEED_FILE_REFUSED =
+const LINKS_ON_SEED_FILE_REFUSED =
   "links live in the store only, never in a seed file: run the link commands with DATA_DIR (or MONGODB_URI) naming the server's store and without SHORTLINK_SEED_FILE / --seed-file. Nothing was changed";
 
 /**

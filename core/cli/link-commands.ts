@@ -12,7 +12,7 @@ import { findNamedLink, readLinkOption } from './link-reference-options';
 export const LINK_PAGE_SIZE = 500;
 
 /** The link commands but rescan, which needs the URL guard and a checkpoint (link-rescan.ts). */
-export type LinkReadOrSetCommand = Exclude<LinkCommand, 'link rescan'>;
+type LinkReadOrSetCommand = Exclude<LinkCommand, 'link rescan'>;
 
 function requiredOption(options: Options, name: string): string {
   const value = options[name];
@@ -45,7 +45,7 @@ const shortUrlOf = (link: LinkRecord) => `${link.scheme}://${link.domain}/${link
 export type PrintLine = (line: string) => void | Promise<void>;
 
 /** A link command read from its command line, ready to run on a store. */
-export type LinkCommandRun = (store: Store, clock: Clock, print: PrintLine) => Promise<void>;
+type LinkCommandRun = (store: Store, clock: Clock, print: PrintLine) => Promise<void>;
 
 /**
  * `link show|list|disable|enable` for the operator (any organization). The command line is read

@@ -4,7 +4,7 @@ import { NotFoundProvisioningError } from '../provisioning/provisioning-error';
 import { usageError, type Options } from './admin-command-line';
 
 /** The link a command names: by id, or by its link domain and alias. */
-export type LinkOption = { id: number } | { domain: string; alias: string };
+type LinkOption = { id: number } | { domain: string; alias: string };
 
 const stringOption = (options: Options, name: string): string | undefined => {
   const value = options[name];
@@ -39,7 +39,7 @@ export function readLinkOption(options: Options): LinkOption {
 }
 
 /** How a refusal names the link it did not find. */
-export const describeLinkOption = (link: LinkOption): string =>
+const describeLinkOption = (link: LinkOption): string =>
   'id' in link ? `id ${link.id}` : `${link.domain}/${link.alias}`;
 
 /** The link named, or a refusal (exit status 2) saying which one is not there. */

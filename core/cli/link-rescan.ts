@@ -64,7 +64,7 @@ export interface RescanOutcome {
 }
 
 /** The recorded reason of a link disabled by the rescan: the rule that now refuses its target. */
-export const rescanReason = (verdict: Extract<UrlVerdict, { blocked: true }>) =>
+const rescanReason = (verdict: Extract<UrlVerdict, { blocked: true }>) =>
   `rescan: ${verdict.rule ?? 'url guard'}`;
 
 const waitAbortably = (ms: number, signal: AbortSignal): Promise<void> =>

@@ -7,7 +7,7 @@ import { ProvisioningError } from '../provisioning/provisioning-error';
 import type { Config } from '../runtime/config';
 
 /** Where `link rescan` keeps its checkpoint unless --checkpoint names a file. */
-export const CHECKPOINT_FILE_NAME = 'rescan-checkpoint.json';
+const CHECKPOINT_FILE_NAME = 'rescan-checkpoint.json';
 
 /** Written by its owner only, as the seed file: it names organizations and counts their links. */
 const CHECKPOINT_MODE = 0o600;
@@ -112,7 +112,7 @@ export async function removeCheckpoint(path: string): Promise<void> {
 }
 
 /** How a scope is said to the operator. */
-export const scopeText = (organizationId: string | null) =>
+const scopeText = (organizationId: string | null) =>
   organizationId === null ? 'every link' : `the links of organization "${organizationId}"`;
 
 /**

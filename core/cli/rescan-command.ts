@@ -10,7 +10,7 @@ import { checkpointPathOf, storeNameOf } from './rescan-checkpoint';
 import { createRescanTerminal, rescanSummary, type RescanStreams } from './rescan-terminal';
 
 /** What the rescan needs beside the store; tests give their own waits. */
-export interface RescanCommandOptions {
+interface RescanCommandOptions {
   streams: RescanStreams;
   /** Aborted on SIGINT or SIGTERM: the rescan stops after the link it is deciding. */
   signal: AbortSignal;

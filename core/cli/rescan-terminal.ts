@@ -9,7 +9,7 @@ export interface RescanStreams {
 }
 
 /** The printing side of a rescan: its report, a note for other messages, and the last line. */
-export interface RescanTerminal extends RescanReport {
+interface RescanTerminal extends RescanReport {
   /** Whether a progress bar is drawn (standard error is a terminal): then the links are counted. */
   readonly drawsBar: boolean;
   /** A line for standard error (a warning), printed above the bar. */

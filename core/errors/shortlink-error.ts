@@ -168,8 +168,11 @@ export class TokenTakenError extends StoreRuleError {
 }
 
 /**
- * What a 503 (code 23) asks clients to wait before retrying: about the time a replica set needs
- * to finish electing a new primary once the server-selection timeout (5 s) has already passed.
+ * What a BACKEND_UNAVAILABLE answer asks clients to wait before retrying, whichever backend could
+ * not be reached (the store, or a rate-limit backend): long enough that a retry does not land in
+ * the same outage (a replica set's election, a Redis failover, a restarting server usually take a
+ * few seconds), short enough that a client does not give up on a service that is back. An answer
+ * that knows better (a reputation quota that refills at a known time) gives its own.
  */
 export const BACKEND_RETRY_AFTER_SECONDS = 5;
 

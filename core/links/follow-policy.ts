@@ -3,7 +3,7 @@ import { expectedFailure } from '../errors/shortlink-error';
 import type { LinkRecord } from '../ports/link-store';
 
 /** Why a link is not followed; for operators (logs), never for the follower. */
-export type FollowRefusal = 'disabled' | 'organization_inactive' | 'target_refused';
+type FollowRefusal = 'disabled' | 'organization_inactive' | 'target_refused';
 
 /**
  * Whether `link` may be followed now: it is active, its organization is active, and its target

@@ -5,7 +5,7 @@ import type { DomainCandidate } from './link-host';
 /** How long a loaded directory is trusted before a follow reloads it (LINK_DOMAINS_REFRESH_SECONDS). */
 export const DEFAULT_LINK_DOMAINS_REFRESH_SECONDS = 10;
 
-export interface LinkDomainDirectoryOptions {
+interface LinkDomainDirectoryOptions {
   /** How long a loaded list is used before the next follow reloads it, meanwhile still using it. */
   refreshMs: number;
   logger: Logger;

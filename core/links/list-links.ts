@@ -6,8 +6,8 @@ import { argumentsError, argumentsSchema, governingProcedure } from './governing
 import { toLinkView, type LinkView } from './link-view';
 import { decodePageToken, encodePageToken } from './page-token';
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 100;
 
 /** What an in-process caller passes to `links.list`. */
 export interface ListLinksRequest {

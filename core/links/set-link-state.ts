@@ -6,7 +6,7 @@ import { linkNotFound } from './link-reference';
 export const MAX_DISABLE_REASON_LENGTH = 500;
 
 /** Who changed a link's state, for the metrics: a member (the core's procedures) or the CLI. */
-export type LinkChangeSource = Parameters<LinkEvents['stateChanged']>[1];
+type LinkChangeSource = Parameters<LinkEvents['stateChanged']>[1];
 
 /**
  * Disables (`disabling`) or enables (`null`) `link`, as the store decides atomically; a link

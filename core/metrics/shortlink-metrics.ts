@@ -26,10 +26,10 @@ export type SafeBrowsingResult = 'cache_hit' | 'miss' | 'error' | 'throttled';
 /** Where the Redis limiters count: in Redis, or per process while Redis is away. */
 export type LimiterBackendState = 'shared' | 'fallback';
 /** How a follow ended; the only values of the `outcome` label. */
-export type FollowOutcome = 'redirect' | 'not_found' | 'gone' | 'rate_limited' | 'error';
+type FollowOutcome = 'redirect' | 'not_found' | 'gone' | 'rate_limited' | 'error';
 /** A change of a link's state, and who made it; the only values of their labels. */
-export type LinkStateChange = Parameters<LinkEvents['stateChanged']>[0];
-export type LinkStateChangeSource = Parameters<LinkEvents['stateChanged']>[1];
+type LinkStateChange = Parameters<LinkEvents['stateChanged']>[0];
+type LinkStateChangeSource = Parameters<LinkEvents['stateChanged']>[1];
 
 /** Every value of a label, from a record the compiler keeps complete as the type grows. */
 const valuesOf = <T extends string>(all: Record<T, true>): readonly T[] => Object.keys(all) as T[];

@@ -38,7 +38,7 @@ export type Middleware<TCtx, TNextCtx> = (
   options: MiddlewareOptions<TCtx, TNextCtx>,
 ) => Promise<MiddlewareResult<TNextCtx>>;
 
-export interface ResolverOptions<TCtx, TInput> {
+interface ResolverOptions<TCtx, TInput> {
   ctx: TCtx;
   input: TInput;
 }

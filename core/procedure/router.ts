@@ -4,7 +4,7 @@ import type { Procedure } from './procedure';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyProcedure<TBaseCtx> = Procedure<TBaseCtx, any, any>;
 
-export interface RouterRecord<TBaseCtx> {
+interface RouterRecord<TBaseCtx> {
   [name: string]: AnyProcedure<TBaseCtx> | RouterRecord<TBaseCtx>;
 }
 
@@ -31,7 +31,7 @@ function isProcedure<TBaseCtx>(
   return typeof (value as AnyProcedure<TBaseCtx>).call === 'function';
 }
 
-export interface CallerOptions {
+interface CallerOptions {
   /** Runs before each call, so that a context reused by several calls can be made ready for one. */
   onCall?: () => void;
   /**

@@ -13,7 +13,7 @@ export class SeedFileLockError extends Error {
   override readonly name = 'SeedFileLockError';
 }
 
-export interface SeedFileLock {
+interface SeedFileLock {
   /** Throws SeedFileLockError when the lock was lost while held: another command may write now. */
   assertHeld(): void;
   release(): Promise<void>;

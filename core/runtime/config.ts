@@ -51,7 +51,7 @@ export function workerCount(setting: string, cores = availableParallelism()): nu
   return setting === 'auto' ? Math.min(cores, MAX_WORKERS) : Number(setting);
 }
 /** Where the metrics port listens unless METRICS_HOST says otherwise: this host only. */
-export const DEFAULT_METRICS_HOST = '127.0.0.1';
+const DEFAULT_METRICS_HOST = '127.0.0.1';
 /** Scrapes collected at once unless METRICS_MAX_CONCURRENT_SCRAPES says otherwise. */
 export const DEFAULT_METRICS_MAX_CONCURRENT_SCRAPES = 4;
 /** A bound that still bounds: more scrapers than this at once is a misconfiguration or an attack. */

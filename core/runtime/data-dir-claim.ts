@@ -10,7 +10,7 @@ import { ConfigError } from './settings';
  * How a service on an LMDB DATA_DIR counts its rate limits: `local` in its own memory (one process,
  * or a WORKERS cluster's primary for all its workers), `shared` in Redis.
  */
-export type LimitsScope = 'local' | 'shared';
+type LimitsScope = 'local' | 'shared';
 
 export interface DataDirClaim {
   release(): Promise<void>;

@@ -4,7 +4,7 @@ import type { Logger } from '../ports/logger';
 import { parseBlocklist } from './blocklist-format';
 import { DomainSet } from './domain-set';
 
-export interface BlocklistFileOptions {
+interface BlocklistFileOptions {
   /** How often the file's metadata is checked for a change. */
   pollMs: number;
   logger: Logger;

@@ -1,6 +1,6 @@
 import { normalizeDomainEntry } from './host';
 
-export type BlocklistParse = { ok: true; domains: string[] } | { ok: false; problem: string };
+type BlocklistParse = { ok: true; domains: string[] } | { ok: false; problem: string };
 
 const MAX_ECHO = 80;
 

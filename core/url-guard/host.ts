@@ -30,7 +30,7 @@ export function bareHostname(url: URL): string {
 }
 
 /** What an operator writes as a host: `host` or `host:port`, as the URL parser reads it. */
-export interface HostText {
+interface HostText {
   /** The text, trimmed and in lower case. */
   text: string;
   /** `http://<text>/` parsed: its `hostname` is in punycode, its `port` '' when none or ":80". */

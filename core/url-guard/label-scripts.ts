@@ -60,7 +60,7 @@ const WRITING_SYSTEMS: Record<string, readonly string[]> = {
 };
 const CJK_SYSTEMS = ['Jpan', 'Hanb', 'Kore'];
 
-export type LabelVerdict =
+type LabelVerdict =
   | { safe: true }
   | { safe: false; kind: 'mixed'; scripts: string[] }
   | { safe: false; kind: 'unrecommended'; character: string };

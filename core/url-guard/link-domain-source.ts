@@ -2,7 +2,7 @@ import type { IdentityStore } from '../ports/identity-store';
 import type { Logger } from '../ports/logger';
 import { LinkDomains } from './link-domains';
 
-export interface LinkDomainSourceOptions {
+interface LinkDomainSourceOptions {
   /** How long a loaded list is trusted before the next check reloads it. */
   refreshMs: number;
   logger: Logger;

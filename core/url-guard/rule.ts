@@ -1,4 +1,4 @@
-import type { UrlGuard, UrlGuardContext, UrlVerdict } from '../ports/url-guard';
+import type { UrlGuard, UrlVerdict } from '../ports/url-guard';
 
 /** One rule of the anti-phishing chain: it has the port's shape, plus a name for logs. */
 export interface UrlRule extends UrlGuard {
@@ -15,5 +15,3 @@ export const blockUndecided = (reason: string): UrlVerdict => ({
   reason,
   undecided: true,
 });
-
-export type { UrlGuardContext, UrlVerdict };

@@ -16,7 +16,7 @@ const KEPT_VALUES = 2;
 /** Requests remembered at once; each is taken as soon as node opens its stream. */
 const REMEMBERED_REQUESTS = 256;
 
-export interface RequestEvents {
+interface RequestEvents {
   /** The client's connection preface arrived. */
   preface(): void;
   /** A request's headers arrived (a new stream). */

@@ -7,7 +7,7 @@ import { keepMalformedMetadata } from '../raw-metadata';
 import type { GrpcConnectionLimits } from './connection-limits';
 import { GrpcConnection } from './grpc-connection';
 
-export interface GrpcListener {
+interface GrpcListener {
   port: number;
   /**
    * Stops accepting connections; those open are left to grpc-js's shutdown. Resolves once every

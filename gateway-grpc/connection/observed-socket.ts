@@ -6,7 +6,7 @@ import { Duplex } from 'node:stream';
  * Closing at once, with data from the client unread, would reset the connection, and a reset
  * can discard the server's last answers before the client has read them.
  */
-export const LINGER_MS = 2000;
+const LINGER_MS = 2000;
 
 /**
  * A client's socket as node's HTTP/2 session reads it, with each chunk the client sent shown to

@@ -29,10 +29,10 @@ const entrySize = (name: string, value: string) => name.length + value.length + 
  * HTTP/2's default SETTINGS_HEADER_TABLE_SIZE, which node keeps unless told otherwise (grpc-js
  * does not tell it): the largest dynamic table the peer's encoder may use.
  */
-export const DEFAULT_HEADER_TABLE_SIZE = 4096;
+const DEFAULT_HEADER_TABLE_SIZE = 4096;
 
 /** Receives each field of a header block, in order; names and values are latin1 strings. */
-export type FieldVisitor = (name: string, value: string) => void;
+type FieldVisitor = (name: string, value: string) => void;
 
 /**
  * An HPACK decoder (RFC 7541) for one direction of one connection: it keeps the dynamic table

@@ -14,9 +14,9 @@ const PRIORITY = 0x20;
  * HEADERS frame and 8 CONTINUATION frames of at most 16 KiB), so a peer cannot make this reader
  * hold more than that connection would be allowed anyway.
  */
-export const MAX_HEADER_BLOCK_BYTES = 256 * 1024;
+const MAX_HEADER_BLOCK_BYTES = 256 * 1024;
 
-export interface RequestFrameEvents {
+interface RequestFrameEvents {
   /** The client's magic and the header of its first frame (its SETTINGS) arrived. */
   preface(): void;
   /** A complete header block (HEADERS and its CONTINUATION frames) of `streamId`. */

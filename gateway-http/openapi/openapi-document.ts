@@ -45,7 +45,7 @@ function fieldSchema(schema: z.ZodType, description: string, examples?: unknown[
  */
 const FORBIDDEN_IN_URL =
   '\\s\\x00-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
-export const URL_PATTERN =
+const URL_PATTERN =
   `^\\s*(?=[^${FORBIDDEN_IN_URL}]{1,${MAX_URL_LENGTH}}\\s*$)` +
   `[Hh][Tt][Tt][Pp][Ss]?://[^${FORBIDDEN_IN_URL}/\\\\?#][^${FORBIDDEN_IN_URL}]*\\s*$`;
 

@@ -93,7 +93,7 @@ export type StoredLink = [
 ];
 
 /** The number of elements of an active link's StoredLink (no `disabled`). */
-export const ACTIVE_LINK_LENGTH = 8;
+const ACTIVE_LINK_LENGTH = 8;
 
 /** A running claim as a tuple (in `idempotency_running`; format 1 kept them in `idempotency`). */
 export type StoredRunningRecord = [

@@ -9,7 +9,7 @@ import { BackendUnavailableError } from '../../errors/shortlink-error';
 export const FLUSH_TIMEOUT_MS = 10_000;
 
 /** Resolves once every commit made so far is on disk; rejects (code 23) past the bound. */
-export type UntilFlushed = (operation: string) => Promise<void>;
+type UntilFlushed = (operation: string) => Promise<void>;
 
 /**
  * `source.flushed` (an lmdb-js database: a thenable for "the last commit is synced to disk")

@@ -19,7 +19,7 @@ function isStorageFailure(error: unknown): boolean {
 }
 
 /** Whether the store an operation runs on was closed (`LmdbDatabases.closed`). */
-export interface ClosedFlag {
+interface ClosedFlag {
   readonly closed: boolean;
 }
 

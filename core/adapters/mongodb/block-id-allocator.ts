@@ -2,7 +2,7 @@
  * Reserves `count` consecutive ids in one atomic step and answers the last of them (the counter's
  * new value): the range is `last - count + 1 ... last`.
  */
-export type ReserveIds = (count: number) => Promise<number>;
+type ReserveIds = (count: number) => Promise<number>;
 
 /** Ids a process reserves with one counter update unless ID_BLOCK_SIZE says otherwise. */
 export const DEFAULT_ID_BLOCK_SIZE = 1000;

@@ -41,7 +41,7 @@ export const IDENTITY_PIPELINE: Document[] = [
   },
 ];
 
-export interface IdentityChangeStreamOptions {
+interface IdentityChangeStreamOptions {
   /** The server's operation time now (serverOperationTime), where a stream from now starts. */
   operationTime(): Promise<Timestamp | undefined>;
   logger?: Logger;
@@ -72,7 +72,7 @@ function keyFrom<K extends string>(
  * without a document key (the collection dropped) touches the whole kind, and an event of
  * anything else (the database dropped) everything.
  */
-export function identityChangeOf(event: WatchedEvent): IdentityChange {
+function identityChangeOf(event: WatchedEvent): IdentityChange {
   const kind = WATCHED[event.ns?.coll ?? ''];
   if (!kind) return 'all';
   const id = event.documentKey?._id;

@@ -1,7 +1,7 @@
 import type { Db, IndexSpecification } from 'mongodb';
 import { COLLECTIONS } from './documents';
 
-export interface IndexDefinition {
+interface IndexDefinition {
   collection: string;
   name: string;
   key: IndexSpecification;

@@ -22,7 +22,7 @@ export const LINK_PIPELINE: Document[] = [
   },
 ];
 
-export interface LinkChangeStreamOptions {
+interface LinkChangeStreamOptions {
   /** The server's operation time now (serverOperationTime), where a stream from now starts. */
   operationTime(): Promise<Timestamp | undefined>;
   logger?: Logger;
@@ -35,7 +35,7 @@ export interface LinkChangeStreamOptions {
  * document key (on a cluster sharded on {domain, alias} it holds the shard key). An event that
  * names no link (a deletion by hand on a replica set, the collection dropped) touches every link.
  */
-export function linkChangeOf(event: WatchedEvent): LinkChange {
+function linkChangeOf(event: WatchedEvent): LinkChange {
   for (const source of [event.fullDocument, event.documentKey]) {
     const domain = source?.domain;
     const alias = source?.alias;

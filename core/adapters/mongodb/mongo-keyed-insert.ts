@@ -39,7 +39,7 @@ function ownedRunning(_id: string, owner: string, pendingId?: number) {
  * Inserts `document` once: 'inserted' too when this very document is there already (a claim
  * finishing the request's insert came first), 'alias_taken' when another link holds its alias.
  */
-export async function insertLinkOnce(
+async function insertLinkOnce(
   links: Collection<LinkDocument>,
   document: LinkDocument,
 ): Promise<'inserted' | 'alias_taken'> {

@@ -13,7 +13,7 @@ import { databaseNameFromUri } from './connection-options';
 import { COLLECTIONS } from './documents';
 import { connectMongoClient, isMongoStore } from './mongo-store';
 
-export interface MongoRateLimitersOptions {
+interface MongoRateLimitersOptions {
   /** The MongoDB store, when there is one: its client (connection pool) is reused. */
   store?: Store;
   /** Used to open a client when `store` is not a MongoDB store. */

@@ -22,16 +22,13 @@ export type WatchedEvent = {
   fullDocument?: Record<string, unknown> | null;
 };
 
-export type WatchedStream = ChangeStream<Document, WatchedEvent>;
+type WatchedStream = ChangeStream<Document, WatchedEvent>;
 
 /**
  * Where a stream starts: after a change it saw or after an invalidate event (a resume), or at an
  * operation time of the server (a stream from now).
  */
-export type ResumePoint = Pick<
-  ChangeStreamOptions,
-  'resumeAfter' | 'startAfter' | 'startAtOperationTime'
->;
+type ResumePoint = Pick<ChangeStreamOptions, 'resumeAfter' | 'startAfter' | 'startAtOperationTime'>;
 
 /**
  * The server's operation time now: a `ping`'s `operationTime` (on a replica set, the time of the
@@ -68,7 +65,7 @@ function isUnsupported(error: unknown): boolean {
   return error instanceof MongoServerError && UNSUPPORTED_CODES.has(Number(error.code));
 }
 
-export interface ResumableWatchOptions {
+interface ResumableWatchOptions {
   /** Opens a change stream starting at `from` (from now when empty). */
   open(from: ResumePoint): WatchedStream;
   /** The server's operation time now (serverOperationTime), read before a stream from now. */

@@ -8,7 +8,7 @@ interface Window {
   resetAt: number;
 }
 
-export interface CappedMemoryRateLimiterOptions {
+interface CappedMemoryRateLimiterOptions {
   limit: number;
   windowSeconds?: number;
   /**

@@ -123,7 +123,7 @@ export function withoutArguments(error: unknown): unknown {
   return copy;
 }
 
-export type StartupOutcome = { ready: true } | { ready: false; error?: unknown };
+type StartupOutcome = { ready: true } | { ready: false; error?: unknown };
 
 /** Resolves once the client is ready, or on its first error, or after `timeoutMs`. */
 export function waitUntilReady(client: RedisClient, timeoutMs: number): Promise<StartupOutcome> {

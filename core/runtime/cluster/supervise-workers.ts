@@ -11,7 +11,7 @@ import {
   type WorkerRole,
 } from './worker-messages';
 
-export interface SuperviseOptions {
+interface SuperviseOptions {
   workers: number;
   /** Each worker's own graceful-stop deadline (SHUTDOWN_TIMEOUT_MS). */
   shutdownTimeoutMs: number;

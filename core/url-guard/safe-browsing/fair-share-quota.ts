@@ -1,4 +1,4 @@
-export type QuotaGrant = { granted: true } | { granted: false; retryAfterMs: number };
+type QuotaGrant = { granted: true } | { granted: false; retryAfterMs: number };
 
 /**
  * The lookup quota of one window (a minute), shared fairly between organizations: with n

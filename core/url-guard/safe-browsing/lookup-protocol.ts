@@ -38,7 +38,7 @@ const lookupAnswerSchema = z.object({
 // Only a plain enum name is repeated to the user; anything else a server sends is not echoed.
 const THREAT_TYPE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
-export type LookupAnswer =
+type LookupAnswer =
   { kind: 'threat'; threatType: string | null; cacheMs: number | null } | { kind: 'clean' };
 
 /** Reads an answer body; null when it is not the API's shape. */

@@ -38,7 +38,7 @@ export interface SafeBrowsingOptions {
 }
 
 /** How a lookup was answered: cache (or a call already running), a call, a failed call, or none. */
-export type LookupResult = 'cache_hit' | 'miss' | 'error' | 'throttled';
+type LookupResult = 'cache_hit' | 'miss' | 'error' | 'throttled';
 
 export interface SafeBrowsingObserver {
   lookedUp(result: LookupResult): void;
