@@ -6,8 +6,8 @@ import { Status } from './generated/google/rpc/status';
 import { GRPC_STATUS_BY_REASON } from './status-by-reason';
 
 export const ERROR_CODE_METADATA = 'shortlink-error-code';
-export const STATUS_DETAILS_METADATA = 'grpc-status-details-bin';
-export const ERROR_DOMAIN = 'shortlink';
+const STATUS_DETAILS_METADATA = 'grpc-status-details-bin';
+const ERROR_DOMAIN = 'shortlink';
 const ERROR_INFO_TYPE_URL = 'type.googleapis.com/google.rpc.ErrorInfo';
 
 /**

@@ -19,7 +19,7 @@ export const SHORTLINK_SERVICE_NAME = 'shortlink.v1.ShortLinkService';
 /** The health entries: the whole server ("") and the service. */
 const HEALTH_SERVICES = ['', SHORTLINK_SERVICE_NAME] as const;
 
-export interface GrpcServerOptions {
+interface GrpcServerOptions {
   port: number;
   host: string;
   logger: Logger;
