@@ -5,6 +5,8 @@ import tseslint from 'typescript-eslint';
  * The layers, as import rules (each later block repeats the earlier restrictions because a rule
  * configured again for a file replaces, not extends, the earlier configuration):
  * - core/ knows no transport: no gateway module, no HTTP or gRPC library;
+ * - the core library (all of core/ but runtime/ and cli/, the process and the admin command that
+ *   build on it) imports nothing of the process;
  * - procedures (the stages of the create chain and the chain itself) reach state through ports,
  *   never through an adapter, the runtime that wires adapters, or a driver;
  * - core/ports holds contracts only: whatever it imports is a type.
@@ -19,6 +21,14 @@ const noTransport = [
     message: 'core/ knows no transport: HTTP, gRPC and logging libraries belong to the gateways.',
   },
 ];
+const noProcess = [
+  {
+    group: ['**/runtime', '**/runtime/**', '**/cli', '**/cli/**'],
+    message:
+      'The core library imports nothing of the process: core/runtime and core/cli build on it, not the reverse.',
+  },
+];
+const PROCESS = ['core/runtime/**/*.ts', 'core/cli/**/*.ts'];
 const noAdapters = [
   {
     group: ['**/adapters', '**/adapters/**', '**/runtime', '**/runtime/**'],
@@ -78,13 +88,21 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  { files: ['core/**/*.ts'], rules: restrictImports(noTransport) },
+  { files: PROCESS, rules: restrictImports(noTransport) },
+  {
+    files: ['core/**/*.ts'],
+    ignores: PROCESS,
+    rules: restrictImports([...noTransport, ...noProcess]),
+  },
   { files: PROCEDURES, rules: restrictImports([...noTransport, ...noAdapters]) },
   {
     files: ['core/organizations/**/*.ts'],
     rules: restrictImports([...noTransport, ...noAdapters, ...noLinks]),
   },
-  { files: ['core/ports/**/*.ts'], rules: restrictImports([...noTransport, ...typesOnly]) },
+  {
+    files: ['core/ports/**/*.ts'],
+    rules: restrictImports([...noTransport, ...noProcess, ...typesOnly]),
+  },
   {
     files: ['test/**/*.ts', '**/*.test.ts'],
     rules: {
