@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import {
   flagSetting,
-  hostSetting,
   nonnegativeSetting,
   parseSettings,
   portSetting,
   positiveTimerMsSetting,
+  SHARED_GATEWAY_SETTINGS,
   timerMsSetting,
-  trustProxySetting,
 } from '../core/runtime';
 import {
   GRPC_CONNECTION_DEFAULTS as DEFAULTS,
@@ -15,11 +14,8 @@ import {
 } from './connection/connection-limits';
 
 /** The gRPC gateway's own settings, from the environment. */
-export const grpcConfigSchema = z.object({
+export const GRPC_SETTINGS = {
   GRPC_PORT: portSetting.default(50051),
-  HOST: hostSetting,
-  /** Whose `x-forwarded-for` metadata names the client, by the same rule as REST. */
-  TRUST_PROXY: trustProxySetting,
 
   // What one client may hold on the gRPC port (connection/connection-limits.ts).
   /** From a connection's accept to its HTTP/2 preface and first call; then it is closed. */
@@ -40,7 +36,8 @@ export const grpcConfigSchema = z.object({
   GRPC_MAX_PING_STRIKES: nonnegativeSetting.default(DEFAULTS.maxPingStrikes),
   /** Open gRPC connections one client address may hold; 0: no cap. */
   GRPC_MAX_CONNECTIONS_PER_ADDRESS: nonnegativeSetting.default(DEFAULTS.maxConnectionsPerAddress),
-});
+};
+const grpcConfigSchema = z.object({ ...SHARED_GATEWAY_SETTINGS, ...GRPC_SETTINGS });
 
 export type GrpcConfig = z.output<typeof grpcConfigSchema>;
 

@@ -1,7 +1,7 @@
 /** The gRPC gateway: shortlink.v1.ShortLinkService, health and reflection on the core. */
 export { listenGrpc, SHORTLINK_SERVICE_NAME } from './grpc-server';
 export { grpcGateway } from './grpc-gateway';
-export { loadGrpcConfig, type GrpcConfig } from './grpc-config';
+export { loadGrpcConfig } from './grpc-config';
 export type { RunningGrpcServer } from './grpc-server';
 export {
   GRPC_CONNECTION_DEFAULTS,

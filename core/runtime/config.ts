@@ -3,7 +3,6 @@ import { z } from 'zod';
 import {
   bindAddressSetting,
   entriesSetting,
-  hostSetting,
   listSetting as list,
   nonnegativeSetting,
   optionalTextSetting as optionalText,
@@ -13,6 +12,7 @@ import {
   positiveSetting as positive,
   positiveTimerMsSetting,
   positiveTimerSecondsSetting,
+  SHARED_GATEWAY_SETTINGS,
   timerMsSetting,
 } from './settings';
 import {
@@ -82,8 +82,7 @@ export const configSchema = z.object({
   METRICS_MAX_CONCURRENT_SCRAPES: positive
     .max(MAX_METRICS_SCRAPES, `must be at most ${MAX_METRICS_SCRAPES}`)
     .default(DEFAULT_METRICS_MAX_CONCURRENT_SCRAPES),
-  /** The address the gateways bind (each reads it too); the demo banner prints it. */
-  HOST: hostSetting,
+  ...SHARED_GATEWAY_SETTINGS,
   MONGODB_URI: optionalText,
   /**
    * Link ids a process reserves with one update of MongoDB's counter document and then hands out

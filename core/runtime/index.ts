@@ -20,7 +20,6 @@ export { createUrlGuardFromConfig, type ConfiguredUrlGuard } from './url-guard-f
 export { compileTrustProxy, type TrustProxy } from './trust-proxy';
 export {
   flagSetting,
-  hostSetting,
   listSetting,
   nonnegativeSetting,
   optionalTextSetting,
@@ -28,19 +27,19 @@ export {
   portSetting,
   positiveSetting,
   positiveTimerMsSetting,
+  SHARED_GATEWAY_SETTINGS,
   timerMsSetting,
-  trustProxySetting,
 } from './settings';
 export { limitConnectionsPerAddress } from './connections-per-address';
 export { listenFailure } from './gateway';
 export type { Gateway, GatewayContext, GatewayFactory, Listening, Readiness } from './gateway';
 export {
-  startService,
+  serveGateways,
   drainTimeoutMs,
   DRAIN_SHARE,
   type RunningService,
   type ServiceOptions,
-} from './start-service';
+} from './serve-gateways';
 export { STOP_SIGNALS, superviseWorkers, type Supervisor } from './cluster/supervise-workers';
 export { refuseUnsharedStore } from './cluster/shared-store-check';
 export { listenOptions, reservePort, workersReusePort } from './cluster/reuse-port';

@@ -56,8 +56,6 @@ export const flagSetting = z
   })
   .optional()
   .transform((value) => value === '1' || value === 'true');
-/** HOST: the address every gateway binds (both read it, so it is declared once, here). */
-export const hostSetting = z.string().min(1).default('127.0.0.1');
 
 /** A DNS host name (`localhost`, `metrics.internal`): labels of letters, digits and hyphens. */
 const HOST_NAME =
@@ -123,10 +121,10 @@ export function parseSettings<T extends z.ZodType>(schema: T, env: NodeJS.Proces
 }
 
 /**
- * TRUST_PROXY: the proxies in front (a hop count or addresses/subnets; `true` is refused). Both
- * gateways read it, so it is declared and validated once, here.
+ * TRUST_PROXY: the proxies in front (a hop count or addresses/subnets; `true` is refused), by
+ * whose `X-Forwarded-For` (REST) or `x-forwarded-for` metadata (gRPC) the client is named.
  */
-export const trustProxySetting = optionalTextSetting.superRefine((value, ctx) => {
+const trustProxySetting = optionalTextSetting.superRefine((value, ctx) => {
   if (value === undefined) return;
   try {
     compileTrustProxy(value);
@@ -134,3 +132,13 @@ export const trustProxySetting = optionalTextSetting.superRefine((value, ctx) =>
     ctx.addIssue({ code: 'custom', message: (error as Error).message });
   }
 });
+
+/**
+ * The settings every gateway reads, declared once: each gateway's schema and the core's spread
+ * this shape rather than declaring the variables again.
+ */
+export const SHARED_GATEWAY_SETTINGS = {
+  /** The address both gateways bind (`0.0.0.0` to serve other machines); the demo prints it. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  TRUST_PROXY: trustProxySetting,
+};

@@ -1,13 +1,15 @@
 import { connect } from 'node:net';
 import { silentLogger } from '../../core';
-import {
-  createRuntime,
-  loadConfig,
-  startService as startComposedService,
-  type GatewayContext,
-} from '../../core/runtime';
-import { startService } from '../../gateway-http/main';
+import { createRuntime, loadConfig, serveGateways, type GatewayContext } from '../../core/runtime';
+import { startService as startWithSettings } from '../../gateway-http/service';
+import { loadServiceSettings } from '../../gateway-http/service-settings';
 import { captureLogs } from '../support/log-capture';
+
+/** The service with the settings `env` gives. */
+const startService = (
+  env: NodeJS.ProcessEnv,
+  ...rest: Parameters<typeof startWithSettings> extends [unknown, ...infer R] ? R : never
+) => startWithSettings(loadServiceSettings(env), ...rest);
 
 /** Resolves with the error code of a connection attempt to 127.0.0.1:`port` ('connected' if any). */
 function connectOutcome(port: number): Promise<string> {
@@ -131,7 +133,7 @@ describe('a gateway that cannot start', () => {
 
   it('fails with its own error, naming no setting, when that is not a bind failure', async () => {
     const failure = new Error('the reflection service could not be built');
-    const started = startComposedService(
+    const started = serveGateways(
       loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: ':memory:' }),
       silentLogger,
       {
@@ -165,7 +167,7 @@ describe('the drain time of the gateways', () => {
         return Promise.resolve({ port: 1, close: () => Promise.resolve() });
       },
     });
-    const service = await startComposedService(
+    const service = await serveGateways(
       loadConfig({ SHUTDOWN_TIMEOUT_MS: '10000', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' }),
       silentLogger,
       { gateways: { a: fake('A'), b: fake('B') }, linkGateway: 'a', mayProvisionDemo: false },

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { IN_MEMORY_DATA_DIR } from '../../core/runtime';
-import { startService, type Service } from '../../gateway-http/main';
+import { startService, type Service } from '../../gateway-http/service';
+import { loadServiceSettings } from '../../gateway-http/service-settings';
 import { connectGrpc, type GrpcClientFixture } from './grpc-fixture';
 
 /** What the in-process tests start the service with: free ports, no metrics, no store on disk. */
@@ -13,8 +14,11 @@ export const IN_PROCESS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** The whole service in this process, as `npm start` composes it: IN_PROCESS_ENV with `env` over it. */
-export function startInProcessService(env: Record<string, string> = {}): Promise<Service> {
-  return startService({ ...IN_PROCESS_ENV, ...env }, pino({ level: 'silent' }));
+export async function startInProcessService(env: Record<string, string> = {}): Promise<Service> {
+  return startService(
+    loadServiceSettings({ ...IN_PROCESS_ENV, ...env }),
+    pino({ level: 'silent' }),
+  );
 }
 
 export interface ServiceWithGrpcClient {

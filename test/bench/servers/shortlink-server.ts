@@ -1,6 +1,7 @@
 import { loadConfig } from '../../../core/runtime';
 import { createLogger } from '../../../gateway-http/logger';
-import { startService } from '../../../gateway-http/main';
+import { startService } from '../../../gateway-http/service';
+import { loadServiceSettings } from '../../../gateway-http/service-settings';
 import { failChild, onStopRequest, tellParent } from '../support/child';
 
 /**
@@ -11,7 +12,7 @@ import { failChild, onStopRequest, tellParent } from '../support/child';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  const service = await startService(process.env, logger);
+  const service = await startService(loadServiceSettings(), logger);
   onStopRequest(() => service.shutdown());
   await tellParent({ type: 'ready', httpPort: service.http.port, grpcPort: grpcPortOf(service) });
 }

@@ -44,12 +44,14 @@ export type RunningService<G extends Listenings> = G & {
 };
 
 /**
- * The composition root: builds the runtime from `config`, starts each gateway on its core, and
- * is the one place that stops them. All gateways share one core, so one token's rate limit is
- * counted across them. Anything failing during start-up (a port taken, the demo) closes what was
- * started before it and rejects: no half-started service keeps listening.
+ * Builds the runtime from `config`, starts each gateway on its core through the one small
+ * interface they have (`listen`, `close`), and is the one place that stops them. All gateways
+ * share one core, so one token's rate limit is counted across them. Anything failing during
+ * start-up (a port taken, the demo) closes what was started before it and rejects: no
+ * half-started service keeps listening. The composition root (gateway-http/service.ts) names the
+ * gateways.
  */
-export async function startService<G extends Listenings>(
+export async function serveGateways<G extends Listenings>(
   config: Config,
   logger: Logger,
   options: ServiceOptions<G>,
