@@ -4,6 +4,7 @@ import {
   createMemoryStore,
   DEFAULT_CHANGE_PROPAGATION_SECONDS,
   DEFAULT_IDENTITY_CACHE_SIZE,
+  ErrorCode,
   hashSecret,
   Provisioner,
   systemClock,
@@ -124,7 +125,7 @@ describe('store port calls per create and per follow', () => {
     const t = await setUp();
     const resolver = t.core.createCaller();
     const missing = await failureOf(resolver.links.resolve({ domain: 'acme.link', alias: 'late' }));
-    expect(missing.code).toBe(24);
+    expect(missing.reason).toBe('NOT_FOUND');
     await t.backend.links.insert({
       domain: 'acme.link',
       alias: 'late',
@@ -146,14 +147,14 @@ describe('identity changes and the cache', () => {
   it.each([
     {
       change: 'a deactivation made elsewhere',
-      code: 13,
+      code: ErrorCode.ORGANIZATION_INACTIVE,
       // Organizations are trusted at most CHANGE_PROPAGATION_SECONDS, when shorter than the TTL.
       bound: DEFAULT_CHANGE_PROPAGATION_SECONDS,
       make: (t: Awaited<ReturnType<typeof setUp>>) => t.other.setOrganizationActive('acme', false),
     },
     {
       change: 'a token revoked elsewhere (the admin CLI)',
-      code: 11,
+      code: ErrorCode.TOKEN_UNKNOWN,
       bound: TTL_SECONDS,
       make: (t: Awaited<ReturnType<typeof setUp>>) => t.other.revokeToken(t.token),
     },
@@ -178,7 +179,7 @@ describe('identity changes and the cache', () => {
     await t.caller().links.create(t.body());
     await t.here.setOrganizationActive('acme', false);
     const refused = await failureOf(t.caller().links.create(t.body({ url: 'https://x.example/' })));
-    expect(refused.code).toBe(13);
+    expect(refused.reason).toBe('ORGANIZATION_INACTIVE');
   });
 
   it('a write through this process that fails after it may have landed drops what it touches', async () => {
@@ -228,7 +229,7 @@ describe('identity changes and the cache', () => {
     await t.other.setOrganizationActive('acme', false);
     t.backend.emitIdentityChange('organizations');
     const refused = await failureOf(t.caller().links.create(t.body({ url: 'https://x.example/' })));
-    expect(refused.code).toBe(13);
+    expect(refused.reason).toBe('ORGANIZATION_INACTIVE');
   });
 
   it('stops listening to the backend when the store closes', async () => {
@@ -249,12 +250,12 @@ describe('identity changes and the cache', () => {
     await t.caller().links.create(t.body());
     await t.caller(second).links.create(t.body({ url: 'https://example.com/b' }));
     await t.here.revokeToken(t.token);
-    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
+    expect((await failureOf(t.caller().links.create(t.body()))).reason).toBe('TOKEN_UNKNOWN');
     await expect(
       t.caller(second).links.create(t.body({ url: 'https://example.com/c' })),
     ).resolves.toBeDefined();
     await expect(t.here.revokeTokensOfUser('alice')).resolves.toBe(1);
-    expect((await failureOf(t.caller(second).links.create(t.body()))).code).toBe(11);
+    expect((await failureOf(t.caller(second).links.create(t.body()))).reason).toBe('TOKEN_UNKNOWN');
   });
 
   it('a token revoked elsewhere and reported by the backend (change stream) answers 11 at once', async () => {
@@ -262,7 +263,7 @@ describe('identity changes and the cache', () => {
     await t.caller().links.create(t.body());
     await t.other.revokeTokensOfUser('alice');
     t.backend.emitIdentityChange('tokens');
-    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
+    expect((await failureOf(t.caller().links.create(t.body()))).reason).toBe('TOKEN_UNKNOWN');
   });
 
   it("a user's tokens revoked through this process drop that user's tokens only", async () => {
@@ -273,7 +274,7 @@ describe('identity changes and the cache', () => {
     await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/b' }));
     await t.here.revokeTokensOfUser('alice');
     t.backend.tally.reset();
-    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
+    expect((await failureOf(t.caller().links.create(t.body()))).reason).toBe('TOKEN_UNKNOWN');
     expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
     await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/c' }));
     // Bob's token is still cached: no lookup for it.
@@ -289,7 +290,7 @@ describe('identity changes and the cache', () => {
     await t.other.revokeToken(t.token);
     t.backend.emitIdentityChange({ kind: 'token', tokenHash: hashSecret(t.token) });
     t.backend.tally.reset();
-    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(11);
+    expect((await failureOf(t.caller().links.create(t.body()))).reason).toBe('TOKEN_UNKNOWN');
     await t.caller(bobToken).links.create(t.body({ url: 'https://example.com/c' }));
     expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
   });
@@ -300,7 +301,7 @@ describe('identity changes and the cache', () => {
     await t.other.saveUser({ id: 'bob' });
     const { token: bobToken } = await t.other.issueToken('bob');
     const notMember = await failureOf(t.caller(bobToken).links.create(t.body()));
-    expect(notMember.code).toBe(17);
+    expect(notMember.reason).toBe('NOT_A_MEMBER');
     await t.other.addMember('bob', 'acme');
     await expect(t.caller(bobToken).links.create(t.body())).resolves.toBeDefined();
   });
@@ -309,7 +310,7 @@ describe('identity changes and the cache', () => {
     const t = await setUp();
     const fresh = 'fresh-token-made-elsewhere-0123456789';
     const unknown = await failureOf(t.caller(fresh).links.create(t.body()));
-    expect(unknown.code).toBe(11);
+    expect(unknown.reason).toBe('TOKEN_UNKNOWN');
     await t.other.issueToken('alice', { token: fresh });
     await expect(t.caller(fresh).links.create(t.body())).resolves.toBeDefined();
   });
@@ -319,7 +320,7 @@ describe('identity changes and the cache', () => {
     await t.caller().links.create(t.body());
     const { secretKey } = await t.here.rotateOrganizationKey('acme');
     const old = await failureOf(t.caller().links.create(t.body()));
-    expect(old.code).toBe(12);
+    expect(old.reason).toBe('ORGANIZATION_KEY_INVALID');
     await expect(
       t.caller().links.create(t.body({ organization_key: secretKey })),
     ).resolves.toBeDefined();
@@ -334,7 +335,7 @@ describe('link state changes and the link cache', () => {
       .links.resolve({ domain: 'acme.link', alias: 'kept' })
       .then(
         () => 'followed',
-        (error: { code: number }) => error.code,
+        (error: { reason: string }) => error.reason,
       );
 
   it('a disable made elsewhere stops following within the bound, not before', async () => {
@@ -345,7 +346,7 @@ describe('link state changes and the link cache', () => {
     t.advance(bound - 1);
     expect(await follow(t)).toBe('followed');
     t.advance(2);
-    expect(await follow(t)).toBe(28);
+    expect(await follow(t)).toBe('LINK_DISABLED');
   });
 
   it('a disable or enable made through this process is seen at once', async () => {
@@ -353,7 +354,7 @@ describe('link state changes and the link cache', () => {
     const link = await t.caller().links.create(t.body({ alias: 'kept' }));
     expect(await follow(t)).toBe('followed');
     await t.store.links.setDisabled(link.id, { reason: 'r', at: new Date(), by: 'admin' });
-    expect(await follow(t)).toBe(28);
+    expect(await follow(t)).toBe('LINK_DISABLED');
     await t.store.links.setDisabled(link.id, null);
     expect(await follow(t)).toBe('followed');
   });
@@ -517,8 +518,8 @@ describe('changes reported by the backend, by key', () => {
     t.backend.tally.reset();
     t.backend.emitLinkChange({ domain: 'acme.link', alias: 'promo' });
     expect(
-      (await failureOf(resolver.links.resolve({ domain: 'acme.link', alias: 'promo' }))).code,
-    ).toBe(28);
+      (await failureOf(resolver.links.resolve({ domain: 'acme.link', alias: 'promo' }))).reason,
+    ).toBe('LINK_DISABLED');
     await resolver.links.resolve({ domain: 'acme.link', alias: 'other' });
     expect(t.backend.tally.of('links.findByAlias')).toBe(1);
   });
@@ -573,7 +574,7 @@ describe('changes reported by the backend, by key', () => {
     expect(t.backend.tally.of('identities.findOrganizationByKeyHash')).toBe(1);
     expect((await t.store.identities.findOrganizationById('acme'))?.active).toBe(false);
     const refused = await failureOf(t.caller().links.create(t.body()));
-    expect(refused.code).toBe(13);
+    expect(refused.reason).toBe('ORGANIZATION_INACTIVE');
   });
 
   it('a key rotated elsewhere, reported with only the new key hash, refuses the old key at once', async () => {
@@ -585,7 +586,9 @@ describe('changes reported by the backend, by key', () => {
       id: 'acme',
       keyHash: hashSecret(secretKey),
     });
-    expect((await failureOf(t.caller().links.create(t.body()))).code).toBe(12);
+    expect((await failureOf(t.caller().links.create(t.body()))).reason).toBe(
+      'ORGANIZATION_KEY_INVALID',
+    );
     await expect(
       t.caller().links.create(t.body({ organization_key: secretKey })),
     ).resolves.toBeDefined();

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -246,7 +247,7 @@ describe('admin link commands beside a running server', () => {
       ),
     ).toContain('is disabled: kit');
     await eventually(async () => (await follow()).status === 410, 'the link to be gone', 20_000);
-    expect(JSON.parse((await follow()).text)).toMatchObject({ code: 28 });
+    expect(JSON.parse((await follow()).text)).toMatchObject({ code: ErrorCode.LINK_DISABLED });
     await adminOn('link', 'enable', '--domain', 'gamma.link', '--alias', 'live');
     await eventually(async () => (await follow()).status === 301, 'the link to come back', 20_000);
     service.child.kill('SIGTERM');

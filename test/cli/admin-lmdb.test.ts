@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { silentLogger } from '../../core';
+import { ErrorCode, silentLogger } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import { lockSeedFile } from '../../core/provisioning/seed-file-lock';
 import { createRuntime, loadConfig } from '../../core/runtime';
@@ -56,7 +56,11 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
       beta.organizationKey,
       'late-0',
     );
-    for (let i = 1; i < 50 && JSON.parse(refused.text).code !== 13; i += 1) {
+    for (
+      let i = 1;
+      i < 50 && JSON.parse(refused.text).code !== ErrorCode.ORGANIZATION_INACTIVE;
+      i += 1
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       refused = await createWithAlias(
         service.httpPort,
@@ -65,7 +69,7 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
         `late-${i}`,
       );
     }
-    expect(JSON.parse(refused.text)).toMatchObject({ code: 13 });
+    expect(JSON.parse(refused.text)).toMatchObject({ code: ErrorCode.ORGANIZATION_INACTIVE });
 
     // A backup taken while the server runs opens as a store holding the link.
     const target = join(await dirs.make(), 'copy');

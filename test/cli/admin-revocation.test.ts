@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hashSecret } from '../../core';
+import { ErrorCode, hashSecret, type ErrorReason } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import {
   adminSucceeds,
@@ -52,13 +52,16 @@ async function usersOf(dataDir: string, ...tokens: string[]): Promise<Array<stri
   }
 }
 
-/** The code of a create, asked again every 200 ms until it is `code` (the cache TTL) or 10 s. */
+/**
+ * The code of a create, asked again every 200 ms until it is `reason`'s (the cache TTL) or 10 s.
+ */
 async function codeOnceSettled(
   port: number,
   token: string,
   organizationKey: string,
-  code: number,
+  reason: ErrorReason,
 ): Promise<unknown> {
+  const code = ErrorCode[reason];
   let answer = await createWithAlias(port, token, organizationKey, `late-${code}-0`);
   for (let i = 1; i < 50 && JSON.parse(answer.text).code !== code; i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -79,16 +82,20 @@ describe('admin CLI: token revoke', () => {
     const run = await revoke(env, `${token}\n`);
     expect(run).toMatchObject({ code: 0, stdout: 'revoked a token of user alice\n', stderr: '' });
     // Within IDENTITY_CACHE_TTL_SECONDS (1 s here) the server answers 11 for it.
-    await expect(codeOnceSettled(port, token, organizationKey, 11)).resolves.toBe(11);
+    await expect(codeOnceSettled(port, token, organizationKey, 'TOKEN_UNKNOWN')).resolves.toBe(
+      ErrorCode.TOKEN_UNKNOWN,
+    );
     const refusedCreate = await createWithAlias(port, token, organizationKey, 'after');
     expect(refusedCreate.status).toBe(401);
-    expect(JSON.parse(refusedCreate.text)).toMatchObject({ code: 11 });
+    expect(JSON.parse(refusedCreate.text)).toMatchObject({ code: ErrorCode.TOKEN_UNKNOWN });
     // The user's other token still works; --user --all revokes it too.
     expect((await createWithAlias(port, second, organizationKey, 'second')).status).toBe(200);
     expect(await admin(env, 'token', 'revoke', '--user', 'alice', '--all')).toBe(
       'revoked 1 token of user alice\n',
     );
-    await expect(codeOnceSettled(port, second, organizationKey, 11)).resolves.toBe(11);
+    await expect(codeOnceSettled(port, second, organizationKey, 'TOKEN_UNKNOWN')).resolves.toBe(
+      ErrorCode.TOKEN_UNKNOWN,
+    );
     service.child.kill('SIGTERM');
     await service.exited;
   });
@@ -180,7 +187,9 @@ describe('admin CLI: org rotate-key', () => {
       expect(newKey).toMatch(/^slorg_/);
       expect(newKey).not.toBe(organizationKey);
 
-      expect(await codeOnceSettled(port, token, organizationKey, 12)).toBe(12);
+      expect(await codeOnceSettled(port, token, organizationKey, 'ORGANIZATION_KEY_INVALID')).toBe(
+        ErrorCode.ORGANIZATION_KEY_INVALID,
+      );
       const created = await createWithAlias(port, token, newKey, 'after-rotation');
       expect(created.status).toBe(200);
       expect(JSON.parse(created.text)).toMatchObject({ data: { domain: 'acme.link' } });

@@ -79,7 +79,7 @@ describe('admin CLI commands', () => {
           url_group_id: '7',
           url: 'https://example.com/z',
         }),
-    ).rejects.toMatchObject({ code: 13 });
+    ).rejects.toMatchObject({ reason: 'ORGANIZATION_INACTIVE' });
   });
 
   it('rotates an organization key: the old one is code 12, the new one works, a seed carries its hash', async () => {
@@ -95,7 +95,7 @@ describe('admin CLI commands', () => {
     const caller = createCore({ store }).createCaller({ authorization: `Bearer ${token}` });
     await expect(
       caller.links.create({ organization_key: orgKey, url_group_id: '7', url: 'https://e.com/' }),
-    ).rejects.toMatchObject({ code: 12 });
+    ).rejects.toMatchObject({ reason: 'ORGANIZATION_KEY_INVALID' });
     await expect(
       caller.links.create({ organization_key: newKey, url_group_id: '7', url: 'https://e.com/' }),
     ).resolves.toMatchObject({ domain: 'acme.link' });
@@ -238,7 +238,7 @@ describe('token revoke', () => {
     const lines = await runAdminCommand(provisioner, 'token revoke', {}, `${token}\n`);
     expect(lines).toEqual(['revoked a token of user alice']);
     expect(lines.join('\n')).not.toContain(token);
-    await expect(create(store, token, orgKey)).rejects.toMatchObject({ code: 11 });
+    await expect(create(store, token, orgKey)).rejects.toMatchObject({ reason: 'TOKEN_UNKNOWN' });
     await expect(store.identities.findUserIdByTokenHash(hashSecret(token))).resolves.toBeNull();
     // The user's other token still works.
     await expect(create(store, other, orgKey)).resolves.toBeDefined();
@@ -277,7 +277,9 @@ describe('token revoke', () => {
       runAdminCommand(provisioner, 'token revoke', { user: 'alice', all: true }),
     ).resolves.toEqual(['revoked 2 tokens of user alice']);
     for (const revoked of [token, second]) {
-      await expect(create(store, revoked, orgKey)).rejects.toMatchObject({ code: 11 });
+      await expect(create(store, revoked, orgKey)).rejects.toMatchObject({
+        reason: 'TOKEN_UNKNOWN',
+      });
     }
     await expect(create(store, bobs, orgKey)).resolves.toBeDefined();
     await expect(

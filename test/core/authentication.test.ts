@@ -13,7 +13,7 @@ describe('links.create: the token stage (codes 3, 10, 11)', () => {
     const f = await createTestCore();
     for (const authorization of [undefined, null]) {
       const error = await failureOf(f.caller({ authorization }).links.create(f.body() as never));
-      expect(error.code).toBe(3);
+      expect(error.reason).toBe('TOKEN_MISSING');
       expect(error.reason).toBe('TOKEN_MISSING');
       expect(error.messages).toEqual(['The Authorization header is missing.']);
     }
@@ -29,16 +29,18 @@ describe('links.create: the token stage (codes 3, 10, 11)', () => {
     ['another scheme', 'Token abc'],
   ])('refuses %s with code 10', async (_label, authorization) => {
     const f = await createTestCore();
-    await expectFailure(f.caller({ authorization }).links.create(f.body() as never), 10, [
-      'The Authorization header must be "Bearer <token>".',
-    ]);
+    await expectFailure(
+      f.caller({ authorization }).links.create(f.body() as never),
+      'TOKEN_MALFORMED',
+      ['The Authorization header must be "Bearer <token>".'],
+    );
   });
 
   it('refuses an unknown token with code 11', async () => {
     const f = await createTestCore();
     await expectFailure(
       f.caller({ authorization: 'Bearer slpat_unknown' }).links.create(f.body() as never),
-      11,
+      'TOKEN_UNKNOWN',
       ['The access token is unknown or revoked.'],
     );
   });
@@ -79,10 +81,12 @@ describe('links.create: failed token checks are limited per client address', () 
     const f = await createTestCore();
     const guesser = f.caller({ authorization: 'Bearer wrong', clientAddress: '198.51.100.1' });
     for (let attempt = 1; attempt <= 30; attempt += 1) {
-      expect((await failureOf(guesser.links.create(f.body() as never))).code).toBe(11);
+      expect((await failureOf(guesser.links.create(f.body() as never))).reason).toBe(
+        'TOKEN_UNKNOWN',
+      );
     }
     const blocked = await failureOf(guesser.links.create(f.body() as never));
-    expect(blocked.code).toBe(19);
+    expect(blocked.reason).toBe('RATE_LIMITED');
     expect(blocked.reason).toBe('RATE_LIMITED');
     expect(blocked.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(blocked.retryAfterSeconds).toBeLessThanOrEqual(60);
@@ -95,7 +99,7 @@ describe('links.create: failed token checks are limited per client address', () 
     });
     expect((await withValidToken.links.create(f.body() as never)).id).toBe(1);
     expect(f.linkCount()).toBe(1);
-    expect((await failureOf(guesser.links.create(f.body() as never))).code).toBe(19);
+    expect((await failureOf(guesser.links.create(f.body() as never))).reason).toBe('RATE_LIMITED');
 
     // Malformed and missing headers count as failures too, and another address is unaffected.
     const other = f.caller({ clientAddress: '198.51.100.2' });
@@ -105,8 +109,8 @@ describe('links.create: failed token checks are limited per client address', () 
         await failureOf(
           f.caller({ clientAddress: '198.51.100.2', authorization: 'x' }).links.create({} as never),
         )
-      ).code,
-    ).toBe(10);
+      ).reason,
+    ).toBe('TOKEN_MALFORMED');
   });
 
   it('counts missing and malformed headers as failures', async () => {
@@ -115,9 +119,15 @@ describe('links.create: failed token checks are limited per client address', () 
     });
     const from = (authorization: string | undefined) =>
       f.caller({ authorization, clientAddress: '198.51.100.3' });
-    expect((await failureOf(from(undefined).links.create(f.body() as never))).code).toBe(3);
-    expect((await failureOf(from('Basic x').links.create(f.body() as never))).code).toBe(10);
-    expect((await failureOf(from(undefined).links.create(f.body() as never))).code).toBe(19);
+    expect((await failureOf(from(undefined).links.create(f.body() as never))).reason).toBe(
+      'TOKEN_MISSING',
+    );
+    expect((await failureOf(from('Basic x').links.create(f.body() as never))).reason).toBe(
+      'TOKEN_MALFORMED',
+    );
+    expect((await failureOf(from(undefined).links.create(f.body() as never))).reason).toBe(
+      'RATE_LIMITED',
+    );
   });
 
   it('does not count successful token checks', async () => {
@@ -176,7 +186,9 @@ describe('links.create: a token check the store could not answer', () => {
       authorization: 'Bearer slpat_x',
       clientAddress: '192.0.2.4',
     });
-    expect((await failureOf(caller.links.create(f.body() as never))).code).toBe(23);
+    expect((await failureOf(caller.links.create(f.body() as never))).reason).toBe(
+      'BACKEND_UNAVAILABLE',
+    );
     expect(await limiter.peek('192.0.2.4')).toBeNull();
   });
 });

@@ -13,7 +13,7 @@ describe('links.create: the body stage (codes 20, 21, 22)', () => {
     ['a boolean', true],
   ])('refuses %s as the body with code 20', async (_label, body) => {
     const f = await createTestCore();
-    await expectFailure(f.caller().links.create(body as never), 20, [
+    await expectFailure(f.caller().links.create(body as never), 'BODY_INVALID', [
       'The request body must be a JSON object.',
     ]);
   });
@@ -34,7 +34,7 @@ describe('links.create: the body stage (codes 20, 21, 22)', () => {
 });
 
 describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
-  itRefusesWhenAbsent('organization_key', 4);
+  itRefusesWhenAbsent('organization_key', 'ORGANIZATION_KEY_MISSING');
 
   itRefuses(
     'organization_key',
@@ -43,7 +43,7 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
       ['an unknown key', 'slorg_doesnotexist'],
       ['a key with surrounding spaces', ' slorg_x '],
     ],
-    12,
+    'ORGANIZATION_KEY_INVALID',
     ['The organization key is invalid.'],
   );
 
@@ -53,14 +53,14 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
     const error = await failureOf(
       f.caller().links.create(f.body({ organization_key: key }) as never),
     );
-    expect(error.code).toBe(12);
+    expect(error.reason).toBe('ORGANIZATION_KEY_INVALID');
   });
 
   it('refuses an inactive organization with code 13', async () => {
     const f = await createTestCore();
     await expectFailure(
       f.caller().links.create(f.body({ organization_key: f.inactiveOrganizationKey }) as never),
-      13,
+      'ORGANIZATION_INACTIVE',
       ['The organization is inactive.'],
     );
   });
@@ -69,7 +69,7 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
     const f = await createTestCore();
     await expectFailure(
       f.caller({ authorization: `Bearer ${f.outsiderToken}` }).links.create(f.body() as never),
-      17,
+      'NOT_A_MEMBER',
       ['The access token does not belong to a member of this organization.'],
     );
   });
@@ -77,7 +77,9 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
   it('accepts the organization again once it is reactivated', async () => {
     const f = await createTestCore();
     const body = f.body({ organization_key: f.inactiveOrganizationKey });
-    expect((await failureOf(f.caller().links.create(body as never))).code).toBe(13);
+    expect((await failureOf(f.caller().links.create(body as never))).reason).toBe(
+      'ORGANIZATION_INACTIVE',
+    );
     await f.provisioner.setOrganizationActive('sleepy', true);
     expect((await f.caller().links.create(body as never)).domain).toBe('sleepy.link');
   });
@@ -93,7 +95,7 @@ describe('links.create: the organization stages (codes 4, 12, 13, 17)', () => {
 });
 
 describe('links.create: the group stage (codes 5, 14)', () => {
-  itRefusesWhenAbsent('url_group_id', 5);
+  itRefusesWhenAbsent('url_group_id', 'URL_GROUP_ID_MISSING');
 
   itRefuses(
     'url_group_id',
@@ -111,7 +113,7 @@ describe('links.create: the group stage (codes 5, 14)', () => {
       ['NaN-like text', 'NaN'],
       ['an unsafe integer', 2 ** 60],
     ],
-    14,
+    'URL_GROUP_NOT_FOUND',
     ['No URL group with this url_group_id exists in the organization.'],
   );
 
@@ -137,6 +139,6 @@ describe('links.create: the group stage (codes 5, 14)', () => {
           f.body({ organization_key: f.otherOrganizationKey, url_group_id: '42' }) as never,
         ),
     );
-    expect(error.code).toBe(14);
+    expect(error.reason).toBe('URL_GROUP_NOT_FOUND');
   });
 });

@@ -70,7 +70,7 @@ describe('links.create when the store cannot confirm the flush', () => {
     const error = await failureOf(
       core.createCaller({ authorization: `Bearer ${f.token}` }).links.create(f.body() as never),
     );
-    expect(error.code).toBe(23);
+    expect(error.reason).toBe('BACKEND_UNAVAILABLE');
   });
 
   it('answers 23 under a key, and a retry replays the recorded success', async () => {
@@ -78,8 +78,8 @@ describe('links.create when the store cannot confirm the flush', () => {
     const failing = createCore({ ...f.core.deps, store: failingFlush(f.store) });
     const request = { authorization: `Bearer ${f.token}`, idempotencyKey: 'durable-key-2' };
     expect(
-      (await failureOf(failing.createCaller(request).links.create(f.body() as never))).code,
-    ).toBe(23);
+      (await failureOf(failing.createCaller(request).links.create(f.body() as never))).reason,
+    ).toBe('BACKEND_UNAVAILABLE');
     const response = { idempotentReplayed: false };
     const replayed = await f.core
       .createCaller({ ...request, response })

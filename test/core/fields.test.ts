@@ -9,7 +9,7 @@ const ALIAS_INVALID = 'alias may contain only letters, digits, "_" and "-".';
 const REDIRECT_INVALID = 'redirect_type must be one of 301, 302, 303, 307, 308.';
 
 describe('links.create: url (codes 6, 7)', () => {
-  itRefusesWhenAbsent('url', 6, [
+  itRefusesWhenAbsent('url', 'URL_MISSING', [
     ['only spaces', '   '],
     ['only whitespace of several kinds', ' \t\n\r\u00a0\u2003\ufeff'],
   ]);
@@ -44,7 +44,7 @@ describe('links.create: url (codes 6, 7)', () => {
       ['an httpx scheme', 'httpx://example.com/'],
       ...notText('https://example.com'),
     ],
-    7,
+    'URL_INVALID',
     [URL_INVALID],
   );
 
@@ -55,9 +55,11 @@ describe('links.create: url (codes 6, 7)', () => {
     const link = await f.caller().links.create(f.body({ url: `  ${exact}\n` }) as never);
     expect(link.url).toBe(exact);
 
-    await expectFailure(f.caller().links.create(f.body({ url: `${exact}b` }) as never), 7, [
-      'url must be at most 2048 characters.',
-    ]);
+    await expectFailure(
+      f.caller().links.create(f.body({ url: `${exact}b` }) as never),
+      'URL_INVALID',
+      ['url must be at most 2048 characters.'],
+    );
   });
 
   it('accepts the scheme in any case and returns the URL as submitted, trimmed', async () => {
@@ -79,7 +81,9 @@ describe('links.create: url (codes 6, 7)', () => {
       'https://example.com/a\u200Fb',
       'https://exa\u2066mple.com/',
     ]) {
-      await expectFailure(f.caller().links.create(f.body({ url }) as never), 7, [URL_INVALID]);
+      await expectFailure(f.caller().links.create(f.body({ url }) as never), 'URL_INVALID', [
+        URL_INVALID,
+      ]);
     }
     expect(f.linkCount()).toBe(0);
     // Right-to-left text itself, and joiners, are no formatting characters.
@@ -126,7 +130,7 @@ describe('links.create: alias (codes 8, 9, 15)', () => {
       ['a leading space', ' abc'],
       ...notText('x'),
     ],
-    8,
+    'ALIAS_INVALID',
     [ALIAS_INVALID],
   );
 
@@ -134,9 +138,11 @@ describe('links.create: alias (codes 8, 9, 15)', () => {
     const f = await createTestCore();
     const exact = 'a'.repeat(62) + '_-';
     expect((await f.caller().links.create(f.body({ alias: exact }) as never)).alias).toBe(exact);
-    await expectFailure(f.caller().links.create(f.body({ alias: 'b'.repeat(65) }) as never), 9, [
-      'alias must be at most 64 characters.',
-    ]);
+    await expectFailure(
+      f.caller().links.create(f.body({ alias: 'b'.repeat(65) }) as never),
+      'ALIAS_TOO_LONG',
+      ['alias must be at most 64 characters.'],
+    );
   });
 
   it('accepts one character and every allowed character', async () => {
@@ -153,7 +159,7 @@ describe('links.create: alias (codes 8, 9, 15)', () => {
       .links.create(f.body({ alias: 'promo', url: 'https://one.example/' }) as never);
     await expectFailure(
       f.caller().links.create(f.body({ alias: 'promo', url: 'https://two.example/' }) as never),
-      15,
+      'ALIAS_TAKEN',
       ['This alias is already taken on this link domain.'],
     );
     expect((await f.store.links.findByAlias(f.domain, 'promo'))?.url).toBe('https://one.example/');
@@ -190,7 +196,7 @@ describe('links.create: alias (codes 8, 9, 15)', () => {
     async (alias) => {
       const f = await createTestCore();
       const error = await failureOf(f.caller().links.create(f.body({ alias }) as never));
-      expect(error.code).toBe(15);
+      expect(error.reason).toBe('ALIAS_TAKEN');
       expect(f.linkCount()).toBe(0);
     },
   );
@@ -198,7 +204,9 @@ describe('links.create: alias (codes 8, 9, 15)', () => {
   it('refuses configured reserved aliases in any case', async () => {
     const f = await createTestCore({ reservedAliases: reservedAliasSet(['Blog', 'login']) });
     for (const alias of ['blog', 'BLOG', 'Login', 'api']) {
-      expect((await failureOf(f.caller().links.create(f.body({ alias }) as never))).code).toBe(15);
+      expect((await failureOf(f.caller().links.create(f.body({ alias }) as never))).reason).toBe(
+        'ALIAS_TAKEN',
+      );
     }
     expect((await f.caller().links.create(f.body({ alias: 'blogs' }) as never)).alias).toBe(
       'blogs',
@@ -240,7 +248,7 @@ describe('links.create: redirect_type (code 16)', () => {
       ['an array', [301]],
       ['an object', { code: 301 }],
     ],
-    16,
+    'REDIRECT_TYPE_INVALID',
     [REDIRECT_INVALID],
   );
 });
@@ -254,7 +262,7 @@ describe('links.create: every failing field is reported (multi-error)', () => {
         .links.create(
           f.body({ redirect_type: '302', alias: 'bad alias', url: 'ftp://x' }) as never,
         ),
-      7,
+      'URL_INVALID',
       [URL_INVALID, ALIAS_INVALID, REDIRECT_INVALID],
     );
   });
@@ -265,7 +273,7 @@ describe('links.create: every failing field is reported (multi-error)', () => {
       f
         .caller()
         .links.create(f.body({ url: ' ', alias: 'x'.repeat(65), redirect_type: 300 }) as never),
-      6,
+      'URL_MISSING',
       ['url is required.', 'alias must be at most 64 characters.', REDIRECT_INVALID],
     );
   });
@@ -275,12 +283,12 @@ describe('links.create: every failing field is reported (multi-error)', () => {
     const aliasAndRedirect = await failureOf(
       f.caller().links.create(f.body({ alias: 'x'.repeat(65), redirect_type: 300 }) as never),
     );
-    expect(aliasAndRedirect.code).toBe(9);
+    expect(aliasAndRedirect.reason).toBe('ALIAS_TOO_LONG');
     expect(aliasAndRedirect.messages).toHaveLength(2);
     const redirectOnly = await failureOf(
       f.caller().links.create(f.body({ redirect_type: 300 }) as never),
     );
-    expect(redirectOnly.code).toBe(16);
+    expect(redirectOnly.reason).toBe('REDIRECT_TYPE_INVALID');
     expect(redirectOnly.messages).toEqual([REDIRECT_INVALID]);
   });
 });
@@ -314,7 +322,7 @@ describe('links.create: unknown and hostile fields', () => {
     ) as Record<string, unknown>;
     expect(Object.hasOwn(body, '__proto__')).toBe(true);
     const error = await failureOf(f.caller().links.create(body as never));
-    expect(error.code).toBe(4);
+    expect(error.reason).toBe('ORGANIZATION_KEY_MISSING');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(({} as Record<string, unknown>).organization_key).toBeUndefined();
   });
@@ -336,6 +344,8 @@ describe('links.create: unknown and hostile fields', () => {
       unknown
     >;
     Object.assign(inherited, { url_group_id: '1', url: 'https://example.com/' });
-    expect((await failureOf(f.caller().links.create(inherited as never))).code).toBe(4);
+    expect((await failureOf(f.caller().links.create(inherited as never))).reason).toBe(
+      'ORGANIZATION_KEY_MISSING',
+    );
   });
 });

@@ -62,7 +62,7 @@ async function setUp(options: { caches?: boolean; limiter?: RateLimiter | null }
     const caller = core.createCaller({ clientAddress, response });
     return caller.links.resolve({ domain: 'acme.link', alias }).then(
       (link) => link.alias,
-      (error: { code?: number }) => error.code,
+      (error: { reason?: string }) => error.reason,
     );
   };
   // The directory's first load, before anything is counted.
@@ -78,7 +78,7 @@ async function setUp(options: { caches?: boolean; limiter?: RateLimiter | null }
 }
 
 const misses = async (
-  follow: (alias: string, address?: string) => Promise<string | number | undefined>,
+  follow: (alias: string, address?: string) => Promise<string | undefined>,
   address: string,
   count: number,
 ) => {
@@ -90,14 +90,14 @@ const misses = async (
 describe('the budget of unknown aliases per client address', () => {
   it('answers 24 to the budget, then 19 with the seconds until the window resets', async () => {
     const t = await setUp();
-    expect(await misses(t.follow, '198.51.100.7', BUDGET)).toEqual(Array(BUDGET).fill(24));
+    expect(await misses(t.follow, '198.51.100.7', BUDGET)).toEqual(Array(BUDGET).fill('NOT_FOUND'));
     const response: ResponseInfo = {};
     const refusal = await failureOf(
       t.core
         .createCaller({ clientAddress: '198.51.100.7', response })
         .links.resolve({ domain: 'acme.link', alias: 'one-more' }),
     );
-    expect(refusal.code).toBe(19);
+    expect(refusal.reason).toBe('RATE_LIMITED');
     expect(refusal.reason).toBe('RATE_LIMITED');
     expect(refusal.messages).toEqual([
       'Too many unknown short links from this address; slow down.',
@@ -105,7 +105,7 @@ describe('the budget of unknown aliases per client address', () => {
     expect(refusal.retryAfterSeconds).toBe(60);
     expect(response.retryAfterSeconds).toBe(60);
     // Another address has its own budget.
-    expect(await t.follow('nothere', '198.51.100.8')).toBe(24);
+    expect(await t.follow('nothere', '198.51.100.8')).toBe('NOT_FOUND');
   });
 
   it('refuses an address past its budget before reading the store, and counts nothing more', async () => {
@@ -116,7 +116,7 @@ describe('the budget of unknown aliases per client address', () => {
     t.backend.tally.reset();
     // Unknown aliases, and a link the process does not hold: refused without a read.
     for (const alias of ['again', 'and-again', 'cold']) {
-      expect(await t.follow(alias, '198.51.100.7')).toBe(19);
+      expect(await t.follow(alias, '198.51.100.7')).toBe('RATE_LIMITED');
     }
     expect(t.backend.tally.total()).toBe(0);
     expect(t.calls.consume).toBe(BUDGET + 1);
@@ -132,7 +132,7 @@ describe('the budget of unknown aliases per client address', () => {
     const uncached = await setUp({ caches: false });
     await misses(uncached.follow, '198.51.100.7', BUDGET + 1);
     uncached.backend.tally.reset();
-    expect(await uncached.follow('here', '198.51.100.7')).toBe(19);
+    expect(await uncached.follow('here', '198.51.100.7')).toBe('RATE_LIMITED');
     expect(uncached.backend.tally.total()).toBe(0);
   });
 
@@ -142,17 +142,17 @@ describe('the budget of unknown aliases per client address', () => {
       expect(await t.follow(i % 2 ? 'here' : 'cold', '198.51.100.7')).toMatch(/here|cold/);
     }
     expect(t.calls.consume).toBe(0);
-    expect(await misses(t.follow, '198.51.100.7', BUDGET)).toEqual(Array(BUDGET).fill(24));
+    expect(await misses(t.follow, '198.51.100.7', BUDGET)).toEqual(Array(BUDGET).fill('NOT_FOUND'));
   });
 
   it('gives the budget back when the window resets', async () => {
     const t = await setUp();
     await misses(t.follow, '198.51.100.7', BUDGET + 1);
     t.advance(59_000);
-    expect(await t.follow('nothere', '198.51.100.7')).toBe(19);
+    expect(await t.follow('nothere', '198.51.100.7')).toBe('RATE_LIMITED');
     t.advance(1_000);
-    expect(await misses(t.follow, '198.51.100.7', BUDGET)).toEqual(Array(BUDGET).fill(24));
-    expect(await t.follow('nothere', '198.51.100.7')).toBe(19);
+    expect(await misses(t.follow, '198.51.100.7', BUDGET)).toEqual(Array(BUDGET).fill('NOT_FOUND'));
+    expect(await t.follow('nothere', '198.51.100.7')).toBe('RATE_LIMITED');
   });
 
   it('counts IPv6 clients by their /64, and an IPv4-mapped address as its IPv4 one', async () => {
@@ -166,12 +166,12 @@ describe('the budget of unknown aliases per client address', () => {
     for (let i = 0; i <= BUDGET; i += 1) {
       codes.push(await t.follow(`v6-${i}`, sameNetwork[i % sameNetwork.length]));
     }
-    expect(codes).toEqual([...Array(BUDGET).fill(24), 19]);
-    expect(await t.follow('other', '2001:db8:1:3::1')).toBe(24);
-    expect(await t.follow('other', '2001:db8:1:2::9')).toBe(19);
+    expect(codes).toEqual([...Array(BUDGET).fill('NOT_FOUND'), 'RATE_LIMITED']);
+    expect(await t.follow('other', '2001:db8:1:3::1')).toBe('NOT_FOUND');
+    expect(await t.follow('other', '2001:db8:1:2::9')).toBe('RATE_LIMITED');
 
     await misses(t.follow, '198.51.100.9', BUDGET);
-    expect(await t.follow('mapped', '::ffff:198.51.100.9')).toBe(19);
+    expect(await t.follow('mapped', '::ffff:198.51.100.9')).toBe('RATE_LIMITED');
   });
 
   it('answers at most the budget 24 among parallel misses from one address, the rest 19', async () => {
@@ -179,19 +179,19 @@ describe('the budget of unknown aliases per client address', () => {
     const codes = await Promise.all(
       Array.from({ length: BUDGET * 4 }, (_, i) => t.follow(`parallel-${i}`, '198.51.100.7')),
     );
-    expect(codes.filter((code) => code === 24)).toHaveLength(BUDGET);
-    expect(codes.filter((code) => code === 19)).toHaveLength(BUDGET * 3);
+    expect(codes.filter((code) => code === 'NOT_FOUND')).toHaveLength(BUDGET);
+    expect(codes.filter((code) => code === 'RATE_LIMITED')).toHaveLength(BUDGET * 3);
   });
 
   it('limits nothing without a client address (an in-process caller) or without a budget (null)', async () => {
     const t = await setUp();
     expect(await misses(t.follow, undefined as unknown as string, BUDGET * 2)).toEqual(
-      Array(BUDGET * 2).fill(24),
+      Array(BUDGET * 2).fill('NOT_FOUND'),
     );
     expect(t.calls.consume).toBe(0);
     const off = await setUp({ limiter: null });
     expect(await misses(off.follow, '198.51.100.7', BUDGET * 2)).toEqual(
-      Array(BUDGET * 2).fill(24),
+      Array(BUDGET * 2).fill('NOT_FOUND'),
     );
   });
 
@@ -199,9 +199,9 @@ describe('the budget of unknown aliases per client address', () => {
     const t = await setUp();
     t.backend.links.findByAlias = () => Promise.reject(new BackendUnavailableError('store away'));
     for (let i = 0; i < BUDGET * 2; i += 1)
-      expect(await t.follow(`x${i}`, '198.51.100.7')).toBe(23);
+      expect(await t.follow(`x${i}`, '198.51.100.7')).toBe('BACKEND_UNAVAILABLE');
     for (let i = 0; i < BUDGET * 2; i += 1)
-      expect(await t.follow('no/alias', '198.51.100.7')).toBe(24);
+      expect(await t.follow('no/alias', '198.51.100.7')).toBe('NOT_FOUND');
     expect(t.calls.consume).toBe(0);
   });
 
@@ -213,7 +213,7 @@ describe('the budget of unknown aliases per client address', () => {
       peek: () => Promise.resolve(null),
     };
     const t = await setUp({ limiter: failing });
-    expect(await t.follow('nothere', '198.51.100.7')).toBe(23);
+    expect(await t.follow('nothere', '198.51.100.7')).toBe('BACKEND_UNAVAILABLE');
     expect(await t.follow('here', '198.51.100.7')).toBe('here');
   });
 
@@ -227,9 +227,9 @@ describe('the budget of unknown aliases per client address', () => {
     };
     const t = await setUp({ limiter: plain });
     expect(await misses(t.follow, '198.51.100.7', BUDGET + 2)).toEqual([
-      ...Array(BUDGET).fill(24),
-      19,
-      19,
+      ...Array(BUDGET).fill('NOT_FOUND'),
+      'RATE_LIMITED',
+      'RATE_LIMITED',
     ]);
     expect(t.backend.tally.of('links.findByAlias')).toBe(BUDGET + 2);
     expect(await t.follow('cold', '198.51.100.7')).toBe('cold');

@@ -1,4 +1,10 @@
-import { BackendUnavailableError, type ResponseInfo, type ShortLink, type Store } from '../../core';
+import {
+  BackendUnavailableError,
+  ErrorCode,
+  type ResponseInfo,
+  type ShortLink,
+  type Store,
+} from '../../core';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { embeddedStores } from '../support/embedded-stores';
 import { heldCalls } from '../support/held-url-guard';
@@ -65,7 +71,10 @@ describe.each(embeddedStores('idempotency-lease'))(
       await guard.reached(2);
       guard.release(0);
       const late = await paused;
-      expect([late.code, late.response.retryAfterSeconds]).toEqual([26, 1]);
+      expect([late.code, late.response.retryAfterSeconds]).toEqual([
+        ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+        1,
+      ]);
       expect(linkCount(store)).toBe(0);
       guard.release(1);
       expect((await retry).code).toBe(0);
@@ -86,9 +95,9 @@ describe.each(embeddedStores('idempotency-lease'))(
       const retry = keyedCreate(f, 'paused-released');
       await guard.reached(2);
       guard.release(1);
-      expect((await retry).code).toBe(23);
+      expect((await retry).code).toBe(ErrorCode.BACKEND_UNAVAILABLE);
       guard.release(0);
-      expect((await paused).code).toBe(26);
+      expect((await paused).code).toBe(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
       expect(linkCount(store)).toBe(0);
       // The client's next retry, as 26 asks, runs and creates the one link.
       const next = await keyedCreate(f, 'paused-released');
@@ -128,7 +137,10 @@ describe.each(embeddedStores('idempotency-renewal'))(
       for (let i = 0; i < 4; i += 1) {
         await sleep(800);
         const retry = await keyedCreate(f, 'slow');
-        expect([retry.code, retry.response.retryAfterSeconds]).toEqual([26, 1]);
+        expect([retry.code, retry.response.retryAfterSeconds]).toEqual([
+          ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+          1,
+        ]);
       }
       expect(renew.mock.calls.length).toBeGreaterThanOrEqual(4);
       guard.release(0);

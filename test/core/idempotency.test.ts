@@ -72,24 +72,24 @@ describe('idempotency through the core: replays', () => {
     expect(again.link).toEqual(first.link);
     expect(again.response.idempotentReplayed).toBe(true);
     expect(f.linkCount()).toBe(1);
-    expect((await fail(f, undefined, body)).error.code).toBe(15);
+    expect((await fail(f, undefined, body)).error.reason).toBe('ALIAS_TAKEN');
   });
 
   it('records and replays a 15 (and the messages of a multi-field failure)', async () => {
     const f = await createTestCore();
     await create(f, undefined, f.body({ alias: 'taken' }));
     const first = await fail(f, 'k15', f.body({ alias: 'taken' }));
-    expect(first.error.code).toBe(15);
+    expect(first.error.reason).toBe('ALIAS_TAKEN');
     const replayed = await fail(f, 'k15', f.body({ alias: 'taken' }));
-    expect(replayed.error).toMatchObject({ code: 15, messages: first.error.messages });
+    expect(replayed.error).toMatchObject({ reason: 'ALIAS_TAKEN', messages: first.error.messages });
     expect(replayed.response.idempotentReplayed).toBe(true);
 
     const fields = f.body({ url: 'ftp://x', alias: 'bad alias!', redirect_type: 333 });
     const many = await fail(f, 'k7', fields);
-    expect(many.error.code).toBe(7);
+    expect(many.error.reason).toBe('URL_INVALID');
     expect(many.error.messages).toHaveLength(3);
     const manyAgain = await fail(f, 'k7', fields);
-    expect(manyAgain.error).toMatchObject({ code: 7, messages: many.error.messages });
+    expect(manyAgain.error).toMatchObject({ reason: 'URL_INVALID', messages: many.error.messages });
     expect(manyAgain.response.idempotentReplayed).toBe(true);
   });
 
@@ -155,7 +155,7 @@ describe('idempotency through the core: the organization stage comes first', () 
   it('records no 13: once the organization is active again, the same key creates the link', async () => {
     const f = await createTestCore();
     const body = f.body({ organization_key: f.inactiveOrganizationKey });
-    expect((await fail(f, 'org-13', body)).error.code).toBe(13);
+    expect((await fail(f, 'org-13', body)).error.reason).toBe('ORGANIZATION_INACTIVE');
     expect(f.store.idempotency.size).toBe(0);
     await f.provisioner.setOrganizationActive('sleepy', true);
     const created = await create(f, 'org-13', body);
@@ -166,7 +166,9 @@ describe('idempotency through the core: the organization stage comes first', () 
   it('records no 17: after `member add`, the same key creates the link instead of replaying 17', async () => {
     const f = await createTestCore();
     const bob = keyed(f, 'org-17', `Bearer ${f.outsiderToken}`);
-    expect((await failureOf(bob.caller.links.create(f.body() as never))).code).toBe(17);
+    expect((await failureOf(bob.caller.links.create(f.body() as never))).reason).toBe(
+      'NOT_A_MEMBER',
+    );
     expect(f.store.idempotency.size).toBe(0);
     await f.provisioner.addMember('bob', 'acme');
     const again = keyed(f, 'org-17', `Bearer ${f.outsiderToken}`);
@@ -181,7 +183,10 @@ describe('idempotency through the core: the organization stage comes first', () 
     const first = await create(f, 'deactivated');
     await f.provisioner.setOrganizationActive('acme', false);
     const retry = await fail(f, 'deactivated');
-    expect([retry.error.code, retry.response.idempotentReplayed]).toEqual([13, undefined]);
+    expect([retry.error.reason, retry.response.idempotentReplayed]).toEqual([
+      'ORGANIZATION_INACTIVE',
+      undefined,
+    ]);
     // The record is kept: active again, the retry is the replay.
     await f.provisioner.setOrganizationActive('acme', true);
     const replayed = await create(f, 'deactivated');
@@ -200,7 +205,7 @@ describe('idempotency through the core: another request under the same key (25)'
     const f = await createTestCore();
     await create(f, 'same-key');
     const { error, response } = await fail(f, 'same-key', f.body(overrides));
-    expect(error.code).toBe(25);
+    expect(error.reason).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(error.messages).toEqual([
       'This idempotency key was already used for a different request.',
     ]);
@@ -212,7 +217,7 @@ describe('idempotency through the core: another request under the same key (25)'
     const f = await createTestCore();
     await create(f, 'org-key');
     const other = await fail(f, 'org-key', f.body({ organization_key: f.otherOrganizationKey }));
-    expect(other.error.code).toBe(25);
+    expect(other.error.reason).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(f.linkCount()).toBe(1);
   });
 
@@ -244,9 +249,11 @@ describe('idempotency through the core: a key whose first request still runs (26
     const first = create(f, 'slow');
     await gate.entered;
     const busy = await fail(f, 'slow');
-    expect(busy.error).toMatchObject({ code: 26, retryAfterSeconds: 1 });
+    expect(busy.error).toMatchObject({ reason: 'IDEMPOTENCY_KEY_IN_USE', retryAfterSeconds: 1 });
     expect(busy.response.retryAfterSeconds).toBe(1);
-    expect((await fail(f, 'slow', f.body({ url: 'https://example.com/b' }))).error.code).toBe(25);
+    expect((await fail(f, 'slow', f.body({ url: 'https://example.com/b' }))).error.reason).toBe(
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     gate.release();
     const done = await first;
     const replay = await create(f, 'slow');
@@ -309,7 +316,9 @@ describe('idempotency through the core: server faults release the key', () => {
     const core = createCore({ ...f.core.deps, store });
     const caller = () =>
       core.createCaller({ authorization: `Bearer ${f.token}`, idempotencyKey: 'lost-claim' });
-    expect((await failureOf(caller().links.create(f.body() as never))).code).toBe(23);
+    expect((await failureOf(caller().links.create(f.body() as never))).reason).toBe(
+      'BACKEND_UNAVAILABLE',
+    );
     const retried = await caller().links.create(f.body() as never);
     expect(retried.id).toBe(1);
   });
@@ -325,7 +334,7 @@ describe('idempotency through the core: server faults release the key', () => {
         .createCaller({ authorization: `Bearer ${f.token}`, idempotencyKey: 'k' })
         .links.create(f.body() as never),
     );
-    expect(error.code).toBe(23);
+    expect(error.reason).toBe('BACKEND_UNAVAILABLE');
     expect(f.linkCount()).toBe(0);
   });
 });
@@ -362,9 +371,9 @@ describe('idempotency through the core: expiry', () => {
       },
       clock.now(),
     );
-    expect((await fail(f, 'orphan')).error.code).toBe(25);
+    expect((await fail(f, 'orphan')).error.reason).toBe('IDEMPOTENCY_KEY_REUSED');
     clock.advanceSeconds(59);
-    expect((await fail(f, 'orphan')).error.code).toBe(25);
+    expect((await fail(f, 'orphan')).error.reason).toBe('IDEMPOTENCY_KEY_REUSED');
     clock.advanceSeconds(2);
     const ran = await create(f, 'orphan');
     expect(ran.response.idempotentReplayed).toBeUndefined();
@@ -377,7 +386,7 @@ describe('idempotency through the core: expiry', () => {
     const f = await createTestCore({ clock, urlGuard: gate.guard });
     const stuck = create(f, 'lease');
     await gate.entered;
-    expect((await fail(f, 'lease')).error.code).toBe(26);
+    expect((await fail(f, 'lease')).error.reason).toBe('IDEMPOTENCY_KEY_IN_USE');
     clock.advanceSeconds(61);
     gate.release();
     // The lease passed: whichever of the stuck request and a retry inserts first makes the
@@ -403,7 +412,7 @@ describe('idempotency through the core: the key format (27) and precedence', () 
   it.each(MALFORMED_KEYS)('refuses a key with $kind: 27, stores nothing', async (bad) => {
     const f = await createTestCore();
     const { error } = await fail(f, bad.key);
-    expect(error.code).toBe(27);
+    expect(error.reason).toBe('IDEMPOTENCY_KEY_INVALID');
     expect(error.messages).toHaveLength(1);
     expect(error.messages[0]).toMatch(bad.message);
     expect(f.linkCount()).toBe(0);
@@ -415,7 +424,7 @@ describe('idempotency through the core: the key format (27) and precedence', () 
     const error = await failureOf(
       f.caller({ idempotencyKey: 42 as never }).links.create(f.body() as never),
     );
-    expect(error.code).toBe(27);
+    expect(error.reason).toBe('IDEMPOTENCY_KEY_INVALID');
   });
 
   it('takes a key a transport received once or not at all from a list, and refuses a repeated one', async () => {
@@ -455,25 +464,33 @@ describe('idempotency through the core: the key format (27) and precedence', () 
     const badBody = new UndecodableBody('BODY_INVALID', 'not JSON');
     // token before key format
     const anonymous = f.caller({ authorization: undefined, idempotencyKey: '' });
-    expect((await failureOf(anonymous.links.create(badBody as never))).code).toBe(3);
+    expect((await failureOf(anonymous.links.create(badBody as never))).reason).toBe(
+      'TOKEN_MISSING',
+    );
     // key format before body
-    expect((await fail(f, '', badBody)).error.code).toBe(27);
+    expect((await fail(f, '', badBody)).error.reason).toBe('IDEMPOTENCY_KEY_INVALID');
     // body before idempotency: nothing is claimed, the key stays free
-    expect((await fail(f, 'p', badBody)).error.code).toBe(20);
-    expect((await fail(f, 'p', [1])).error.code).toBe(20);
+    expect((await fail(f, 'p', badBody)).error.reason).toBe('BODY_INVALID');
+    expect((await fail(f, 'p', [1])).error.reason).toBe('BODY_INVALID');
     expect(f.store.idempotency.size).toBe(0);
     // rate limit before key format (the budget of 3 is used up now)
-    expect((await fail(f, '')).error.code).toBe(19);
+    expect((await fail(f, '')).error.reason).toBe('RATE_LIMITED');
   });
 
   it('orders the organization stage before idempotency: a 4 is not recorded, the fix runs', async () => {
     const f = await createTestCore();
-    expect((await fail(f, 'org', f.body({ organization_key: undefined }))).error.code).toBe(4);
-    expect((await fail(f, 'org', f.body({ organization_key: null }))).error.code).toBe(4);
+    expect((await fail(f, 'org', f.body({ organization_key: undefined }))).error.reason).toBe(
+      'ORGANIZATION_KEY_MISSING',
+    );
+    expect((await fail(f, 'org', f.body({ organization_key: null }))).error.reason).toBe(
+      'ORGANIZATION_KEY_MISSING',
+    );
     expect(f.store.idempotency.size).toBe(0);
     expect((await create(f, 'org', f.body())).response.idempotentReplayed).toBeUndefined();
     // And a 4 under a key already used comes before its 25.
-    expect((await fail(f, 'org', f.body({ organization_key: '' }))).error.code).toBe(4);
+    expect((await fail(f, 'org', f.body({ organization_key: '' }))).error.reason).toBe(
+      'ORGANIZATION_KEY_MISSING',
+    );
   });
 });
 
@@ -531,7 +548,7 @@ describe('a caller reused for several calls', () => {
     const other = await failureOf(
       caller.links.create(f.body({ url: 'https://example.com/other' }) as never),
     );
-    expect(other.code).toBe(25);
+    expect(other.reason).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(response.idempotentReplayed).toBeUndefined();
     expect(response.rateLimit?.remaining).toBeGreaterThanOrEqual(0);
   });
@@ -542,7 +559,9 @@ describe('a caller reused for several calls', () => {
     const first = create(f, 'busy');
     await gate.entered;
     const { caller, response } = keyed(f, 'busy');
-    expect((await failureOf(caller.links.create(f.body() as never))).code).toBe(26);
+    expect((await failureOf(caller.links.create(f.body() as never))).reason).toBe(
+      'IDEMPOTENCY_KEY_IN_USE',
+    );
     expect(response.retryAfterSeconds).toBe(1);
     gate.release();
     await first;

@@ -15,7 +15,7 @@ describe('inherited fields of an in-process body', () => {
       .caller()
       .links.create(body as never)
       .catch((error: unknown) => error);
-    expect(failure).toMatchObject({ code: 6 });
+    expect(failure).toMatchObject({ reason: 'URL_MISSING' });
     expect(t.linkCount()).toBe(0);
   });
 });

@@ -1,11 +1,11 @@
-import { ShortlinkError, type UrlGuard } from '../../core';
+import { ShortlinkError, type ErrorReason, type UrlGuard } from '../../core';
 import { createTestCore, TEST_CLIENT_ADDRESS, type CoreFixture } from '../support/core-fixture';
 
-async function codeOf(promise: Promise<unknown>): Promise<number> {
+async function failureReason(promise: Promise<unknown>): Promise<ErrorReason> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ShortlinkError) return error.code;
+    if (error instanceof ShortlinkError) return error.reason;
     throw error;
   }
   throw new Error('expected a failure');
@@ -37,14 +37,14 @@ describe('reading and governing links (links.get, list, disable, enable)', () =>
       .caller()
       .links.create(f.body({ organization_key: f.otherOrganizationKey }) as never);
     const get = (id: number) => f.caller().links.get({ organization_key: f.organizationKey, id });
-    expect(await codeOf(get(other.id))).toBe(24);
-    expect(await codeOf(get(999))).toBe(24);
+    expect(await failureReason(get(other.id))).toBe('NOT_FOUND');
+    expect(await failureReason(get(999))).toBe('NOT_FOUND');
     const disable = f.caller().links.disable({
       organization_key: f.organizationKey,
       id: other.id,
       reason: 'not ours',
     });
-    expect(await codeOf(disable)).toBe(24);
+    expect(await failureReason(disable)).toBe('NOT_FOUND');
     const stillActive = await f.caller().links.get({
       organization_key: f.otherOrganizationKey,
       id: other.id,
@@ -54,16 +54,18 @@ describe('reading and governing links (links.get, list, disable, enable)', () =>
 
   it('runs the create stages first: token, organization, membership', async () => {
     const get = { organization_key: f.organizationKey, id: 1 };
-    expect(await codeOf(f.core.createCaller({}).links.get(get))).toBe(3);
+    expect(await failureReason(f.core.createCaller({}).links.get(get))).toBe('TOKEN_MISSING');
     const outsider = f.core.createCaller({
       authorization: `Bearer ${f.outsiderToken}`,
       clientAddress: TEST_CLIENT_ADDRESS,
     });
-    expect(await codeOf(outsider.links.get(get))).toBe(17);
+    expect(await failureReason(outsider.links.get(get))).toBe('NOT_A_MEMBER');
     expect(
-      await codeOf(f.caller().links.get({ organization_key: f.inactiveOrganizationKey, id: 1 })),
-    ).toBe(13);
-    expect(await codeOf(f.caller().links.get({ id: 1 }))).toBe(4);
+      await failureReason(
+        f.caller().links.get({ organization_key: f.inactiveOrganizationKey, id: 1 }),
+      ),
+    ).toBe('ORGANIZATION_INACTIVE');
+    expect(await failureReason(f.caller().links.get({ id: 1 }))).toBe('ORGANIZATION_KEY_MISSING');
   });
 
   it('refuses malformed arguments with 29, every problem reported', async () => {
@@ -73,17 +75,27 @@ describe('reading and governing links (links.get, list, disable, enable)', () =>
       .links.disable({ ...key, reason: ' ' })
       .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ShortlinkError);
-    expect((failure as ShortlinkError).code).toBe(29);
+    expect((failure as ShortlinkError).reason).toBe('ARGUMENT_INVALID');
     expect((failure as ShortlinkError).messages).toHaveLength(2);
-    expect(await codeOf(f.caller().links.get({ ...key, id: 1, alias: 'x' }))).toBe(29);
-    expect(await codeOf(f.caller().links.get({ ...key, id: -1 }))).toBe(29);
-    expect(await codeOf(f.caller().links.disable({ ...key, id: 1, reason: 'x'.repeat(501) }))).toBe(
-      29,
+    expect(await failureReason(f.caller().links.get({ ...key, id: 1, alias: 'x' }))).toBe(
+      'ARGUMENT_INVALID',
     );
-    expect(await codeOf(f.caller().links.list({ ...key, page_size: 101 }))).toBe(29);
-    expect(await codeOf(f.caller().links.list({ ...key, page_size: 1.5 }))).toBe(29);
-    expect(await codeOf(f.caller().links.list({ ...key, page_token: 'bogus' }))).toBe(29);
-    expect(await codeOf(f.caller().links.list({ ...key, url_group_id: 'nope' }))).toBe(14);
+    expect(await failureReason(f.caller().links.get({ ...key, id: -1 }))).toBe('ARGUMENT_INVALID');
+    expect(
+      await failureReason(f.caller().links.disable({ ...key, id: 1, reason: 'x'.repeat(501) })),
+    ).toBe('ARGUMENT_INVALID');
+    expect(await failureReason(f.caller().links.list({ ...key, page_size: 101 }))).toBe(
+      'ARGUMENT_INVALID',
+    );
+    expect(await failureReason(f.caller().links.list({ ...key, page_size: 1.5 }))).toBe(
+      'ARGUMENT_INVALID',
+    );
+    expect(await failureReason(f.caller().links.list({ ...key, page_token: 'bogus' }))).toBe(
+      'ARGUMENT_INVALID',
+    );
+    expect(await failureReason(f.caller().links.list({ ...key, url_group_id: 'nope' }))).toBe(
+      'URL_GROUP_NOT_FOUND',
+    );
   });
 
   it('disables and enables: following answers 28 while disabled, the alias stays taken', async () => {
@@ -101,7 +113,7 @@ describe('reading and governing links (links.get, list, disable, enable)', () =>
       disabled_reason: 'phishing report #12',
       disabled_by: 'alice',
     });
-    expect(await codeOf(follow())).toBe(28);
+    expect(await failureReason(follow())).toBe('LINK_DISABLED');
     // A second disable changes nothing: the first reason stands.
     const again = await f.caller().links.disable({
       organization_key: f.organizationKey,
@@ -109,7 +121,9 @@ describe('reading and governing links (links.get, list, disable, enable)', () =>
       reason: 'other',
     });
     expect(again).toEqual(disabled);
-    expect(await codeOf(f.caller().links.create(f.body({ alias: 'promo' }) as never))).toBe(15);
+    expect(await failureReason(f.caller().links.create(f.body({ alias: 'promo' }) as never))).toBe(
+      'ALIAS_TAKEN',
+    );
 
     const enabled = await f
       .caller()
@@ -124,9 +138,9 @@ describe('reading and governing links (links.get, list, disable, enable)', () =>
       .caller()
       .links.create(f.body({ alias: 'x1', url: 'https://later-bad.example/p' }) as never);
     await f.provisioner.setOrganizationActive('acme', false);
-    expect(await codeOf(f.caller().links.resolve({ domain: f.domain, alias: link.alias }))).toBe(
-      28,
-    );
+    expect(
+      await failureReason(f.caller().links.resolve({ domain: f.domain, alias: link.alias })),
+    ).toBe('LINK_DISABLED');
     await f.provisioner.setOrganizationActive('acme', true);
     await expect(
       f.caller().links.resolve({ domain: f.domain, alias: link.alias }),
@@ -149,9 +163,9 @@ describe('reading and governing links (links.get, list, disable, enable)', () =>
       g.caller().links.resolve({ domain: g.domain, alias: made.alias }),
     ).resolves.toBeTruthy();
     blocked = true;
-    expect(await codeOf(g.caller().links.resolve({ domain: g.domain, alias: made.alias }))).toBe(
-      28,
-    );
+    expect(
+      await failureReason(g.caller().links.resolve({ domain: g.domain, alias: made.alias })),
+    ).toBe('LINK_DISABLED');
   });
 
   it('lists newest first, by group or organization, in pages that miss and repeat nothing under concurrent creates', async () => {
@@ -189,14 +203,14 @@ describe('reading and governing links (links.get, list, disable, enable)', () =>
       .caller()
       .links.list({ organization_key: f.organizationKey, page_size: 1 });
     expect(
-      await codeOf(
+      await failureReason(
         f.caller().links.list({
           organization_key: f.organizationKey,
           url_group_id: '42',
           page_token: first.next_page_token,
         }),
       ),
-    ).toBe(29);
+    ).toBe('ARGUMENT_INVALID');
   });
 
   it('tells linkEvents of each real change, with its source', async () => {

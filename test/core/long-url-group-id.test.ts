@@ -18,9 +18,11 @@ describe.each(embeddedStores('long-group-id'))(
       ['256 characters', 'a'.repeat(256)],
     ])('answers 14 for %s', async (_what, groupId) => {
       const f = await createTestCore({ store: await open() });
-      await expectFailure(f.caller().links.create(f.body({ url_group_id: groupId }) as never), 14, [
-        GROUP_NOT_FOUND,
-      ]);
+      await expectFailure(
+        f.caller().links.create(f.body({ url_group_id: groupId }) as never),
+        'URL_GROUP_NOT_FOUND',
+        [GROUP_NOT_FOUND],
+      );
     });
 
     it('still finds a group whose id has the longest length provisioning takes', async () => {

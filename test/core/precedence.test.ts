@@ -29,7 +29,7 @@ describe('links.create: the anti-phishing stage (code 18)', () => {
     const f = await createTestCore({ urlGuard: guard });
     await expectFailure(
       f.caller().links.create(f.body({ url: ' https://Evil.example/x ' }) as never),
-      18,
+      'URL_BLOCKED',
       ['The URL was refused: listed by the test'],
     );
     expect(f.linkCount()).toBe(0);
@@ -45,11 +45,11 @@ describe('links.create: precedence — the first failing stage wins', () => {
     const caller = f.caller({ authorization: undefined });
     expect(
       (await failureOf(caller.links.create(new UndecodableBody('BODY_TOO_LARGE', 'x') as never)))
-        .code,
-    ).toBe(3);
-    expect((await failureOf(caller.links.create({} as never))).code).toBe(3);
+        .reason,
+    ).toBe('TOKEN_MISSING');
+    expect((await failureOf(caller.links.create({} as never))).reason).toBe('TOKEN_MISSING');
     const malformed = f.caller({ authorization: 'Basic x' });
-    expect((await failureOf(malformed.links.create(null as never))).code).toBe(10);
+    expect((await failureOf(malformed.links.create(null as never))).reason).toBe('TOKEN_MALFORMED');
   });
 
   it('token before rate limit: an unknown token is 11 while another token is exhausted', async () => {
@@ -57,9 +57,11 @@ describe('links.create: precedence — the first failing stage wins', () => {
       rateLimiter: createMemoryRateLimiter({ limit: 1, keyPrefix: 'p' }),
     });
     await f.caller().links.create(f.body() as never);
-    expect((await failureOf(f.caller().links.create(f.body() as never))).code).toBe(19);
+    expect((await failureOf(f.caller().links.create(f.body() as never))).reason).toBe(
+      'RATE_LIMITED',
+    );
     const unknown = f.caller({ authorization: 'Bearer nobody' });
-    expect((await failureOf(unknown.links.create(f.body() as never))).code).toBe(11);
+    expect((await failureOf(unknown.links.create(f.body() as never))).reason).toBe('TOKEN_UNKNOWN');
   });
 
   it('rate limit before body: an exhausted token with an undecodable or non-object body is 19', async () => {
@@ -74,20 +76,20 @@ describe('links.create: precedence — the first failing stage wins', () => {
       [],
       {},
     ]) {
-      expect((await failureOf(f.caller().links.create(body as never))).code).toBe(19);
+      expect((await failureOf(f.caller().links.create(body as never))).reason).toBe('RATE_LIMITED');
     }
   });
 
   it('body before organization key: a non-object body is 20, an undecodable one its own code', async () => {
     const f = await createTestCore();
-    expect((await failureOf(f.caller().links.create([] as never))).code).toBe(20);
+    expect((await failureOf(f.caller().links.create([] as never))).reason).toBe('BODY_INVALID');
     expect(
       (
         await failureOf(
           f.caller().links.create(new UndecodableBody('CONTENT_TYPE_UNSUPPORTED', 'x') as never),
         )
-      ).code,
-    ).toBe(21);
+      ).reason,
+    ).toBe('CONTENT_TYPE_UNSUPPORTED');
   });
 
   it('organization key missing (4) before every later stage', async () => {
@@ -96,7 +98,7 @@ describe('links.create: precedence — the first failing stage wins', () => {
     const error = await failureOf(
       f.caller().links.create({ url_group_id: null, ...badFields } as never),
     );
-    expect(error.code).toBe(4);
+    expect(error.reason).toBe('ORGANIZATION_KEY_MISSING');
     expect(error.messages).toHaveLength(1);
   });
 
@@ -105,8 +107,8 @@ describe('links.create: precedence — the first failing stage wins', () => {
     const create = (body: Record<string, unknown>, token = f.token) =>
       failureOf(f.caller({ authorization: `Bearer ${token}` }).links.create(body as never));
     expect(
-      (await create({ organization_key: 'nope', url_group_id: null, ...badFields })).code,
-    ).toBe(12);
+      (await create({ organization_key: 'nope', url_group_id: null, ...badFields })).reason,
+    ).toBe('ORGANIZATION_KEY_INVALID');
     expect(
       (
         await create({
@@ -114,16 +116,16 @@ describe('links.create: precedence — the first failing stage wins', () => {
           url_group_id: 'nope',
           ...badFields,
         })
-      ).code,
-    ).toBe(13);
+      ).reason,
+    ).toBe('ORGANIZATION_INACTIVE');
     expect(
       (
         await create(
           { organization_key: f.organizationKey, url_group_id: '', ...badFields },
           f.outsiderToken,
         )
-      ).code,
-    ).toBe(17);
+      ).reason,
+    ).toBe('NOT_A_MEMBER');
   });
 
   it('within the organization stage: 12, then 13, then 17', async () => {
@@ -135,11 +137,11 @@ describe('links.create: precedence — the first failing stage wins', () => {
         await failureOf(
           outsider.links.create(f.body({ organization_key: f.inactiveOrganizationKey }) as never),
         )
-      ).code,
-    ).toBe(13);
+      ).reason,
+    ).toBe('ORGANIZATION_INACTIVE');
     expect(
-      (await failureOf(outsider.links.create(f.body({ organization_key: 42 }) as never))).code,
-    ).toBe(12);
+      (await failureOf(outsider.links.create(f.body({ organization_key: 42 }) as never))).reason,
+    ).toBe('ORGANIZATION_KEY_INVALID');
   });
 
   it('organization (4, 12, 13, 17) before idempotency (replay, 25, 26)', async () => {
@@ -151,19 +153,25 @@ describe('links.create: precedence — the first failing stage wins', () => {
     await gate.entered;
     // While the first request with the key runs (26 for its own retries), and for other bodies
     // under the key (25), the organization stage answers first.
-    expect((await failureOf(keyed(f.body()))).code).toBe(26);
-    expect((await failureOf(keyed(f.body({ url: 'https://example.com/o' })))).code).toBe(25);
-    expect((await failureOf(keyed(f.body({ organization_key: null })))).code).toBe(4);
-    expect((await failureOf(keyed(f.body({ organization_key: 'nope' })))).code).toBe(12);
+    expect((await failureOf(keyed(f.body()))).reason).toBe('IDEMPOTENCY_KEY_IN_USE');
+    expect((await failureOf(keyed(f.body({ url: 'https://example.com/o' })))).reason).toBe(
+      'IDEMPOTENCY_KEY_REUSED',
+    );
+    expect((await failureOf(keyed(f.body({ organization_key: null })))).reason).toBe(
+      'ORGANIZATION_KEY_MISSING',
+    );
+    expect((await failureOf(keyed(f.body({ organization_key: 'nope' })))).reason).toBe(
+      'ORGANIZATION_KEY_INVALID',
+    );
     expect(
-      (await failureOf(keyed(f.body({ organization_key: f.inactiveOrganizationKey })))).code,
-    ).toBe(13);
+      (await failureOf(keyed(f.body({ organization_key: f.inactiveOrganizationKey })))).reason,
+    ).toBe('ORGANIZATION_INACTIVE');
     gate.release();
     const link = await running;
     // Done: the replay, unless the organization stage now refuses.
     await expect(keyed(f.body())).resolves.toEqual(link);
     await f.provisioner.setOrganizationActive('acme', false);
-    expect((await failureOf(keyed(f.body()))).code).toBe(13);
+    expect((await failureOf(keyed(f.body()))).reason).toBe('ORGANIZATION_INACTIVE');
   });
 
   it('idempotency (25) before group (5, 14)', async () => {
@@ -171,8 +179,12 @@ describe('links.create: precedence — the first failing stage wins', () => {
     const keyed = (body: Record<string, unknown>) =>
       f.caller({ idempotencyKey: 'G' }).links.create(body as never);
     await keyed(f.body());
-    expect((await failureOf(keyed(f.body({ url_group_id: null })))).code).toBe(25);
-    expect((await failureOf(keyed(f.body({ url_group_id: '9' })))).code).toBe(25);
+    expect((await failureOf(keyed(f.body({ url_group_id: null })))).reason).toBe(
+      'IDEMPOTENCY_KEY_REUSED',
+    );
+    expect((await failureOf(keyed(f.body({ url_group_id: '9' })))).reason).toBe(
+      'IDEMPOTENCY_KEY_REUSED',
+    );
   });
 
   it('group (5, 14) before the fields', async () => {
@@ -180,12 +192,12 @@ describe('links.create: precedence — the first failing stage wins', () => {
     const missing = await failureOf(
       f.caller().links.create(f.body({ url_group_id: null, ...badFields }) as never),
     );
-    expect(missing.code).toBe(5);
+    expect(missing.reason).toBe('URL_GROUP_ID_MISSING');
     expect(missing.messages).toHaveLength(1);
     const unknown = await failureOf(
       f.caller().links.create(f.body({ url_group_id: '9', ...badFields }) as never),
     );
-    expect(unknown.code).toBe(14);
+    expect(unknown.reason).toBe('URL_GROUP_NOT_FOUND');
   });
 
   it('fields before anti-phishing: the guard is not asked about an invalid body', async () => {
@@ -209,8 +221,8 @@ describe('links.create: precedence — the first failing stage wins', () => {
     const guarded = await createTestCore({ urlGuard: guard, store: f.store });
     for (const alias of ['taken', 'api']) {
       expect(
-        (await failureOf(guarded.caller().links.create(guarded.body({ alias }) as never))).code,
-      ).toBe(18);
+        (await failureOf(guarded.caller().links.create(guarded.body({ alias }) as never))).reason,
+      ).toBe('URL_BLOCKED');
     }
   });
 
@@ -218,7 +230,7 @@ describe('links.create: precedence — the first failing stage wins', () => {
     const f = await createTestCore();
     await f.caller().links.create(f.body({ alias: 'taken' }) as never);
     expect(
-      (await failureOf(f.caller().links.create(f.body({ alias: 'taken' }) as never))).code,
-    ).toBe(15);
+      (await failureOf(f.caller().links.create(f.body({ alias: 'taken' }) as never))).reason,
+    ).toBe('ALIAS_TAKEN');
   });
 });

@@ -104,8 +104,10 @@ describe("createCaller's failure hook", () => {
       authorization: `Bearer ${f.token}`,
       logger: requestLogs.logger,
     });
-    expect((await failureOf(caller.links.create(f.body()))).code).toBe(23);
-    expect((await failureOf(caller.links.create(f.body({ url: 'nope' })))).code).toBe(7);
+    expect((await failureOf(caller.links.create(f.body()))).reason).toBe('BACKEND_UNAVAILABLE');
+    expect((await failureOf(caller.links.create(f.body({ url: 'nope' })))).reason).toBe(
+      'URL_INVALID',
+    );
     const errors = requestLogs.records().filter((record) => record.level === 50);
     expect(errors).toEqual([
       expect.objectContaining({ msg: 'links.create failed', procedure: 'links.create' }),
@@ -141,12 +143,16 @@ describe("createCaller's failure hook: the failure stands", () => {
       logger: throwingLogger,
     });
     const viaCore = broken.createUntypedCaller({ authorization: `Bearer ${f.token}` });
-    expect(await failureOf(viaCore.links.create(f.body()))).toMatchObject({ code: 23 });
+    expect(await failureOf(viaCore.links.create(f.body()))).toMatchObject({
+      reason: 'BACKEND_UNAVAILABLE',
+    });
     const viaRequest = broken.createUntypedCaller({
       authorization: `Bearer ${f.token}`,
       logger: throwingLogger,
     });
-    expect(await failureOf(viaRequest.links.create(f.body()))).toMatchObject({ code: 23 });
+    expect(await failureOf(viaRequest.links.create(f.body()))).toMatchObject({
+      reason: 'BACKEND_UNAVAILABLE',
+    });
   });
 
   it('rejects with a ShortlinkError when the response object given cannot be written', async () => {
@@ -158,7 +164,7 @@ describe("createCaller's failure hook: the failure stands", () => {
         response,
         logger: logs.logger,
       });
-      expect(await failureOf(caller.links.create(f.body()))).toMatchObject({ code: 1 });
+      expect(await failureOf(caller.links.create(f.body()))).toMatchObject({ reason: 'INTERNAL' });
       // The fault is logged although writing the retry hint into `response` then fails too.
       expect(logs.records().map((record) => record.msg)).toEqual(['links.create failed']);
     }
@@ -170,9 +176,11 @@ describe('createCaller from plain JavaScript', () => {
   it('takes a null request context as none', async () => {
     const f = await createTestCore();
     const caller = f.core.createUntypedCaller(null as never);
-    expect(await failureOf(caller.links.create(f.body()))).toMatchObject({ code: 3 });
+    expect(await failureOf(caller.links.create(f.body()))).toMatchObject({
+      reason: 'TOKEN_MISSING',
+    });
     expect(
       await failureOf(f.core.createCaller(null as never).links.create(f.body() as never)),
-    ).toMatchObject({ code: 3 });
+    ).toMatchObject({ reason: 'TOKEN_MISSING' });
   });
 });

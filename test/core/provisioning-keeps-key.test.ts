@@ -41,7 +41,7 @@ describe('saveOrganization without a secret key', () => {
       domain: 'acme.link',
       secretKey: 'chosen-organization-key-0001',
     });
-    expect((await failureOf(create(key))).code).toBe(12);
+    expect((await failureOf(create(key))).reason).toBe('ORGANIZATION_KEY_INVALID');
     await expect(create('chosen-organization-key-0001')).resolves.toMatchObject({
       domain: 'acme.link',
     });

@@ -82,7 +82,7 @@ describe('provisioning: the seed file', () => {
         url: 'https://e.com',
       }),
     );
-    expect(inactive.code).toBe(13);
+    expect(inactive.reason).toBe('ORGANIZATION_INACTIVE');
   });
 
   it('is idempotent: applying it twice leaves the same state', async () => {

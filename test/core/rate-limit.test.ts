@@ -19,7 +19,7 @@ describe('links.create: the per-token rate limit (code 19)', () => {
 
     const response: ResponseInfo = {};
     const error = await failureOf(f.caller({ response }).links.create(f.body() as never));
-    expect(error.code).toBe(19);
+    expect(error.reason).toBe('RATE_LIMITED');
     expect(error.messages).toHaveLength(1);
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(error.retryAfterSeconds).toBeLessThanOrEqual(60);
@@ -34,18 +34,26 @@ describe('links.create: the per-token rate limit (code 19)', () => {
       rateLimiter: createMemoryRateLimiter({ limit: 1, keyPrefix: 'token-test' }),
     });
     await f.caller().links.create(f.body() as never);
-    expect((await failureOf(f.caller().links.create(f.body() as never))).code).toBe(19);
+    expect((await failureOf(f.caller().links.create(f.body() as never))).reason).toBe(
+      'RATE_LIMITED',
+    );
     // bob is no member of acme: he gets past the rate limit to the organization stage.
     const bob = f.caller({ authorization: `Bearer ${f.outsiderToken}` });
-    expect((await failureOf(bob.links.create(f.body() as never))).code).toBe(17);
+    expect((await failureOf(bob.links.create(f.body() as never))).reason).toBe('NOT_A_MEMBER');
   });
 
   it('counts every request that passed the token check, whatever its outcome', async () => {
     const limiter = createMemoryRateLimiter({ limit: 2, keyPrefix: 'token-test' });
     const f = await createTestCore({ rateLimiter: limiter });
-    expect((await failureOf(f.caller().links.create({} as never))).code).toBe(4);
-    expect((await failureOf(f.caller().links.create(f.body({ url: 'x' }) as never))).code).toBe(7);
-    expect((await failureOf(f.caller().links.create(f.body() as never))).code).toBe(19);
+    expect((await failureOf(f.caller().links.create({} as never))).reason).toBe(
+      'ORGANIZATION_KEY_MISSING',
+    );
+    expect((await failureOf(f.caller().links.create(f.body({ url: 'x' }) as never))).reason).toBe(
+      'URL_INVALID',
+    );
+    expect((await failureOf(f.caller().links.create(f.body() as never))).reason).toBe(
+      'RATE_LIMITED',
+    );
     const state = await limiter.peek(hashSecret(f.token));
     expect(state?.allowed).toBe(false);
   });
@@ -66,7 +74,7 @@ describe('links.create: the per-token rate limit (code 19)', () => {
       expect(response.rateLimit).toMatchObject({ limit: 60, remaining: 60 - i });
     }
     const error = await failureOf(f.caller().links.create(f.body() as never));
-    expect(error.code).toBe(19);
+    expect(error.reason).toBe('RATE_LIMITED');
     expect(f.linkCount()).toBe(60);
   });
 });

@@ -1,3 +1,4 @@
+import { ErrorCode, type ErrorReason } from '../../core';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { expectFailure } from '../support/failures';
 
@@ -29,17 +30,26 @@ export function bodyWith(f: CoreFixture, field: string, value: unknown): Record<
 
 /**
  * One test per case: a create whose `field` is set to the case's value (left out for undefined)
- * is refused with `code` and exactly `messages`.
+ * is refused with `reason` and exactly `messages`.
  */
-export function itRefuses(field: string, cases: Cases, code: number, messages: string[]): void {
-  it.each(cases)(`refuses ${field}: %s, with code ${code}`, async (_label, value) => {
+export function itRefuses(
+  field: string,
+  cases: Cases,
+  reason: ErrorReason,
+  messages: string[],
+): void {
+  it.each(cases)(`refuses ${field}: %s, with code ${ErrorCode[reason]}`, async (_label, value) => {
     const f = await createTestCore();
     const create = f.caller().links.create(bodyWith(f, field, value) as never);
-    await expectFailure(create, code, messages);
+    await expectFailure(create, reason, messages);
   });
 }
 
 /** itRefuses for a required field: every ABSENT case, then `alsoAbsent`, "<field> is required.". */
-export function itRefusesWhenAbsent(field: string, code: number, alsoAbsent: Cases = []): void {
-  itRefuses(field, [...ABSENT, ...alsoAbsent], code, [`${field} is required.`]);
+export function itRefusesWhenAbsent(
+  field: string,
+  reason: ErrorReason,
+  alsoAbsent: Cases = [],
+): void {
+  itRefuses(field, [...ABSENT, ...alsoAbsent], reason, [`${field} is required.`]);
 }

@@ -11,7 +11,7 @@ describe('createCore({ reservedAliases })', () => {
     const f = await createTestCore({ reservedAliases: new Set(['Admin']) });
     for (const alias of ['Admin', 'admin', 'ADMIN']) {
       const error = await failureOf(f.caller().links.create(f.body({ alias }) as never));
-      expect(error.code).toBe(15);
+      expect(error.reason).toBe('ALIAS_TAKEN');
     }
     expect(f.linkCount()).toBe(0);
   });

@@ -22,7 +22,7 @@ describe('links.resolve', () => {
     );
     for (const alias of ['promo', 'PROMO', 'Promo ']) {
       const error = await failureOf(resolver.links.resolve({ domain: 'acme.link', alias }));
-      expect(error.code).toBe(24);
+      expect(error.reason).toBe('NOT_FOUND');
     }
   });
 
@@ -76,7 +76,7 @@ describe('links.resolve', () => {
     const error = await failureOf(
       resolver.links.resolve({ domain: `${name}.:065535`, alias: 'far' }),
     );
-    expect(error.code).toBe(24);
+    expect(error.reason).toBe('NOT_FOUND');
   });
 
   it('reads a dot after the port as no Host: not the domain with that port', async () => {
@@ -94,7 +94,7 @@ describe('links.resolve', () => {
     ).resolves.toMatchObject({ alias: 'here' });
     for (const domain of ['ported.link:8443.', '[::1]:8443.']) {
       const error = await failureOf(resolver.links.resolve({ domain, alias: 'here' }));
-      expect(error.code).toBe(24);
+      expect(error.reason).toBe('NOT_FOUND');
     }
   });
 
@@ -111,7 +111,7 @@ describe('links.resolve', () => {
       null,
       { domain: 5, alias: 'here' },
     ]) {
-      await expectFailure(resolver.links.resolve(input as never), 24, [
+      await expectFailure(resolver.links.resolve(input as never), 'NOT_FOUND', [
         'No short link with this alias.',
       ]);
     }

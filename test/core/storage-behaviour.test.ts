@@ -63,7 +63,7 @@ describe('links.create: generated aliases', () => {
     const error = await failureOf(
       f.caller().links.create(f.body({ url: 'https://other.example/' }) as never),
     );
-    expect(error.code).toBe(1);
+    expect(error.reason).toBe('INTERNAL');
     expect(error.reason).toBe('INTERNAL');
     expect(error.messages).toEqual(['Could not allocate an alias; please retry.']);
     expect(generator.calls).toBe(4);
@@ -77,7 +77,7 @@ describe('links.create: generated aliases', () => {
     const generator = scriptedAliases([], () => 'always1');
     const f = await createTestCore({ aliasGenerator: generator });
     await f.caller().links.create(f.body() as never);
-    expect((await failureOf(f.caller().links.create(f.body() as never))).code).toBe(1);
+    expect((await failureOf(f.caller().links.create(f.body() as never))).reason).toBe('INTERNAL');
     expect(generator.calls).toBe(11);
   });
 
@@ -116,7 +116,10 @@ describe('links.create: generated aliases', () => {
       logger,
     });
     const error = await failureOf(f.caller().links.create(f.body() as never));
-    expect(error).toMatchObject({ code: 1, messages: ['An unexpected error occurred.'] });
+    expect(error).toMatchObject({
+      reason: 'INTERNAL',
+      messages: ['An unexpected error occurred.'],
+    });
     expect((error.cause as Error).message).toMatch(
       /^the alias generator returned .+, not an alias/,
     );
@@ -164,7 +167,7 @@ describe('links.create: store and limiter failures', () => {
       core.createCaller({ authorization: `Bearer ${f.token}` }).links.create(f.body() as never),
     );
     expect(error).toBeInstanceOf(ShortlinkError);
-    expect(error.code).toBe(1);
+    expect(error.reason).toBe('INTERNAL');
     expect(error.messages).toEqual(['An unexpected error occurred.']);
     expect(JSON.stringify(error.messages)).not.toContain('E11000');
     expect((error.cause as Error).message).toBe('E11000 secret internal detail');
@@ -181,7 +184,7 @@ describe('links.create: store and limiter failures', () => {
       const error = await failureOf(
         core.createCaller({ authorization: `Bearer ${f.token}` }).links.create(f.body() as never),
       );
-      expect(error.code).toBe(23);
+      expect(error.reason).toBe('BACKEND_UNAVAILABLE');
       expect(error.reason).toBe('BACKEND_UNAVAILABLE');
       expect(error.messages).toEqual(['The service is temporarily unavailable.']);
       expect(f.linkCount()).toBe(0);
@@ -202,14 +205,14 @@ describe('links.create: store and limiter failures', () => {
     const error = await failureOf(
       core.createCaller({ authorization: `Bearer ${f.token}` }).links.create(f.body() as never),
     );
-    expect(error.code).toBe(23);
+    expect(error.reason).toBe('BACKEND_UNAVAILABLE');
   });
 
   it('turns a failing URL guard into code 1', async () => {
     const f = await createTestCore({
       urlGuard: { check: () => Promise.reject(new TypeError('guard bug')) },
     });
-    expect((await failureOf(f.caller().links.create(f.body() as never))).code).toBe(1);
+    expect((await failureOf(f.caller().links.create(f.body() as never))).reason).toBe('INTERNAL');
     expect(f.linkCount()).toBe(0);
   });
 
@@ -246,7 +249,7 @@ describe('links.create: a clock that gives no valid Date', () => {
     const f = await createTestCore({ clock: { now: now as () => Date } });
     for (const idempotencyKey of [undefined, 'key-1', 'key-1']) {
       const error = await failureOf(f.caller({ idempotencyKey }).links.create(f.body() as never));
-      expect(error).toMatchObject({ code: 1 });
+      expect(error).toMatchObject({ reason: 'INTERNAL' });
       expect((error.cause as Error).message).toMatch(
         /^the clock's now\(\) returned .+, not a valid Date$/,
       );
@@ -276,7 +279,7 @@ describe('links.create under a key: a clock that fails only when the answer is m
     const error = await failureOf(
       f.caller({ idempotencyKey: 'late-clock' }).links.create(f.body() as never),
     );
-    expect(error.code).toBe(1);
+    expect(error.reason).toBe('INTERNAL');
     expect(f.linkCount()).toBe(1);
     // The key was released: a retry with a working clock runs and creates the link.
     failFrom = Number.POSITIVE_INFINITY;
@@ -297,7 +300,10 @@ describe('links.create: an embedder URL guard held to its port (fails closed)', 
       urlGuard: { check: () => Promise.resolve(answer as never) },
     });
     const error = await failureOf(f.caller().links.create(f.body() as never));
-    expect(error).toMatchObject({ code: 1, messages: ['An unexpected error occurred.'] });
+    expect(error).toMatchObject({
+      reason: 'INTERNAL',
+      messages: ['An unexpected error occurred.'],
+    });
     expect((error.cause as Error).message).toMatch(/^the URL guard answered .+, not a verdict/);
     expect(f.linkCount()).toBe(0);
   });
@@ -308,7 +314,7 @@ describe('links.create: an embedder URL guard held to its port (fails closed)', 
     });
     const error = await failureOf(f.caller().links.create(f.body() as never));
     expect(error).toMatchObject({
-      code: 18,
+      reason: 'URL_BLOCKED',
       messages: ['The URL was refused: no reason was given'],
     });
     expect(f.linkCount()).toBe(0);

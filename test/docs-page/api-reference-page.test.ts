@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import type { Service } from '../../gateway-http/main';
+import type { Service } from '../../gateway-http/service';
 import { startInProcessService } from '../support/in-process-service';
 import { describeNeeding } from '../support/system-tools';
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { demoCurl } from '../../core';
-import type { Service } from '../../gateway-http/main';
+import type { Service } from '../../gateway-http/service';
 import { startInProcessService } from '../support/in-process-service';
 import { conformingFetch } from '../support/openapi-conformance';
 

@@ -7,7 +7,7 @@ import {
   CreateShortLinkRequest,
   type CreateShortLinkResponse,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
-import type { Service } from '../../gateway-http/main';
+import type { Service } from '../../gateway-http/service';
 import { startInProcessService } from '../support/in-process-service';
 import { connectGrpc } from '../support/grpc-fixture';
 import { outcomeOf } from '../support/grpc-call';

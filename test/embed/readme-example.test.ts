@@ -48,6 +48,6 @@ describe('embedding the core in-process', () => {
       .create({ organization_key: secretKey!, url_group_id: '1', url: 'ftp://nope' })
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ShortlinkError);
-    expect(failure).toMatchObject({ code: 7, reason: 'URL_INVALID' });
+    expect(failure).toMatchObject({ reason: 'URL_INVALID' });
   });
 });

@@ -33,7 +33,7 @@ describe("an embedded core with the service's URL checks", () => {
       ]) {
         const failure: unknown = await create(url).catch((error: unknown) => error);
         expect(failure).toBeInstanceOf(ShortlinkError);
-        expect(failure).toMatchObject({ code: 18 });
+        expect(failure).toMatchObject({ reason: 'URL_BLOCKED' });
       }
       await expect(create('https://example.com/fine')).resolves.toMatchObject({
         domain: 'acme.link',

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { status } from '@grpc/grpc-js';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { captureLogs, type CapturedLogs } from '../support/log-capture';
@@ -98,7 +99,9 @@ describe('gRPC: CreateShortLink and ResolveShortLink on the core', () => {
     ]) {
       const { error } = await grpc.resolve(unknown);
       expect(error?.code).toBe(status.NOT_FOUND);
-      expect(metadataText(error!.metadata, 'shortlink-error-code')).toBe('24');
+      expect(metadataText(error!.metadata, 'shortlink-error-code')).toBe(
+        String(ErrorCode.NOT_FOUND),
+      );
     }
   });
 

@@ -1,5 +1,5 @@
 import type { Metadata, status } from '@grpc/grpc-js';
-import { reasonOf, type ErrorCodeNumber } from '../../core';
+import { ErrorCode, type ErrorReason } from '../../core';
 import type { CallOutcome } from '../support/grpc-call';
 import { metadataText } from '../support/grpc-fixture';
 import { ErrorInfo } from '../../gateway-grpc/generated/google/rpc/error_details';
@@ -30,17 +30,19 @@ export function decodeStatusDetails(metadata: Metadata): DecodedDetails {
 }
 
 /**
- * Asserts the whole error answer: status, details, numeric code, google.rpc.Status/ErrorInfo.
+ * Asserts the whole error answer: status, details, `reason` (and its numeric code),
+ * google.rpc.Status/ErrorInfo.
  * `messageCount` is how many messages the details hold, joined with `; `; a number for
  * messages that hold `; ` themselves would say nothing, so those are given as the text (or an
  * asymmetric matcher).
  */
 export function expectFailure(
   outcome: CallOutcome<unknown>,
-  code: ErrorCodeNumber,
+  reason: ErrorReason,
   grpcStatus: status,
   messageCount: number | { details: string } = 1,
 ): string[] {
+  const code = ErrorCode[reason];
   const { error, response, status: callStatus } = outcome;
   expect(response).toBeUndefined();
   expect({
@@ -59,7 +61,7 @@ export function expectFailure(
     code: grpcStatus,
     message: error!.details,
     typeUrls: ['type.googleapis.com/google.rpc.ErrorInfo'],
-    errorInfo: { reason: reasonOf(code), domain: 'shortlink', metadata: { code: String(code) } },
+    errorInfo: { reason, domain: 'shortlink', metadata: { code: String(code) } },
   });
   return messages;
 }

@@ -1,5 +1,5 @@
 import { Metadata, status } from '@grpc/grpc-js';
-import { BackendUnavailableError, type UrlGuard } from '../../core';
+import { BackendUnavailableError, ErrorCode, type UrlGuard } from '../../core';
 import type { CoreFixture } from '../support/core-fixture';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { heldCalls } from '../support/held-url-guard';
@@ -55,11 +55,14 @@ describe('CreateShortLink with idempotency-key metadata', () => {
       chosen.response,
     );
     const taken = await create('c-2', { alias: 'winter', url: 'https://example.com/other' });
-    expect([taken.error?.code, shortlinkCode(taken)]).toEqual([status.ALREADY_EXISTS, '15']);
+    expect([taken.error?.code, shortlinkCode(taken)]).toEqual([
+      status.ALREADY_EXISTS,
+      String(ErrorCode.ALIAS_TAKEN),
+    ]);
     const again = await create('c-2', { alias: 'winter', url: 'https://example.com/other' });
     expect([again.error?.code, shortlinkCode(again), replayed(again)]).toEqual([
       status.ALREADY_EXISTS,
-      '15',
+      String(ErrorCode.ALIAS_TAKEN),
       'true',
     ]);
     expect(again.error?.details).toBe(taken.error?.details);
@@ -77,7 +80,10 @@ describe('CreateShortLink with idempotency-key metadata', () => {
     const overrides =
       change === 'other' ? { organizationKey: f.otherOrganizationKey } : (change as object);
     const outcome = await create('m-1', overrides);
-    expect([outcome.error?.code, shortlinkCode(outcome)]).toEqual([status.INVALID_ARGUMENT, '25']);
+    expect([outcome.error?.code, shortlinkCode(outcome)]).toEqual([
+      status.INVALID_ARGUMENT,
+      String(ErrorCode.IDEMPOTENCY_KEY_REUSED),
+    ]);
     expect(f.linkCount()).toBe(1);
   });
 
@@ -97,7 +103,7 @@ describe('CreateShortLink with idempotency-key metadata', () => {
       const outcome = await create(bad.key);
       expect([outcome.error?.code, shortlinkCode(outcome)]).toEqual([
         status.INVALID_ARGUMENT,
-        '27',
+        String(ErrorCode.IDEMPOTENCY_KEY_INVALID),
       ]);
       expect(outcome.error?.details).toMatch(bad.message);
       expect(f.linkCount()).toBe(0);
@@ -110,7 +116,10 @@ describe('CreateShortLink with idempotency-key metadata', () => {
     const first = create('slow');
     await gate.entered;
     const busy = await create('slow');
-    expect([busy.error?.code, shortlinkCode(busy)]).toEqual([status.ABORTED, '26']);
+    expect([busy.error?.code, shortlinkCode(busy)]).toEqual([
+      status.ABORTED,
+      String(ErrorCode.IDEMPOTENCY_KEY_IN_USE),
+    ]);
     expect(metadataText(busy.status.metadata, 'retry-after')).toBe('1');
     gate.release();
     const done = await first;
@@ -135,7 +144,10 @@ describe('CreateShortLink with idempotency-key metadata', () => {
     expect(new Set(ok.map((o) => o.response?.shortLink?.id)).size).toBe(1);
     expect(ok.filter((o) => replayed(o) === 'true')).toHaveLength(ok.length - 1);
     for (const other of outcomes.filter((o) => o.error !== undefined)) {
-      expect([other.error?.code, shortlinkCode(other)]).toEqual([status.ABORTED, '26']);
+      expect([other.error?.code, shortlinkCode(other)]).toEqual([
+        status.ABORTED,
+        String(ErrorCode.IDEMPOTENCY_KEY_IN_USE),
+      ]);
     }
   });
 
@@ -148,7 +160,10 @@ describe('CreateShortLink with idempotency-key metadata', () => {
           : Promise.resolve({ blocked: false }),
     });
     const failed = await create('fault');
-    expect([failed.error?.code, shortlinkCode(failed)]).toEqual([status.UNAVAILABLE, '23']);
+    expect([failed.error?.code, shortlinkCode(failed)]).toEqual([
+      status.UNAVAILABLE,
+      String(ErrorCode.BACKEND_UNAVAILABLE),
+    ]);
     const retry = await create('fault');
     expect(retry.error).toBeUndefined();
     expect(replayed(retry)).toBeUndefined();
@@ -165,7 +180,7 @@ describe('CreateShortLink with idempotency-key: the organization is checked on e
     const retry = await create('org-off');
     expect([retry.error?.code, shortlinkCode(retry), replayed(retry)]).toEqual([
       status.UNAUTHENTICATED,
-      '13',
+      String(ErrorCode.ORGANIZATION_INACTIVE),
       undefined,
     ]);
     await f.provisioner.setOrganizationActive('acme', true);
@@ -176,7 +191,10 @@ describe('CreateShortLink with idempotency-key: the organization is checked on e
   it('records no 17 (PERMISSION_DENIED): after `member add` the retry creates the link', async () => {
     await start();
     const refused = await create('join', {}, f.outsiderToken);
-    expect([refused.error?.code, shortlinkCode(refused)]).toEqual([status.PERMISSION_DENIED, '17']);
+    expect([refused.error?.code, shortlinkCode(refused)]).toEqual([
+      status.PERMISSION_DENIED,
+      String(ErrorCode.NOT_A_MEMBER),
+    ]);
     await f.provisioner.addMember('bob', 'acme');
     const retry = await create('join', {}, f.outsiderToken);
     expect([retry.error, replayed(retry)]).toEqual([undefined, undefined]);
@@ -234,7 +252,10 @@ describe('one key across REST and gRPC', () => {
     const other = await http.create(f.body({ alias: 'other' }), f.token, {
       'Idempotency-Key': 'cross-2',
     });
-    expect([other.status, (other.json() as { code: number }).code]).toEqual([422, 25]);
+    expect([other.status, (other.json() as { code: number }).code]).toEqual([
+      422,
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    ]);
     expect(f.linkCount()).toBe(2);
   });
 });
@@ -265,17 +286,26 @@ describe('a key with spaces around it, as grpc-js clients send it', () => {
     );
     // Another request under the trimmed key is 25, never a second link.
     const other = await create('spaced-1 ', { url: 'https://example.com/other' });
-    expect([other.error?.code, shortlinkCode(other)]).toEqual([status.INVALID_ARGUMENT, '25']);
+    expect([other.error?.code, shortlinkCode(other)]).toEqual([
+      status.INVALID_ARGUMENT,
+      String(ErrorCode.IDEMPOTENCY_KEY_REUSED),
+    ]);
     expect(f.linkCount()).toBe(1);
   });
 
   it('refuses a key of spaces only, or with a space inside, with 27 (never runs without it)', async () => {
     await start();
     const blank = await create('   ');
-    expect([blank.error?.code, shortlinkCode(blank)]).toEqual([status.INVALID_ARGUMENT, '27']);
+    expect([blank.error?.code, shortlinkCode(blank)]).toEqual([
+      status.INVALID_ARGUMENT,
+      String(ErrorCode.IDEMPOTENCY_KEY_INVALID),
+    ]);
     expect(blank.error?.details).toMatch(/must not be empty/);
     const inside = await create(' two words ');
-    expect([inside.error?.code, shortlinkCode(inside)]).toEqual([status.INVALID_ARGUMENT, '27']);
+    expect([inside.error?.code, shortlinkCode(inside)]).toEqual([
+      status.INVALID_ARGUMENT,
+      String(ErrorCode.IDEMPOTENCY_KEY_INVALID),
+    ]);
     expect(inside.error?.details).toMatch(/visible ASCII/);
     expect(f.linkCount()).toBe(0);
   });

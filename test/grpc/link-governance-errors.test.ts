@@ -1,6 +1,6 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
-import { createMemoryRateLimiter } from '../../core';
+import { createMemoryRateLimiter, ErrorCode } from '../../core';
 import {
   GetShortLinkRequest,
   LinkState,
@@ -79,21 +79,25 @@ describe('the create stages, on every reading and governing RPC', () => {
     '%s: UNAUTHENTICATED (3) without a token, with no rate-limit trailers',
     async (rpc, request) => {
       const outcome = await call(rpc, request(), new Metadata());
-      expectFailure(outcome, 3, status.UNAUTHENTICATED);
+      expectFailure(outcome, 'TOKEN_MISSING', status.UNAUTHENTICATED);
       expect(metadataText(outcome.status.metadata, 'x-ratelimit-limit')).toBeUndefined();
       expect(await stateOf(ours, f.organizationKey)).toBe(LinkState.LINK_STATE_ACTIVE);
     },
   );
 
   it.each(VALID)('%s: UNAUTHENTICATED (11) for an unknown token', async (rpc, request) => {
-    expectFailure(await call(rpc, request(), 'not-a-real-token'), 11, status.UNAUTHENTICATED);
+    expectFailure(
+      await call(rpc, request(), 'not-a-real-token'),
+      'TOKEN_UNKNOWN',
+      status.UNAUTHENTICATED,
+    );
   });
 
   it.each(VALID)(
     '%s: PERMISSION_DENIED (17) for a token whose user is not a member',
     async (rpc, request) => {
       const outcome = await call(rpc, request(), f.outsiderToken);
-      expectFailure(outcome, 17, status.PERMISSION_DENIED);
+      expectFailure(outcome, 'NOT_A_MEMBER', status.PERMISSION_DENIED);
       // Past the token check: counted, and said so.
       expect(metadataText(outcome.status.metadata, 'x-ratelimit-limit')).toBe('1000');
       expect(await stateOf(ours, f.organizationKey)).toBe(LinkState.LINK_STATE_ACTIVE);
@@ -103,17 +107,17 @@ describe('the create stages, on every reading and governing RPC', () => {
   it.each(VALID)('%s: the organization key (4, 12, 13)', async (rpc, request) => {
     expectFailure(
       await call(rpc, { ...request(), organizationKey: '' }),
-      4,
+      'ORGANIZATION_KEY_MISSING',
       status.INVALID_ARGUMENT,
     );
     expectFailure(
       await call(rpc, { ...request(), organizationKey: 'no-such-key' }),
-      12,
+      'ORGANIZATION_KEY_INVALID',
       status.UNAUTHENTICATED,
     );
     expectFailure(
       await call(rpc, { ...request(), organizationKey: f.inactiveOrganizationKey }),
-      13,
+      'ORGANIZATION_INACTIVE',
       status.UNAUTHENTICATED,
     );
   });
@@ -123,15 +127,15 @@ describe('links of another organization', () => {
   it.each(['get', 'disable', 'enable'] as const)(
     '%s: NOT_FOUND (24) for another organization\u2019s link, as for one that does not exist',
     async (rpc) => {
-      expectFailure(await call(rpc, { id: theirs.id }), 24, status.NOT_FOUND);
-      expectFailure(await call(rpc, { alias: 'theirs' }), 24, status.NOT_FOUND);
-      expectFailure(await call(rpc, { id: 999_999 }), 24, status.NOT_FOUND);
+      expectFailure(await call(rpc, { id: theirs.id }), 'NOT_FOUND', status.NOT_FOUND);
+      expectFailure(await call(rpc, { alias: 'theirs' }), 'NOT_FOUND', status.NOT_FOUND);
+      expectFailure(await call(rpc, { id: 999_999 }), 'NOT_FOUND', status.NOT_FOUND);
       expect(await stateOf(theirs, f.otherOrganizationKey)).toBe(LinkState.LINK_STATE_ACTIVE);
     },
   );
 
   it('an alias no link could have names none: NOT_FOUND (24)', async () => {
-    expectFailure(await call('get', { alias: 'not an alias!' }), 24, status.NOT_FOUND);
+    expectFailure(await call('get', { alias: 'not an alias!' }), 'NOT_FOUND', status.NOT_FOUND);
   });
 });
 
@@ -149,7 +153,7 @@ describe('malformed arguments: INVALID_ARGUMENT (29), nothing changed', () => {
     '%s %j',
     async (rpc, request, messageCount) => {
       const outcome = await call(rpc, request);
-      expectFailure(outcome, 29, status.INVALID_ARGUMENT, messageCount);
+      expectFailure(outcome, 'ARGUMENT_INVALID', status.INVALID_ARGUMENT, messageCount);
       expect(metadataText(outcome.status.metadata, 'x-ratelimit-limit')).toBe('1000');
     },
   );
@@ -160,7 +164,7 @@ describe('malformed arguments: INVALID_ARGUMENT (29), nothing changed', () => {
     ['longer than 500 characters', 'x'.repeat(501)],
   ])('disable with a reason %s', async (_name, reason) => {
     const outcome = await call('disable', { id: ours.id, reason });
-    const [message] = expectFailure(outcome, 29, status.INVALID_ARGUMENT);
+    const [message] = expectFailure(outcome, 'ARGUMENT_INVALID', status.INVALID_ARGUMENT);
     expect(message).toMatch(/reason/);
     expect(await stateOf(ours, f.organizationKey)).toBe(LinkState.LINK_STATE_ACTIVE);
   });
@@ -187,14 +191,18 @@ describe('malformed arguments: INVALID_ARGUMENT (29), nothing changed', () => {
     expect(token).not.toBe('');
     expectFailure(
       await call('list', { pageSize: 1, pageToken: token }),
-      29,
+      'ARGUMENT_INVALID',
       status.INVALID_ARGUMENT,
       { details: PAGE_TOKEN_REFUSED },
     );
   });
 
   it('list: NOT_FOUND (14) for a URL group the organization does not have', async () => {
-    expectFailure(await call('list', { urlGroupId: '999' }), 14, status.NOT_FOUND);
+    expectFailure(
+      await call('list', { urlGroupId: '999' }),
+      'URL_GROUP_NOT_FOUND',
+      status.NOT_FOUND,
+    );
   });
 });
 
@@ -208,10 +216,13 @@ describe('request bytes', () => {
     });
     expect(withToken).toMatchObject({
       grpcStatus: status.INVALID_ARGUMENT,
-      shortlinkCode: '20',
+      shortlinkCode: String(ErrorCode.BODY_INVALID),
     });
     const withoutToken = await rawCall(grpc.running.port, GET, broken, {});
-    expect(withoutToken).toMatchObject({ grpcStatus: status.UNAUTHENTICATED, shortlinkCode: '3' });
+    expect(withoutToken).toMatchObject({
+      grpcStatus: status.UNAUTHENTICATED,
+      shortlinkCode: String(ErrorCode.TOKEN_MISSING),
+    });
   });
 
   it('an id beyond 2^53 - 1 is INVALID_ARGUMENT (20) with a message saying so', async () => {
@@ -226,7 +237,7 @@ describe('request bytes', () => {
     });
     expect(outcome).toMatchObject({
       grpcStatus: status.INVALID_ARGUMENT,
-      shortlinkCode: '20',
+      shortlinkCode: String(ErrorCode.BODY_INVALID),
       message: `An integer field of the request message is beyond ±${Number.MAX_SAFE_INTEGER}, which the server cannot read.`,
     });
     // The largest id a client can give is read, and names no link.
@@ -238,7 +249,10 @@ describe('request bytes', () => {
     const read = await rawCall(grpc.running.port, GET, largest, {
       authorization: `Bearer ${f.token}`,
     });
-    expect(read).toMatchObject({ grpcStatus: status.NOT_FOUND, shortlinkCode: '24' });
+    expect(read).toMatchObject({
+      grpcStatus: status.NOT_FOUND,
+      shortlinkCode: String(ErrorCode.NOT_FOUND),
+    });
   });
 });
 
@@ -277,7 +291,7 @@ describe('the rate limit, one budget with creates', () => {
       ]);
 
       const refused = await lg.get({ ...key, id }, lf.token);
-      expectFailure(refused, 19, status.RESOURCE_EXHAUSTED, {
+      expectFailure(refused, 'RATE_LIMITED', status.RESOURCE_EXHAUSTED, {
         details: expect.stringMatching(
           /^Rate limit of 6 requests per minute exceeded; retry in \d+ s\.$/,
         ) as string,
@@ -286,7 +300,9 @@ describe('the rate limit, one budget with creates', () => {
       expect(remaining(refused)).toBe('0');
       // A call refused by the limit changes nothing.
       const disable = await lg.disable({ ...key, id, reason: 'too late' }, lf.token);
-      expect(metadataText(disable.status.metadata, 'shortlink-error-code')).toBe('19');
+      expect(metadataText(disable.status.metadata, 'shortlink-error-code')).toBe(
+        String(ErrorCode.RATE_LIMITED),
+      );
       expect((await lf.store.links.findById(id))?.disabled).toBeUndefined();
     } finally {
       await lg.close();

@@ -129,7 +129,7 @@ describe('DisableShortLink and EnableShortLink', () => {
 
     // Following it is refused, without the target or the reason.
     const refused = await grpc.resolve({ domain: f.domain, alias: 'governed' });
-    const [message] = expectFailure(refused, 28, status.FAILED_PRECONDITION);
+    const [message] = expectFailure(refused, 'LINK_DISABLED', status.FAILED_PRECONDITION);
     expect(message).not.toContain('example.com');
     expect(message).not.toContain('phishing');
     expect(metadataText(refused.status.metadata, 'x-ratelimit-limit')).toBeUndefined();

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { status } from '@grpc/grpc-js';
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { CoreFixture } from '../support/core-fixture';
@@ -39,7 +40,7 @@ describe('authorization values grpc-js clients cannot send', () => {
     const outcome = await rawCreate(value(f.token));
     expect(outcome).toMatchObject({
       grpcStatus: status.UNAUTHENTICATED,
-      shortlinkCode: '10',
+      shortlinkCode: String(ErrorCode.TOKEN_MALFORMED),
       message: 'The Authorization header must be "Bearer <token>".',
     });
     expect(f.linkCount()).toBe(before);

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { status } from '@grpc/grpc-js';
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { CoreFixture } from '../support/core-fixture';
@@ -35,7 +36,7 @@ describe('idempotency-key values grpc-js clients cannot send', () => {
       const outcome = await rawCreate(bad.key);
       expect(outcome).toMatchObject({
         grpcStatus: status.INVALID_ARGUMENT,
-        shortlinkCode: '27',
+        shortlinkCode: String(ErrorCode.IDEMPOTENCY_KEY_INVALID),
       });
       expect(outcome.message).toMatch(bad.message);
       expect(f.linkCount()).toBe(before);
@@ -47,7 +48,7 @@ describe('idempotency-key values grpc-js clients cannot send', () => {
     const outcome = await rawCreate(['one', 'two']);
     expect(outcome).toMatchObject({
       grpcStatus: status.INVALID_ARGUMENT,
-      shortlinkCode: '27',
+      shortlinkCode: String(ErrorCode.IDEMPOTENCY_KEY_INVALID),
       message: 'The idempotency key was sent more than once: send it once.',
     });
     expect(f.linkCount()).toBe(before);
@@ -73,7 +74,10 @@ describe('idempotency-key values grpc-js clients cannot send', () => {
   ])('answers INVALID_ARGUMENT, code 27 for a key of %s', async (_kind, key, message) => {
     const before = f.linkCount();
     const outcome = await rawCreate(key);
-    expect(outcome).toMatchObject({ grpcStatus: status.INVALID_ARGUMENT, shortlinkCode: '27' });
+    expect(outcome).toMatchObject({
+      grpcStatus: status.INVALID_ARGUMENT,
+      shortlinkCode: String(ErrorCode.IDEMPOTENCY_KEY_INVALID),
+    });
     expect(outcome.message).toMatch(message);
     expect(f.linkCount()).toBe(before);
   });
@@ -83,7 +87,7 @@ describe('idempotency-key values grpc-js clients cannot send', () => {
     const outcome = await rawCreate(['raw-twice ', 'raw-twice']);
     expect(outcome).toMatchObject({
       grpcStatus: status.INVALID_ARGUMENT,
-      shortlinkCode: '27',
+      shortlinkCode: String(ErrorCode.IDEMPOTENCY_KEY_INVALID),
       message: 'The idempotency key was sent more than once: send it once.',
     });
     expect(f.linkCount()).toBe(before);

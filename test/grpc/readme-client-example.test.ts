@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import type {
   CreateShortLinkRequest,
@@ -73,7 +74,7 @@ describe('the gateway-grpc/README.md example of a Node gRPC client', () => {
       }).catch((error: ServiceError) => error);
       expect(describeError(failure as ServiceError)).toEqual({
         grpcStatus: status.ALREADY_EXISTS,
-        code: 15,
+        code: ErrorCode.ALIAS_TAKEN,
         reason: 'ALIAS_TAKEN',
         messages: 'This alias is already taken on this link domain.',
       });

@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { BackendUnavailableError, createCore } from '../../core';
+import { BackendUnavailableError, createCore, ErrorCode } from '../../core';
 import { createTestCore } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
 import { metadataText, startGrpc, validRequest } from '../support/grpc-fixture';
@@ -15,7 +15,9 @@ describe('gRPC ResolveShortLink while the store is unavailable', () => {
     try {
       const resolved = await grpc.resolve({ domain: f.domain, alias: 'gone' });
       expect(resolved.status.code).toBe(status.UNAVAILABLE);
-      expect(metadataText(resolved.status.metadata, 'shortlink-error-code')).toBe('23');
+      expect(metadataText(resolved.status.metadata, 'shortlink-error-code')).toBe(
+        String(ErrorCode.BACKEND_UNAVAILABLE),
+      );
       expect(metadataText(resolved.status.metadata, 'retry-after')).toBe('5');
       // Following needs no token, so there is no rate limit to report.
       expect(metadataText(resolved.status.metadata, 'x-ratelimit-limit')).toBeUndefined();

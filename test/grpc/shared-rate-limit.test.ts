@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
-import { createMemoryRateLimiter } from '../../core';
-import type { Service } from '../../gateway-http/main';
+import { createMemoryRateLimiter, ErrorCode } from '../../core';
+import type { Service } from '../../gateway-http/service';
 import { createTestCore } from '../support/core-fixture';
 import { startServiceWithGrpcClient } from '../support/in-process-service';
 import { startHttp } from '../support/http-fixture';
@@ -56,7 +56,7 @@ describe('one token, one budget across REST and gRPC (npm start: startService)',
     const refused = await grpcCreate();
     expect(refused.error?.code).toBe(status.RESOURCE_EXHAUSTED);
     const trailers = refused.status.metadata;
-    expect(metadataText(trailers, 'shortlink-error-code')).toBe('19');
+    expect(metadataText(trailers, 'shortlink-error-code')).toBe(String(ErrorCode.RATE_LIMITED));
     expect(metadataText(trailers, 'x-ratelimit-limit')).toBe('60');
     expect(metadataText(trailers, 'x-ratelimit-remaining')).toBe('0');
     const retryAfter = Number(metadataText(trailers, 'retry-after'));
@@ -65,12 +65,15 @@ describe('one token, one budget across REST and gRPC (npm start: startService)',
     expect(decodeStatusDetails(trailers).errorInfo).toEqual({
       reason: 'RATE_LIMITED',
       domain: 'shortlink',
-      metadata: { code: '19' },
+      metadata: { code: String(ErrorCode.RATE_LIMITED) },
     });
 
     const restRefused = await restCreate();
     expect(restRefused.status).toBe(429);
-    expect(JSON.parse(restRefused.text)).toMatchObject({ data: null, code: 19 });
+    expect(JSON.parse(restRefused.text)).toMatchObject({
+      data: null,
+      code: ErrorCode.RATE_LIMITED,
+    });
     expect(restRefused.headers.get('retry-after')).not.toBeNull();
   });
 });
@@ -91,7 +94,9 @@ describe('failed token checks are limited per client address across REST and gRP
       // The budget of 127.0.0.1 is spent: gRPC (on any connection) and REST are refused.
       const third = await grpc.create({ organizationKey: f.organizationKey }, 'wrong-token-3');
       expect(third.error?.code).toBe(status.RESOURCE_EXHAUSTED);
-      expect(metadataText(third.status.metadata, 'shortlink-error-code')).toBe('19');
+      expect(metadataText(third.status.metadata, 'shortlink-error-code')).toBe(
+        String(ErrorCode.RATE_LIMITED),
+      );
       expect(Number(metadataText(third.status.metadata, 'retry-after'))).toBeGreaterThanOrEqual(1);
       expect((await http.create(body, 'wrong-token-4')).status).toBe(429);
     } finally {

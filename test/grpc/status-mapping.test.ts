@@ -1,5 +1,11 @@
 import { Metadata, status } from '@grpc/grpc-js';
-import { BackendUnavailableError, createCore, createMemoryStore, type UrlGuard } from '../../core';
+import {
+  BackendUnavailableError,
+  createCore,
+  createMemoryStore,
+  ErrorCode,
+  type UrlGuard,
+} from '../../core';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
 import { expectFailure } from './error-details';
@@ -36,16 +42,16 @@ describe('gRPC errors through a real server', () => {
   };
 
   it.each([
-    ['3: no authorization metadata', undefined, 3],
-    ['10: not a Bearer token', withAuthorization('Basic dXNlcjpwYXNz'), 10],
+    ['3: no authorization metadata', undefined, 'TOKEN_MISSING'],
+    ['10: not a Bearer token', withAuthorization('Basic dXNlcjpwYXNz'), 'TOKEN_MALFORMED'],
     // (HTTP/2 drops a value with surrounding spaces, so "Bearer " arrives as no metadata.)
-    ['10: "Bearer" with no token', withAuthorization('Bearer'), 10],
-    ['10: an empty value', withAuthorization(''), 10],
-    ['11: an unknown token', 'not-a-real-token', 11],
-  ] as const)('UNAUTHENTICATED for the token stage, code %s', async (_name, auth, code) => {
+    ['10: "Bearer" with no token', withAuthorization('Bearer'), 'TOKEN_MALFORMED'],
+    ['10: an empty value', withAuthorization(''), 'TOKEN_MALFORMED'],
+    ['11: an unknown token', 'not-a-real-token', 'TOKEN_UNKNOWN'],
+  ] as const)('UNAUTHENTICATED for the token stage, code %s', async (_name, auth, reason) => {
     const before = f.linkCount();
     const outcome = await grpc.create(validRequest(f), auth);
-    expectFailure(outcome, code, status.UNAUTHENTICATED);
+    expectFailure(outcome, reason, status.UNAUTHENTICATED);
     // No rate-limit figures before the token check passed.
     expect(metadataText(outcome.status.metadata, 'x-ratelimit-limit')).toBeUndefined();
     expect(f.linkCount()).toBe(before);
@@ -55,26 +61,71 @@ describe('gRPC errors through a real server', () => {
     [
       '12: an unknown organization key',
       { organizationKey: 'no-such-key' },
-      12,
+      'ORGANIZATION_KEY_INVALID',
       status.UNAUTHENTICATED,
     ],
-    ['4: an empty organization key', { organizationKey: '' }, 4, status.INVALID_ARGUMENT],
-    ['5: an empty url_group_id', { urlGroupId: '' }, 5, status.INVALID_ARGUMENT],
-    ['14: an unknown url group', { urlGroupId: '999' }, 14, status.NOT_FOUND],
-    ['6: an empty url', { url: '' }, 6, status.INVALID_ARGUMENT],
-    ['6: a url of spaces', { url: '   ' }, 6, status.INVALID_ARGUMENT],
-    ['7: not an http(s) url', { url: 'ftp://example.com/file' }, 7, status.INVALID_ARGUMENT],
-    ['8: an alias with other characters', { alias: 'no spaces!' }, 8, status.INVALID_ARGUMENT],
-    ['9: an alias of 65 characters', { alias: 'a'.repeat(65) }, 9, status.INVALID_ARGUMENT],
-    ['16: a redirect type that is not allowed', { redirectType: 200 }, 16, status.INVALID_ARGUMENT],
-    ['16: a negative redirect type', { redirectType: -301 }, 16, status.INVALID_ARGUMENT],
-    ['15: a reserved alias', { alias: 'API' }, 15, status.ALREADY_EXISTS],
-    ['15: the reserved alias of the reference page', { alias: 'Docs' }, 15, status.ALREADY_EXISTS],
-    ['18: a blocked URL', { url: 'https://evil.example/login' }, 18, status.FAILED_PRECONDITION],
-  ] as const)('code %s', async (_name, overrides, code, grpcStatus) => {
+    [
+      '4: an empty organization key',
+      { organizationKey: '' },
+      'ORGANIZATION_KEY_MISSING',
+      status.INVALID_ARGUMENT,
+    ],
+    [
+      '5: an empty url_group_id',
+      { urlGroupId: '' },
+      'URL_GROUP_ID_MISSING',
+      status.INVALID_ARGUMENT,
+    ],
+    ['14: an unknown url group', { urlGroupId: '999' }, 'URL_GROUP_NOT_FOUND', status.NOT_FOUND],
+    ['6: an empty url', { url: '' }, 'URL_MISSING', status.INVALID_ARGUMENT],
+    ['6: a url of spaces', { url: '   ' }, 'URL_MISSING', status.INVALID_ARGUMENT],
+    [
+      '7: not an http(s) url',
+      { url: 'ftp://example.com/file' },
+      'URL_INVALID',
+      status.INVALID_ARGUMENT,
+    ],
+    [
+      '8: an alias with other characters',
+      { alias: 'no spaces!' },
+      'ALIAS_INVALID',
+      status.INVALID_ARGUMENT,
+    ],
+    [
+      '9: an alias of 65 characters',
+      { alias: 'a'.repeat(65) },
+      'ALIAS_TOO_LONG',
+      status.INVALID_ARGUMENT,
+    ],
+    [
+      '16: a redirect type that is not allowed',
+      { redirectType: 200 },
+      'REDIRECT_TYPE_INVALID',
+      status.INVALID_ARGUMENT,
+    ],
+    [
+      '16: a negative redirect type',
+      { redirectType: -301 },
+      'REDIRECT_TYPE_INVALID',
+      status.INVALID_ARGUMENT,
+    ],
+    ['15: a reserved alias', { alias: 'API' }, 'ALIAS_TAKEN', status.ALREADY_EXISTS],
+    [
+      '15: the reserved alias of the reference page',
+      { alias: 'Docs' },
+      'ALIAS_TAKEN',
+      status.ALREADY_EXISTS,
+    ],
+    [
+      '18: a blocked URL',
+      { url: 'https://evil.example/login' },
+      'URL_BLOCKED',
+      status.FAILED_PRECONDITION,
+    ],
+  ] as const)('code %s', async (_name, overrides, reason, grpcStatus) => {
     const before = f.linkCount();
     const outcome = await grpc.create(validRequest(f, overrides), f.token);
-    expectFailure(outcome, code, grpcStatus);
+    expectFailure(outcome, reason, grpcStatus);
     // Past the token check, every answer carries the rate-limit figures.
     expect(metadataText(outcome.status.metadata, 'x-ratelimit-limit')).toBe('60');
     expect(f.linkCount()).toBe(before);
@@ -85,12 +136,12 @@ describe('gRPC errors through a real server', () => {
       validRequest(f, { organizationKey: f.inactiveOrganizationKey }),
       f.token,
     );
-    expectFailure(outcome, 13, status.UNAUTHENTICATED);
+    expectFailure(outcome, 'ORGANIZATION_INACTIVE', status.UNAUTHENTICATED);
   });
 
   it('code 17: PERMISSION_DENIED for a token whose user is not a member', async () => {
     const outcome = await grpc.create(validRequest(f), f.outsiderToken);
-    expectFailure(outcome, 17, status.PERMISSION_DENIED);
+    expectFailure(outcome, 'NOT_A_MEMBER', status.PERMISSION_DENIED);
   });
 
   it('code 15: ALREADY_EXISTS for an alias taken on this link domain', async () => {
@@ -101,7 +152,7 @@ describe('gRPC errors through a real server', () => {
       validRequest(f, { alias: 'taken-once', url: 'https://other.example/' }),
       f.token,
     );
-    expectFailure(second, 15, status.ALREADY_EXISTS);
+    expectFailure(second, 'ALIAS_TAKEN', status.ALREADY_EXISTS);
     expect(f.linkCount()).toBe(before);
   });
 
@@ -110,7 +161,7 @@ describe('gRPC errors through a real server', () => {
       validRequest(f, { url: 'not a url', alias: 'bad alias', redirectType: 999 }),
       f.token,
     );
-    const messages = expectFailure(outcome, 7, status.INVALID_ARGUMENT, 3);
+    const messages = expectFailure(outcome, 'URL_INVALID', status.INVALID_ARGUMENT, 3);
     expect(messages[0]).toMatch(/url/);
     expect(messages[1]).toMatch(/alias/);
     expect(messages[2]).toMatch(/redirect_type/);
@@ -127,7 +178,11 @@ describe('gRPC errors through a real server', () => {
   });
 
   it('code 24: NOT_FOUND when resolving an unknown alias', async () => {
-    expectFailure(await grpc.resolve({ domain: f.domain, alias: 'missing' }), 24, status.NOT_FOUND);
+    expectFailure(
+      await grpc.resolve({ domain: f.domain, alias: 'missing' }),
+      'NOT_FOUND',
+      status.NOT_FOUND,
+    );
   });
 });
 
@@ -136,16 +191,16 @@ describe('gRPC errors from failing backends', () => {
     [
       '1: INTERNAL for an unexpected store error, without leaking it',
       () => new Error('disk on fire at /var/db'),
-      1,
+      'INTERNAL',
       status.INTERNAL,
     ],
     [
       '23: UNAVAILABLE when the store is unreachable',
       () => new BackendUnavailableError('connection refused to db:27017'),
-      23,
+      'BACKEND_UNAVAILABLE',
       status.UNAVAILABLE,
     ],
-  ] as const)('code %s', async (_name, makeError, code, grpcStatus) => {
+  ] as const)('code %s', async (_name, makeError, reason, grpcStatus) => {
     const base = createMemoryStore();
     const f = await createTestCore({ store: base });
     // Identities work (the token and organization checks pass); the link store fails.
@@ -157,7 +212,7 @@ describe('gRPC errors from failing backends', () => {
         { organizationKey: f.organizationKey, urlGroupId: '1', url: 'https://example.com/' },
         f.token,
       );
-      const [message] = expectFailure(outcome, code, grpcStatus);
+      const [message] = expectFailure(outcome, reason, grpcStatus);
       expect(message).not.toMatch(/disk|var|27017|refused/);
     } finally {
       await grpc.close();
@@ -188,7 +243,9 @@ describe('gRPC transport limits', () => {
         f.token,
       );
       expect(long.error?.code).toBe(status.INVALID_ARGUMENT);
-      expect(metadataText(long.status.metadata, 'shortlink-error-code')).toBe('7');
+      expect(metadataText(long.status.metadata, 'shortlink-error-code')).toBe(
+        String(ErrorCode.URL_INVALID),
+      );
     } finally {
       await grpc.close();
     }

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { status } from '@grpc/grpc-js';
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import {
@@ -46,7 +47,7 @@ describe('a request message with a tag that ends decoding early', () => {
     });
     expect(outcome).toMatchObject({
       grpcStatus: status.INVALID_ARGUMENT,
-      shortlinkCode: '20',
+      shortlinkCode: String(ErrorCode.BODY_INVALID),
       message: 'The request message could not be decoded.',
     });
     expect(f.linkCount()).toBe(before);
@@ -60,7 +61,10 @@ describe('a request message with a tag that ends decoding early', () => {
     const outcome = await rawCall(grpc.running.port, CREATE, message, {
       authorization: `Bearer ${f.token}`,
     });
-    expect(outcome).toMatchObject({ grpcStatus: status.INVALID_ARGUMENT, shortlinkCode: '20' });
+    expect(outcome).toMatchObject({
+      grpcStatus: status.INVALID_ARGUMENT,
+      shortlinkCode: String(ErrorCode.BODY_INVALID),
+    });
   });
 
   it('still accepts unknown fields and well-formed groups', async () => {
@@ -84,6 +88,9 @@ describe('a request message with a tag that ends decoding early', () => {
       Buffer.from([0x00, 0x12, 0x01, 0xff]),
     ]);
     const outcome = await rawCall(grpc.running.port, RESOLVE, message, {});
-    expect(outcome).toMatchObject({ grpcStatus: status.INVALID_ARGUMENT, shortlinkCode: '20' });
+    expect(outcome).toMatchObject({
+      grpcStatus: status.INVALID_ARGUMENT,
+      shortlinkCode: String(ErrorCode.BODY_INVALID),
+    });
   });
 });

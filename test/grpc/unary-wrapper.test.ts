@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Metadata } from '@grpc/grpc-js';
 import { status, type ServerUnaryCall, type StatusObject } from '@grpc/grpc-js';
-import { ShortlinkError } from '../../core';
+import { ErrorCode, ShortlinkError } from '../../core';
 import { peerAddressOf } from '../../gateway-grpc/call-context';
 import { unary, type UnaryHandler } from '../../gateway-grpc/unary';
 import { captureLogs } from '../support/log-capture';
@@ -57,7 +57,9 @@ describe('unary(): every call is answered exactly once', () => {
     expect(answers).toHaveLength(1);
     const [error] = answers[0]!;
     expect(error).toMatchObject({ code: status.ALREADY_EXISTS, details: 'taken.' });
-    expect(metadataText(error!.metadata!, 'shortlink-error-code')).toBe('15');
+    expect(metadataText(error!.metadata!, 'shortlink-error-code')).toBe(
+      String(ErrorCode.ALIAS_TAKEN),
+    );
   });
 
   it.each([
@@ -76,7 +78,7 @@ describe('unary(): every call is answered exactly once', () => {
       code: status.INTERNAL,
       details: 'An unexpected error occurred.',
     });
-    expect(metadataText(error!.metadata!, 'shortlink-error-code')).toBe('1');
+    expect(metadataText(error!.metadata!, 'shortlink-error-code')).toBe(String(ErrorCode.INTERNAL));
     expect(logs.records().some((record) => record.msg === 'call failed')).toBe(true);
   });
 

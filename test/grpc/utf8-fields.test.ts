@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { status } from '@grpc/grpc-js';
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import {
@@ -58,7 +59,7 @@ describe('string fields that are not UTF-8', () => {
       );
       expect(outcome).toMatchObject({
         grpcStatus: status.INVALID_ARGUMENT,
-        shortlinkCode: '20',
+        shortlinkCode: String(ErrorCode.BODY_INVALID),
         message: 'A string field of the request message is not valid UTF-8.',
       });
       expect(f.linkCount()).toBe(before);
@@ -73,7 +74,10 @@ describe('string fields that are not UTF-8', () => {
       withRawString(validCreate(), URL_FIELD, url),
       {},
     );
-    expect(outcome).toMatchObject({ grpcStatus: status.UNAUTHENTICATED, shortlinkCode: '3' });
+    expect(outcome).toMatchObject({
+      grpcStatus: status.UNAUTHENTICATED,
+      shortlinkCode: String(ErrorCode.TOKEN_MISSING),
+    });
   });
 
   it('refuse a resolve whose alias is not UTF-8 rather than looking up U+FFFD', async () => {
@@ -84,7 +88,10 @@ describe('string fields that are not UTF-8', () => {
       withRawString(message, ALIAS_FIELD, Buffer.from([0x61, 0xff])),
       {},
     );
-    expect(outcome).toMatchObject({ grpcStatus: status.INVALID_ARGUMENT, shortlinkCode: '20' });
+    expect(outcome).toMatchObject({
+      grpcStatus: status.INVALID_ARGUMENT,
+      shortlinkCode: String(ErrorCode.BODY_INVALID),
+    });
   });
 
   it('keep valid non-ASCII text as sent', async () => {

@@ -1,4 +1,4 @@
-import { createMemoryRateLimiter } from '../../core';
+import { createMemoryRateLimiter, ErrorCode } from '../../core';
 import { startHttpOnTestCore } from '../support/http-fixture';
 
 describe('concurrent creates over HTTP', () => {
@@ -17,7 +17,7 @@ describe('concurrent creates over HTTP', () => {
       for (const answer of taken) {
         expect(answer.json()).toEqual({
           data: null,
-          code: 15,
+          code: ErrorCode.ALIAS_TAKEN,
           errors: ['This alias is already taken on this link domain.'],
         });
       }

@@ -1,5 +1,11 @@
 import * as zlib from 'node:zlib';
-import { BackendUnavailableError, createCore, ERROR_CATALOGUE, type UrlGuard } from '../../core';
+import {
+  BackendUnavailableError,
+  createCore,
+  ERROR_CATALOGUE,
+  ErrorCode,
+  type UrlGuard,
+} from '../../core';
 import { CONTENT_CODINGS } from '../../gateway-http/body-decoding';
 import type { CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
@@ -35,7 +41,7 @@ describe('405, code 2: other methods on /api/create', () => {
     '%s answers 405 with Allow: POST, before any token check',
     async (method) => {
       const answer = await http.request({ method, path: '/api/create' });
-      expectError(answer, 405, 2, ['Method not allowed; use POST.']);
+      expectError(answer, 405, 'METHOD_NOT_ALLOWED', ['Method not allowed; use POST.']);
       expect(answer.headers.allow).toBe('POST');
       expectNoRateLimitHeaders(answer.headers);
     },
@@ -63,7 +69,7 @@ describe('405, code 2: other methods on /api/create', () => {
 describe('401: the token (3, 10, 11)', () => {
   it('code 3 without an Authorization header, and no rate-limit headers', async () => {
     const answer = await http.create(f.body());
-    expectError(answer, 401, 3, ['The Authorization header is missing.']);
+    expectError(answer, 401, 'TOKEN_MISSING', ['The Authorization header is missing.']);
     expectNoRateLimitHeaders(answer.headers);
   });
 
@@ -71,14 +77,16 @@ describe('401: the token (3, 10, 11)', () => {
     'code 10 for Authorization: %j',
     async (authorization) => {
       const answer = await http.create(f.body(), undefined, { authorization });
-      expectError(answer, 401, 10, ['The Authorization header must be "Bearer <token>".']);
+      expectError(answer, 401, 'TOKEN_MALFORMED', [
+        'The Authorization header must be "Bearer <token>".',
+      ]);
       expectNoRateLimitHeaders(answer.headers);
     },
   );
 
   it('code 11 for an unknown token', async () => {
     const answer = await http.create(f.body(), 'slpat_unknown');
-    expectError(answer, 401, 11, ['The access token is unknown or revoked.']);
+    expectError(answer, 401, 'TOKEN_UNKNOWN', ['The access token is unknown or revoked.']);
     expectNoRateLimitHeaders(answer.headers);
   });
 });
@@ -86,14 +94,17 @@ describe('401: the token (3, 10, 11)', () => {
 describe('401: the organization (12, 13, 17)', () => {
   it('code 12 for an unknown organization key, with rate-limit headers', async () => {
     const answer = await http.create(f.body({ organization_key: 'slorg_nope' }), f.token);
-    expectError(answer, 401, 12, ['The organization key is invalid.']);
+    expectError(answer, 401, 'ORGANIZATION_KEY_INVALID', ['The organization key is invalid.']);
     expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
   });
 
   it('code 12 for an organization key of another type', async () => {
-    expectError(await http.create(f.body({ organization_key: 7 }), f.token), 401, 12, [
-      'The organization key is invalid.',
-    ]);
+    expectError(
+      await http.create(f.body({ organization_key: 7 }), f.token),
+      401,
+      'ORGANIZATION_KEY_INVALID',
+      ['The organization key is invalid.'],
+    );
   });
 
   it('code 13 for an inactive organization', async () => {
@@ -101,12 +112,12 @@ describe('401: the organization (12, 13, 17)', () => {
       f.body({ organization_key: f.inactiveOrganizationKey }),
       f.token,
     );
-    expectError(answer, 401, 13, ['The organization is inactive.']);
+    expectError(answer, 401, 'ORGANIZATION_INACTIVE', ['The organization is inactive.']);
   });
 
   it('code 17 when the token user is not a member', async () => {
     const answer = await http.create(f.body(), f.outsiderToken);
-    expectError(answer, 401, 17, [
+    expectError(answer, 401, 'NOT_A_MEMBER', [
       'The access token does not belong to a member of this organization.',
     ]);
     expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
@@ -116,51 +127,71 @@ describe('401: the organization (12, 13, 17)', () => {
 describe('422: the body fields (4, 5, 6, 7, 8, 9, 14, 15, 16, 18)', () => {
   it('code 4 without organization_key', async () => {
     const answer = await http.create({ url_group_id: '1', url: 'https://e.com' }, f.token);
-    expectError(answer, 422, 4, ['organization_key is required.']);
+    expectError(answer, 422, 'ORGANIZATION_KEY_MISSING', ['organization_key is required.']);
     expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
   });
 
   it('code 5 with url_group_id null', async () => {
-    expectError(await http.create(f.body({ url_group_id: null }), f.token), 422, 5, [
-      'url_group_id is required.',
-    ]);
+    expectError(
+      await http.create(f.body({ url_group_id: null }), f.token),
+      422,
+      'URL_GROUP_ID_MISSING',
+      ['url_group_id is required.'],
+    );
   });
 
   it('code 6 with a blank url', async () => {
-    expectError(await http.create(f.body({ url: '  ' }), f.token), 422, 6, ['url is required.']);
+    expectError(await http.create(f.body({ url: '  ' }), f.token), 422, 'URL_MISSING', [
+      'url is required.',
+    ]);
   });
 
   it('code 7 with an ftp url', async () => {
-    expectError(await http.create(f.body({ url: 'ftp://e.com/' }), f.token), 422, 7, [URL_INVALID]);
+    expectError(await http.create(f.body({ url: 'ftp://e.com/' }), f.token), 422, 'URL_INVALID', [
+      URL_INVALID,
+    ]);
   });
 
   it('code 8 with an alias holding a space', async () => {
-    expectError(await http.create(f.body({ alias: 'a b' }), f.token), 422, 8, [ALIAS_INVALID]);
+    expectError(await http.create(f.body({ alias: 'a b' }), f.token), 422, 'ALIAS_INVALID', [
+      ALIAS_INVALID,
+    ]);
   });
 
   it('code 9 with a 65-character alias', async () => {
-    expectError(await http.create(f.body({ alias: 'a'.repeat(65) }), f.token), 422, 9, [
-      'alias must be at most 64 characters.',
-    ]);
+    expectError(
+      await http.create(f.body({ alias: 'a'.repeat(65) }), f.token),
+      422,
+      'ALIAS_TOO_LONG',
+      ['alias must be at most 64 characters.'],
+    );
   });
 
   it('code 14 with an unknown group', async () => {
-    expectError(await http.create(f.body({ url_group_id: 99 }), f.token), 422, 14, [
-      'No URL group with this url_group_id exists in the organization.',
-    ]);
+    expectError(
+      await http.create(f.body({ url_group_id: 99 }), f.token),
+      422,
+      'URL_GROUP_NOT_FOUND',
+      ['No URL group with this url_group_id exists in the organization.'],
+    );
   });
 
   it('code 15 with a taken alias, and with a reserved one', async () => {
     expect((await http.create(f.body({ alias: 'mine' }), f.token)).status).toBe(200);
     const taken = 'This alias is already taken on this link domain.';
-    expectError(await http.create(f.body({ alias: 'mine' }), f.token), 422, 15, [taken]);
-    expectError(await http.create(f.body({ alias: 'Healthz' }), f.token), 422, 15, [taken]);
+    expectError(await http.create(f.body({ alias: 'mine' }), f.token), 422, 'ALIAS_TAKEN', [taken]);
+    expectError(await http.create(f.body({ alias: 'Healthz' }), f.token), 422, 'ALIAS_TAKEN', [
+      taken,
+    ]);
   });
 
   it('code 16 with redirect_type "302"', async () => {
-    expectError(await http.create(f.body({ redirect_type: '302' }), f.token), 422, 16, [
-      REDIRECT_INVALID,
-    ]);
+    expectError(
+      await http.create(f.body({ redirect_type: '302' }), f.token),
+      422,
+      'REDIRECT_TYPE_INVALID',
+      [REDIRECT_INVALID],
+    );
   });
 
   it('code 7 with every failing field reported in field order', async () => {
@@ -168,7 +199,7 @@ describe('422: the body fields (4, 5, 6, 7, 8, 9, 14, 15, 16, 18)', () => {
       f.body({ redirect_type: 300, alias: 'no!', url: 'example.com' }),
       f.token,
     );
-    expectError(answer, 422, 7, [URL_INVALID, ALIAS_INVALID, REDIRECT_INVALID]);
+    expectError(answer, 422, 'URL_INVALID', [URL_INVALID, ALIAS_INVALID, REDIRECT_INVALID]);
   });
 
   it('code 18 when the URL guard blocks the URL', async () => {
@@ -178,7 +209,7 @@ describe('422: the body fields (4, 5, 6, 7, 8, 9, 14, 15, 16, 18)', () => {
     const { f: guarded, http: server } = await startHttpOnTestCore({ urlGuard: guard });
     try {
       const answer = await server.create(guarded.body(), guarded.token);
-      expectError(answer, 422, 18, ['The URL was refused: listed as phishing']);
+      expectError(answer, 422, 'URL_BLOCKED', ['The URL was refused: listed as phishing']);
       expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
       expect(guarded.linkCount()).toBe(0);
     } finally {
@@ -197,7 +228,9 @@ describe('429, code 19: the rate limit', () => {
     const answer = await http.create(f.body(), f.token);
     expect(answer.status).toBe(429);
     const body = answer.json() as { data: null; code: number; errors: string[] };
-    expect(answer.text).toBe(JSON.stringify({ data: null, code: 19, errors: body.errors }));
+    expect(answer.text).toBe(
+      JSON.stringify({ data: null, code: ErrorCode.RATE_LIMITED, errors: body.errors }),
+    );
     expect(body.errors).toHaveLength(1);
     expect(body.errors[0]).toMatch(
       /^Rate limit of 60 requests per minute exceeded; retry in \d+ s\.$/,
@@ -216,14 +249,14 @@ describe('429, code 19: the rate limit', () => {
     }
     const message = ['Too many failed authentication attempts; slow down.'];
     const blocked = await http.create(f.body(), 'slpat_guess');
-    expectError(blocked, 429, 19, message);
+    expectError(blocked, 429, 'RATE_LIMITED', message);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expectNoRateLimitHeaders(blocked.headers);
     // Past the budget the right token is still served from this address.
     const withToken = await http.create(f.body(), f.token);
     expect(withToken.status).toBe(200);
     expect(f.linkCount()).toBe(1);
-    expectError(await http.create(f.body(), 'slpat_guess'), 429, 19, message);
+    expectError(await http.create(f.body(), 'slpat_guess'), 429, 'RATE_LIMITED', message);
   });
 });
 
@@ -244,14 +277,14 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
     ['a blank body', '  \n', NOT_JSON],
   ])('code 20 for %s', async (_label, body, message) => {
     const answer = await post({ ...auth(), ...json }, body);
-    expectError(answer, 400, 20, [message]);
+    expectError(answer, 400, 'BODY_INVALID', [message]);
     expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
     expect(f.linkCount()).toBe(0);
   });
 
   it('code 20 for a POST that sends no body at all', async () => {
     const answer = await post({ ...auth(), 'content-length': '0' });
-    expectError(answer, 400, 20, [NOT_JSON]);
+    expectError(answer, 400, 'BODY_INVALID', [NOT_JSON]);
   });
 
   it.each([
@@ -262,7 +295,9 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
     ['application/json-seq', '{}'],
   ])('code 21 for Content-Type %s', async (contentType, body) => {
     const answer = await post({ ...auth(), 'content-type': contentType }, body);
-    expectError(answer, 415, 21, ['Content-Type must be application/json.']);
+    expectError(answer, 415, 'CONTENT_TYPE_UNSUPPORTED', [
+      'Content-Type must be application/json.',
+    ]);
     expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
   });
 
@@ -271,7 +306,7 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
       { ...auth(), 'content-type': 'application/json; charset=latin1' },
       '{}',
     );
-    expectError(answer, 415, 21, [
+    expectError(answer, 415, 'CONTENT_TYPE_UNSUPPORTED', [
       'The request body must be JSON in UTF-8 (or in UTF-16 or UTF-32, named by the charset parameter).',
     ]);
   });
@@ -286,7 +321,7 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
         { ...auth(), 'content-type': `application/json; charset=${charset}` },
         body,
       );
-      expectError(answer, 415, 21, [
+      expectError(answer, 415, 'CONTENT_TYPE_UNSUPPORTED', [
         'The request body must be JSON in UTF-8 (or in UTF-16 or UTF-32, named by the charset parameter).',
       ]);
       expect(f.linkCount()).toBe(before);
@@ -371,17 +406,19 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
         { ...auth(), 'content-type': `application/json; charset=${charset}` },
         encode(prefix),
       );
-      expectError(answer, 400, 20, [`The request body is not valid ${name} text.`]);
+      expectError(answer, 400, 'BODY_INVALID', [`The request body is not valid ${name} text.`]);
       expect(f.linkCount()).toBe(0);
     });
 
     it('also when no charset is declared (UTF-8)', async () => {
       const prefix = JSON.stringify(f.body({ url: 'https://example.com/' })).slice(0, -2);
       const body = Buffer.concat([utf8(prefix), Buffer.from([0xc3]), utf8('"}')]);
-      expectError(await post({ ...auth(), ...json }, body), 400, 20, [
+      expectError(await post({ ...auth(), ...json }, body), 400, 'BODY_INVALID', [
         'The request body is not valid UTF-8 text.',
       ]);
-      expectError(await post(auth(), body), 400, 20, ['The request body is not valid UTF-8 text.']);
+      expectError(await post(auth(), body), 400, 'BODY_INVALID', [
+        'The request body is not valid UTF-8 text.',
+      ]);
       expect(f.linkCount()).toBe(0);
     });
   });
@@ -390,7 +427,7 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
     const big = JSON.stringify(f.body({ padding: 'x'.repeat(16 * 1024) }));
     expect(Buffer.byteLength(big)).toBeGreaterThan(16 * 1024);
     const answer = await post({ ...auth(), ...json }, big);
-    expectError(answer, 413, 22, ['The request body is larger than 16 KiB.']);
+    expectError(answer, 413, 'BODY_TOO_LARGE', ['The request body is larger than 16 KiB.']);
     expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
 
     const base = JSON.stringify(f.body({ padding: '' }));
@@ -404,9 +441,9 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
   it('code 22 for a 1 MiB body, announced or chunked, and the connection stays usable', async () => {
     const huge = JSON.stringify(f.body({ padding: 'x'.repeat(1024 * 1024) }));
     const message = ['The request body is larger than 16 KiB.'];
-    expectError(await post({ ...auth(), ...json }, huge), 413, 22, message);
+    expectError(await post({ ...auth(), ...json }, huge), 413, 'BODY_TOO_LARGE', message);
     const chunked = await post({ ...auth(), ...json, 'transfer-encoding': 'chunked' }, huge);
-    expectError(chunked, 413, 22, message);
+    expectError(chunked, 413, 'BODY_TOO_LARGE', message);
     expect((await http.create(f.body(), f.token)).status).toBe(200);
   });
 
@@ -439,11 +476,15 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
     it('code 21 for another coding, with a message that names it and what is supported', async () => {
       const body = JSON.stringify(f.body());
       const foo = await post({ ...auth(), ...json, 'content-encoding': 'Foo' }, body);
-      expectError(foo, 415, 21, [`Content-Encoding "foo" is not supported; ${supported}`]);
+      expectError(foo, 415, 'CONTENT_TYPE_UNSUPPORTED', [
+        `Content-Encoding "foo" is not supported; ${supported}`,
+      ]);
       // A list of codings, or a value not worth repeating, is not quoted back.
       for (const coding of ['gzip, br', 'x'.repeat(40), 'a"b']) {
         const answer = await post({ ...auth(), ...json, 'content-encoding': coding }, body);
-        expectError(answer, 415, 21, [`Content-Encoding is not supported; ${supported}`]);
+        expectError(answer, 415, 'CONTENT_TYPE_UNSUPPORTED', [
+          `Content-Encoding is not supported; ${supported}`,
+        ]);
       }
       expect(f.linkCount()).toBe(0);
     });
@@ -453,7 +494,7 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
       const small = zlib.gzipSync(big);
       expect(small.length).toBeLessThan(1024);
       const answer = await post({ ...auth(), ...json, 'content-encoding': 'gzip' }, small);
-      expectError(answer, 413, 22, ['The request body is larger than 16 KiB.']);
+      expectError(answer, 413, 'BODY_TOO_LARGE', ['The request body is larger than 16 KiB.']);
 
       const base = Buffer.byteLength(JSON.stringify(f.body({ padding: '' })));
       const fits = Buffer.from(JSON.stringify(f.body({ padding: ' '.repeat(16 * 1024 - base) })));
@@ -469,16 +510,16 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
       const body = JSON.stringify(f.body());
       const message = ['The request body does not decompress as its Content-Encoding says.'];
       const notGzip = await post({ ...auth(), ...json, 'content-encoding': 'gzip' }, body);
-      expectError(notGzip, 400, 20, message);
+      expectError(notGzip, 400, 'BODY_INVALID', message);
       const cut = zlib.gzipSync(Buffer.from(body)).subarray(0, 20);
       expectError(
         await post({ ...auth(), ...json, 'content-encoding': 'gzip' }, cut),
         400,
-        20,
+        'BODY_INVALID',
         message,
       );
       const notBrotli = await post({ ...auth(), ...json, 'content-encoding': 'br' }, body);
-      expectError(notBrotli, 400, 20, message);
+      expectError(notBrotli, 400, 'BODY_INVALID', message);
       expect(f.linkCount()).toBe(0);
     });
   });
@@ -491,7 +532,7 @@ describe('400, 413, 415: bodies that cannot be decoded (20, 21, 22)', () => {
 
   it('checks the token before the body: no token and a broken body is 401, code 3', async () => {
     const answer = await post({ 'content-type': 'text/plain' }, '{');
-    expectError(answer, 401, 3, ['The Authorization header is missing.']);
+    expectError(answer, 401, 'TOKEN_MISSING', ['The Authorization header is missing.']);
   });
 
   it('accepts Content-Type with a charset, in any case, an empty one, and no Content-Type at all', async () => {
@@ -524,7 +565,7 @@ describe('404, code 24: unknown paths under /api', () => {
     ['DELETE', '/api/v2/create'],
   ])('%s %s answers 404 code 24', async (method, path) => {
     const answer = await http.request({ method, path });
-    expectError(answer, 404, 24, ['No such endpoint.']);
+    expectError(answer, 404, 'NOT_FOUND', ['No such endpoint.']);
   });
 });
 
@@ -536,7 +577,7 @@ describe('500 and 503: store failures (1, 23)', () => {
     const server = await startHttp(createCore({ ...f.core.deps, store }));
     try {
       const answer = await server.create(f.body(), f.token);
-      expectError(answer, 500, 1, ['An unexpected error occurred.']);
+      expectError(answer, 500, 'INTERNAL', ['An unexpected error occurred.']);
       expect(answer.text).not.toContain('disk on fire');
       expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
     } finally {
@@ -553,7 +594,9 @@ describe('500 and 503: store failures (1, 23)', () => {
       const server = await startHttp(createCore({ ...f.core.deps, store }));
       try {
         const answer = await server.create(f.body(), f.token);
-        expectError(answer, 503, 23, ['The service is temporarily unavailable.']);
+        expectError(answer, 503, 'BACKEND_UNAVAILABLE', [
+          'The service is temporarily unavailable.',
+        ]);
         expect(answer.headers['retry-after']).toBe('5');
       } finally {
         await server.close();

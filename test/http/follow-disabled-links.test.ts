@@ -10,7 +10,7 @@ import { startHttpOnTestCore, type HttpAnswer, type HttpFixture } from '../suppo
 const TARGET = 'https://example.com/secret-target?campaign=spring';
 /** What Firefox and Chromium send for a page they navigate to. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-const GONE_JSON = errorBody(28, ['This short link has been disabled.']);
+const GONE_JSON = errorBody('LINK_DISABLED', ['This short link has been disabled.']);
 
 /** Refuses, as the local rules would, any target on refused.example (code 28 on a follow). */
 const refusingFollowGuard: UrlGuard = {
@@ -199,7 +199,7 @@ describe('following a link that must not be followed: 410 Gone, code 28', () => 
     const unknown = await follow('/nothing', { accept: BROWSER_ACCEPT });
     expect([unknown.status, unknown.text]).toEqual([
       404,
-      errorBody(24, ['No short link with this alias.']),
+      errorBody('NOT_FOUND', ['No short link with this alias.']),
     ]);
   });
 });

@@ -56,16 +56,18 @@ describe('following a short link: GET and HEAD /<alias> on a link domain', () =>
     await create({ alias: 'abc', url: 'https://lower.example/' });
     expect((await follow('/Abc', 'ACME.Link')).headers.location).toBe('https://upper.example/');
     expect((await follow('/abc')).headers.location).toBe('https://lower.example/');
-    expectError(await follow('/ABC'), 404, 24, ['No short link with this alias.']);
+    expectError(await follow('/ABC'), 404, 'NOT_FOUND', ['No short link with this alias.']);
   });
 
   it('answers 404 for an unknown alias, and on a host that is no link domain', async () => {
     await create({ alias: 'here' });
-    expectError(await follow('/nothere'), 404, 24, ['No short link with this alias.']);
-    expectError(await follow('/here', 'elsewhere.example'), 404, 24, [
+    expectError(await follow('/nothere'), 404, 'NOT_FOUND', ['No short link with this alias.']);
+    expectError(await follow('/here', 'elsewhere.example'), 404, 'NOT_FOUND', [
       'No short link with this alias.',
     ]);
-    expectError(await follow('/here', 'beta.link'), 404, 24, ['No short link with this alias.']);
+    expectError(await follow('/here', 'beta.link'), 404, 'NOT_FOUND', [
+      'No short link with this alias.',
+    ]);
     const head = await follow('/nothere', 'acme.link', 'HEAD');
     expect(head.status).toBe(404);
     expect(head.text).toBe('');
@@ -73,9 +75,9 @@ describe('following a short link: GET and HEAD /<alias> on a link domain', () =>
 
   it('answers 404 for paths that are no alias, a trailing slash included', async () => {
     await create({ alias: 'here' });
-    expectError(await follow('/here/more'), 404, 24, ['Not found.']);
-    expectError(await follow('/here/'), 404, 24, ['Not found.']);
-    expectError(await follow('/'), 404, 24, ['Not found.']);
+    expectError(await follow('/here/more'), 404, 'NOT_FOUND', ['Not found.']);
+    expectError(await follow('/here/'), 404, 'NOT_FOUND', ['Not found.']);
+    expectError(await follow('/'), 404, 'NOT_FOUND', ['Not found.']);
   });
 
   it("follows a link whose domain carries this server's port (the demo's shape)", async () => {
@@ -127,10 +129,10 @@ describe('a request line in absolute form (RFC 9112, 3.2.2): its own host decide
   });
 
   it('does not follow a link of the Host header when the request line names another host', async () => {
-    expectError(await follow('http://beta.link/go', 'acme.link'), 404, 24, [
+    expectError(await follow('http://beta.link/go', 'acme.link'), 404, 'NOT_FOUND', [
       'No short link with this alias.',
     ]);
-    expectError(await follow('http://elsewhere.example/go', 'acme.link'), 404, 24, [
+    expectError(await follow('http://elsewhere.example/go', 'acme.link'), 404, 'NOT_FOUND', [
       'No short link with this alias.',
     ]);
   });
@@ -156,25 +158,25 @@ describe('following while the store fails (1, 23), answers checked against the O
       'unavailable',
       () => new BackendUnavailableError('connection refused'),
       503,
-      23,
+      'BACKEND_UNAVAILABLE',
       'The service is temporarily unavailable.',
     ],
     [
       'failing unexpectedly',
       () => new Error('disk on fire at /var/lib/x'),
       500,
-      1,
+      'INTERNAL',
       'An unexpected error occurred.',
     ],
   ] as const)(
     'answers GET and HEAD with the contract error when the store is %s',
-    async (_what, makeError, status, code, message) => {
+    async (_what, makeError, status, reason, message) => {
       await create({ alias: 'gone' });
       const store = failingStore(f.store, makeError, { parts: ['links'] });
       const server = await startHttp(createCore({ ...f.core.deps, store }));
       try {
         const answer = await server.request({ path: '/gone', headers: { host: 'acme.link' } });
-        expectError(answer, status, code, [message]);
+        expectError(answer, status, reason, [message]);
         expect(answer.text).not.toContain('disk on fire');
         const head = await server.request({
           method: 'HEAD',

@@ -2,6 +2,7 @@ import { status } from '@grpc/grpc-js';
 import {
   CappedMemoryRateLimiter,
   createMemoryStore,
+  ErrorCode,
   withCaches,
   type CachedStore,
 } from '../../core';
@@ -68,7 +69,11 @@ describe('REST: unknown aliases limited per client address', () => {
       const refused = await follow(http, 'one-more', { accept });
       expect(refused.status).toBe(429);
       expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(refused.json()).toEqual({ data: null, code: 19, errors: [MESSAGE] });
+      expect(refused.json()).toEqual({
+        data: null,
+        code: ErrorCode.RATE_LIMITED,
+        errors: [MESSAGE],
+      });
       const retryAfter = refused.headers['retry-after'];
       expect(retryAfter).toMatch(/^\d+$/);
       expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
@@ -152,13 +157,13 @@ describe('gRPC ResolveShortLink shares the budget of the REST follows', () => {
     const refused = await grpc.resolve({ domain: 'acme.link', alias: 'grpc-over' });
     expect(refused.error?.code).toBe(status.RESOURCE_EXHAUSTED);
     const trailers = refused.status.metadata;
-    expect(metadataText(trailers, 'shortlink-error-code')).toBe('19');
+    expect(metadataText(trailers, 'shortlink-error-code')).toBe(String(ErrorCode.RATE_LIMITED));
     expect(Number(metadataText(trailers, 'retry-after'))).toBeGreaterThanOrEqual(1);
     expect(metadataText(trailers, 'x-ratelimit-limit')).toBeUndefined();
     expect(decodeStatusDetails(trailers).errorInfo).toEqual({
       reason: 'RATE_LIMITED',
       domain: 'shortlink',
-      metadata: { code: '19' },
+      metadata: { code: String(ErrorCode.RATE_LIMITED) },
     });
     expect((await follow(http, 'rest-over')).status).toBe(429);
   });

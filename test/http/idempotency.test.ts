@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { BackendUnavailableError, type UrlGuard } from '../../core';
+import { BackendUnavailableError, ErrorCode, type UrlGuard } from '../../core';
 import { gatedUrlGuard } from '../grpc/gated-url-guard';
 import type { CoreFixture } from '../support/core-fixture';
 import { expectError, expectRateLimitHeaders } from '../support/http-assertions';
@@ -62,7 +62,7 @@ describe('POST /api/create with Idempotency-Key: replays', () => {
     await start();
     await http.create(f.body({ alias: 'taken' }), f.token);
     const first = await withKey('k15', f.body({ alias: 'taken' }));
-    expectError(first, 422, 15, ['This alias is already taken on this link domain.']);
+    expectError(first, 422, 'ALIAS_TAKEN', ['This alias is already taken on this link domain.']);
     const again = await withKey('k15', f.body({ alias: 'taken' }));
     expect([again.status, again.text]).toEqual([first.status, first.text]);
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -83,7 +83,7 @@ describe('POST /api/create with Idempotency-Key: refusals', () => {
         ? f.body({ organization_key: f.otherOrganizationKey })
         : f.body(change as Record<string, unknown>);
     const answer = await withKey('same', body);
-    expectError(answer, 422, 25, REUSED);
+    expectError(answer, 422, 'IDEMPOTENCY_KEY_REUSED', REUSED);
     expect(answer.headers['idempotent-replayed']).toBeUndefined();
     expect(f.linkCount()).toBe(1);
   });
@@ -95,7 +95,7 @@ describe('POST /api/create with Idempotency-Key: refusals', () => {
       const answer = await withKey(bad.key);
       expect(answer.status).toBe(400);
       const body = answer.json() as { code: number; errors: string[] };
-      expect(body.code).toBe(27);
+      expect(body.code).toBe(ErrorCode.IDEMPOTENCY_KEY_INVALID);
       expect(body.errors[0]).toMatch(bad.message);
       expectRateLimitHeaders(answer.headers, { limit: 60, remaining: 59 });
       expect(f.linkCount()).toBe(0);
@@ -131,7 +131,7 @@ describe('POST /api/create with Idempotency-Key: refusals', () => {
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.text)).toEqual({
       data: null,
-      code: 27,
+      code: ErrorCode.IDEMPOTENCY_KEY_INVALID,
       errors: ['The idempotency key was sent more than once: send it once.'],
     });
     expect(f.linkCount()).toBe(0);
@@ -144,7 +144,7 @@ describe('POST /api/create with Idempotency-Key: refusals', () => {
     const first = withKey('slow');
     await gate.entered;
     const busy = await withKey('slow');
-    expectError(busy, 409, 26, [
+    expectError(busy, 409, 'IDEMPOTENCY_KEY_IN_USE', [
       'A request with this idempotency key is still running; retry shortly.',
     ]);
     expect(busy.headers['retry-after']).toBe('1');
@@ -181,7 +181,10 @@ describe('POST /api/create with Idempotency-Key: concurrency and faults', () => 
       ok.length - 1,
     );
     for (const other of answers.filter((a) => a.status !== 200)) {
-      expect([other.status, (other.json() as { code: number }).code]).toEqual([409, 26]);
+      expect([other.status, (other.json() as { code: number }).code]).toEqual([
+        409,
+        ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+      ]);
       expect(other.headers['retry-after']).toBe('1');
     }
   });
@@ -195,7 +198,10 @@ describe('POST /api/create with Idempotency-Key: concurrency and faults', () => 
           : Promise.resolve({ blocked: false }),
     });
     const failed = await withKey('fault');
-    expect([failed.status, (failed.json() as { code: number }).code]).toEqual([503, 23]);
+    expect([failed.status, (failed.json() as { code: number }).code]).toEqual([
+      503,
+      ErrorCode.BACKEND_UNAVAILABLE,
+    ]);
     const retry = await withKey('fault');
     expect(retry.status).toBe(200);
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
@@ -211,7 +217,7 @@ describe('POST /api/create with Idempotency-Key: the organization is checked on 
     expect(first.status).toBe(200);
     await f.provisioner.setOrganizationActive('acme', false);
     const retry = await withKey('org-off');
-    expectError(retry, 401, 13, ['The organization is inactive.']);
+    expectError(retry, 401, 'ORGANIZATION_INACTIVE', ['The organization is inactive.']);
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
     await f.provisioner.setOrganizationActive('acme', true);
     const replay = await withKey('org-off');
@@ -225,7 +231,7 @@ describe('POST /api/create with Idempotency-Key: the organization is checked on 
   it('records no 17: after `member add` the retry creates the link', async () => {
     await start();
     const refused = await withKey('join', f.body(), f.outsiderToken);
-    expectError(refused, 401, 17, [
+    expectError(refused, 401, 'NOT_A_MEMBER', [
       'The access token does not belong to a member of this organization.',
     ]);
     await f.provisioner.addMember('bob', 'acme');

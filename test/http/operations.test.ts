@@ -1,4 +1,4 @@
-import { BackendUnavailableError, createCore } from '../../core';
+import { BackendUnavailableError, createCore, ErrorCode } from '../../core';
 import type { CoreFixture } from '../support/core-fixture';
 import { failingStore } from '../support/failures';
 import { startHttp, startHttpOnTestCore, type HttpFixture } from '../support/http-fixture';
@@ -22,7 +22,7 @@ describe('operations endpoints', () => {
     async (path) => {
       const answer = await http.request({ path });
       expect(answer.status).toBe(404);
-      expect(answer.json()).toMatchObject({ data: null, code: 24 });
+      expect(answer.json()).toMatchObject({ data: null, code: ErrorCode.NOT_FOUND });
     },
   );
 

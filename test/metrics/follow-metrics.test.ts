@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { Registry } from 'prom-client';
 import { ShortlinkMetrics } from '../../core';
 import { followOutcomeOf } from '../../core/metrics/shortlink-metrics';
-import type { Service } from '../../gateway-http/main';
+import type { Service } from '../../gateway-http/service';
 import { freePort } from '../support/free-port';
 import { startInProcessService } from '../support/in-process-service';
 import { MetricsSnapshot, scrape } from './support/exposition';

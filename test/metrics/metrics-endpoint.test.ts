@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CachedStore } from '../../core';
+import { ErrorCode, type CachedStore } from '../../core';
 import { loadConfig } from '../../core/runtime';
-import type { Service } from '../../gateway-http/main';
+import type { Service } from '../../gateway-http/service';
 import { type GrpcClientFixture } from '../support/grpc-fixture';
 import { bearer } from '../support/grpc-metadata';
 import { freePort } from '../support/free-port';
@@ -265,10 +265,18 @@ describe('idempotent replays', () => {
         replayed: 'true',
       });
     }
-    expect(await restCreate('rest-bad', 'not a url')).toEqual({ code: 7, replayed: null });
-    expect(await restCreate('rest-bad', 'not a url')).toEqual({ code: 7, replayed: 'true' });
+    expect(await restCreate('rest-bad', 'not a url')).toEqual({
+      code: ErrorCode.URL_INVALID,
+      replayed: null,
+    });
+    expect(await restCreate('rest-bad', 'not a url')).toEqual({
+      code: ErrorCode.URL_INVALID,
+      replayed: 'true',
+    });
     // A key reused for another request is refused (25), not replayed.
-    expect((await restCreate('rest-key', 'https://example.com/other')).code).toBe(25);
+    expect((await restCreate('rest-key', 'https://example.com/other')).code).toBe(
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    );
     // gRPC: one create and one replay.
     expect(await grpcCreate('grpc-key')).toBe(0);
     expect(await grpcCreate('grpc-key')).toBe(0);

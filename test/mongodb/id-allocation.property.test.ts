@@ -183,7 +183,7 @@ describe('link ids in blocks over one MongoDB counter document (hi/lo)', () => {
       const { reason } = outcome as PromiseRejectedResult;
       // What the core answers as 503, code 23, with Retry-After.
       expect(reason).toBeInstanceOf(BackendUnavailableError);
-      expect(toShortlinkError(reason).code).toBe(23);
+      expect(toShortlinkError(reason).reason).toBe('BACKEND_UNAVAILABLE');
     }
     await expect(links.insert(newLink())).resolves.toMatchObject({ id: 1 });
     expect(counters.calls).toHaveLength(2);

@@ -1,6 +1,7 @@
 import { MongoNetworkError } from 'mongodb';
 import {
   createMemoryStore,
+  ErrorCode,
   type CompletedRecord,
   type LinkRecord,
   type ResponseInfo,
@@ -86,7 +87,7 @@ describe('a keyed create on MongoDB (fake collections) through the core', () => 
     const f = await createTestCore({ store: mongo.store });
     mongo.links.failNext.insertOne = [{ error: lostAnswer() }];
     const failed = await keyedCreate(f, 'stopped');
-    expect(failed.code).toBe(23);
+    expect(failed.code).toBe(ErrorCode.BACKEND_UNAVAILABLE);
     // The 23 released nothing: the record keeps the link it was inserting.
     const record = mongo.records.record(idempotencyDocumentId({ userId: 'alice', key: 'stopped' }));
     expect(record).toMatchObject({ state: 'running', pending: { link: { _id: 1 } } });
@@ -104,7 +105,7 @@ describe('a keyed create on MongoDB (fake collections) through the core', () => 
     const mongo = mongoOnFakes();
     const f = await createTestCore({ store: mongo.store });
     mongo.links.failNext.insertOne = [{ error: lostAnswer(), applied: true }];
-    expect((await keyedCreate(f, 'lost-answer')).code).toBe(23);
+    expect((await keyedCreate(f, 'lost-answer')).code).toBe(ErrorCode.BACKEND_UNAVAILABLE);
     expect(mongo.links.documents.size).toBe(1);
     const retry = await keyedCreate(f, 'lost-answer');
     expect([retry.code, retry.link?.id, retry.response.idempotentReplayed]).toEqual([0, 1, true]);
@@ -137,9 +138,9 @@ describe('a keyed create on MongoDB (fake collections) through the core', () => 
     const mongo = mongoOnFakes();
     const f = await createTestCore({ store: mongo.store });
     mongo.links.failNext.insertOne = [{ error: lostAnswer() }];
-    expect((await keyedCreate(f, 'other')).code).toBe(23);
+    expect((await keyedCreate(f, 'other')).code).toBe(ErrorCode.BACKEND_UNAVAILABLE);
     const other = await keyedCreate(f, 'other', f.body({ url: 'https://example.com/else' }));
-    expect(other.code).toBe(25);
+    expect(other.code).toBe(ErrorCode.IDEMPOTENCY_KEY_REUSED);
     expect(mongo.links.documents.size).toBe(0);
     expect((await keyedCreate(f, 'other')).link?.id).toBe(1);
   });

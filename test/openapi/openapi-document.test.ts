@@ -46,7 +46,9 @@ describe('the OpenAPI 3.1 document', () => {
         expect((await http.request({ method, path: `/docs/${file}` })).status).toBe(200);
       }
     }
-    expect((await http.request({ path: '/docs/nothing.js' })).json()).toMatchObject({ code: 24 });
+    expect((await http.request({ path: '/docs/nothing.js' })).json()).toMatchObject({
+      code: ErrorCode.NOT_FOUND,
+    });
   });
 
   it.each([
@@ -107,7 +109,9 @@ describe('the OpenAPI 3.1 document', () => {
     expect((await http.create(body({ url: padded }), token)).status).toBe(200);
     expect(api.validateRequest(request(padded), 'createShortLink').errors ?? []).toEqual([]);
     const tooLong = `https://example.com/${'a'.repeat(2048 - 19)}`;
-    expect((await http.create(body({ url: tooLong }), token)).json()).toMatchObject({ code: 7 });
+    expect((await http.create(body({ url: tooLong }), token)).json()).toMatchObject({
+      code: ErrorCode.URL_INVALID,
+    });
     expect(api.validateRequest(request(tooLong), 'createShortLink').errors).not.toEqual([]);
   });
 
@@ -136,7 +140,7 @@ describe('the OpenAPI 3.1 document', () => {
       anyOf: [{ type: 'string', maxLength: 64, pattern: '^[A-Za-z0-9_-]*$' }, { type: 'null' }],
     });
     expect((await http.create(body({ alias: 'a'.repeat(65) }), token)).json()).toMatchObject({
-      code: 9,
+      code: ErrorCode.ALIAS_TOO_LONG,
     });
     expect((await http.create(body({ alias: 'a'.repeat(64) }), token)).status).toBe(200);
   });
@@ -150,7 +154,7 @@ describe('the OpenAPI 3.1 document', () => {
     expect(
       await openApiViolations({
         ...exchange,
-        text: JSON.stringify({ data: null, code: 3, errors: ['x'] }),
+        text: JSON.stringify({ data: null, code: ErrorCode.TOKEN_MISSING, errors: ['x'] }),
       }),
     ).not.toEqual([]);
     const { 'x-request-id': _id, ...withoutId } = answer.headers;
@@ -211,7 +215,7 @@ describe('the OpenAPI 3.1 document', () => {
       await openApiViolations({
         ...exchange,
         headers: { ...exchange.headers, 'content-type': 'application/json; charset=utf-8' },
-        text: JSON.stringify({ data: null, code: 28, errors: ['x'] }),
+        text: JSON.stringify({ data: null, code: ErrorCode.LINK_DISABLED, errors: ['x'] }),
       }),
     ).toEqual([]);
     expect(
@@ -243,7 +247,11 @@ describe('the OpenAPI 3.1 document', () => {
         path: '/api/create',
         status: 405,
         headers: { 'x-request-id': 'r1', 'content-type': 'application/json; charset=utf-8' },
-        text: JSON.stringify({ data: null, code: 2, errors: ['Method not allowed; use POST.'] }),
+        text: JSON.stringify({
+          data: null,
+          code: ErrorCode.METHOD_NOT_ALLOWED,
+          errors: ['Method not allowed; use POST.'],
+        }),
       }),
     ).toEqual(['DELETE /api/create -> 405: required header Allow missing']);
   });
@@ -354,11 +362,13 @@ describe('the OpenAPI 3.1 document', () => {
 
   it('keeps docs, openapi.json, api and metrics out of reach as aliases', async () => {
     for (const alias of ['docs', 'DOCS', 'api', 'metrics']) {
-      expect((await http.create(body({ alias }), token)).json()).toMatchObject({ code: 15 });
+      expect((await http.create(body({ alias }), token)).json()).toMatchObject({
+        code: ErrorCode.ALIAS_TAKEN,
+      });
     }
     // "." is not an alias character: refused before availability is even asked.
     expect((await http.create(body({ alias: 'openapi.json' }), token)).json()).toMatchObject({
-      code: 8,
+      code: ErrorCode.ALIAS_INVALID,
     });
   });
 });

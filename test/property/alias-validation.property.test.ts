@@ -52,7 +52,7 @@ describe('alias validation (property-based)', () => {
     await fc.assert(
       fc.asyncProperty(reservedInAnyCase, async (alias) => {
         const { f, outcome } = await createWith({ alias });
-        expect((await failureOf(outcome)).code).toBe(15);
+        expect((await failureOf(outcome)).reason).toBe('ALIAS_TAKEN');
         expect(f.linkCount()).toBe(0);
       }),
       { numRuns: 40 },
@@ -64,7 +64,9 @@ describe('alias validation (property-based)', () => {
       fc.asyncProperty(validPart, foreignChar, validPart, async (before, char, after) => {
         const alias = before + char + after;
         const { f, outcome } = await createWith({ alias });
-        await expectFailure(outcome, 8, ['alias may contain only letters, digits, "_" and "-".']);
+        await expectFailure(outcome, 'ALIAS_INVALID', [
+          'alias may contain only letters, digits, "_" and "-".',
+        ]);
         expect(f.linkCount()).toBe(0);
       }),
       RUNS,
@@ -82,7 +84,7 @@ describe('alias validation (property-based)', () => {
     await fc.assert(
       fc.asyncProperty(notAString, async (alias) => {
         const { outcome } = await createWith({ alias });
-        expect((await failureOf(outcome)).code).toBe(8);
+        expect((await failureOf(outcome)).reason).toBe('ALIAS_INVALID');
       }),
       { numRuns: 60 },
     );
@@ -92,7 +94,7 @@ describe('alias validation (property-based)', () => {
     await fc.assert(
       fc.asyncProperty(fc.stringMatching(/^[A-Za-z0-9_-]{65,300}$/), async (alias) => {
         const { f, outcome } = await createWith({ alias });
-        await expectFailure(outcome, 9, ['alias must be at most 64 characters.']);
+        await expectFailure(outcome, 'ALIAS_TOO_LONG', ['alias must be at most 64 characters.']);
         expect(f.linkCount()).toBe(0);
       }),
       RUNS,

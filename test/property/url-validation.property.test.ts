@@ -48,7 +48,7 @@ describe('url validation (property-based)', () => {
         fc.pre(!/^\s*https?:\/\//i.test(text));
         const { f, outcome } = await createWith({ url: text });
         const error = await failureOf(outcome);
-        expect(error.code).toBe(text.trim() === '' ? 6 : 7);
+        expect(error.reason).toBe(text.trim() === '' ? 'URL_MISSING' : 'URL_INVALID');
         expect(f.linkCount()).toBe(0);
       }),
       RUNS,
@@ -62,7 +62,7 @@ describe('url validation (property-based)', () => {
     await fc.assert(
       fc.asyncProperty(otherScheme, httpUrl, async (scheme, url) => {
         const { outcome } = await createWith({ url: url.replace(/^https?/, scheme) });
-        expect((await failureOf(outcome)).code).toBe(7);
+        expect((await failureOf(outcome)).reason).toBe('URL_INVALID');
       }),
       RUNS,
     );
@@ -77,7 +77,7 @@ describe('url validation (property-based)', () => {
       fc.asyncProperty(withInsertion, async (url) => {
         const { f, outcome } = await createWith({ url });
         const error = await failureOf(outcome);
-        expect(error.code).toBe(7);
+        expect(error.reason).toBe('URL_INVALID');
         expect(f.linkCount()).toBe(0);
       }),
       RUNS,
@@ -91,7 +91,7 @@ describe('url validation (property-based)', () => {
         const base = url.endsWith('/') ? url : `${url}/`;
         const long = base + 'a'.repeat(Math.max(1, length - base.length));
         const { outcome } = await createWith({ url: `  ${long}  ` });
-        await expectFailure(outcome, 7, ['url must be at most 2048 characters.']);
+        await expectFailure(outcome, 'URL_INVALID', ['url must be at most 2048 characters.']);
       }),
       { numRuns: 50 },
     );

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { guessInParallel, tally } from '../support/guess-scenario';
 import { limitersOnSharedRedis, type SharedRedisLimiters } from './support/shared-limit-fixture';
 
@@ -18,9 +19,12 @@ describe.each(['REST', 'gRPC'] as const)(
       const { limiters, keyPrefix } = shared;
       const outcome = await guessInParallel(transport, limiters.authFailures, 60);
       expect(limiters.monitor.mode).toBe('shared');
-      expect(tally(outcome.codes)).toEqual({ 11: 30, 19: 30 });
+      expect(tally(outcome.codes)).toEqual({
+        [ErrorCode.TOKEN_UNKNOWN]: 30,
+        [ErrorCode.RATE_LIMITED]: 30,
+      });
       expect(outcome.validCode).toBe(0);
-      expect(outcome.laterGuessCode).toBe(19);
+      expect(outcome.laterGuessCode).toBe(ErrorCode.RATE_LIMITED);
       expect(await limiters.client.get(`${keyPrefix}:ratelimit:authfail:127.0.0.1`)).toBe('61');
     });
   },

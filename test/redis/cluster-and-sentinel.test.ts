@@ -1,6 +1,6 @@
 import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import { Redis } from 'ioredis';
-import { createCore, hashSecret, silentLogger } from '../../core';
+import { createCore, ErrorCode, hashSecret, silentLogger } from '../../core';
 import { createRedisLimiters } from '../../core/adapters/redis/redis-limiters';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp, type HttpAnswer, type HttpFixture } from '../support/http-fixture';
@@ -53,7 +53,7 @@ describe('a Redis Cluster of three masters (real redis-server processes)', () =>
       expect(answers.filter((a) => a.status === 200)).toHaveLength(60);
       const refused = answers.filter((a) => a.status === 429);
       expect(refused).toHaveLength(40);
-      expect(refused.every((a) => codeOf(a) === 19)).toBe(true);
+      expect(refused.every((a) => codeOf(a) === ErrorCode.RATE_LIMITED)).toBe(true);
       // Counted in the cluster, in one key (no hash tag), on the node owning its slot.
       expect(await two.inspector.get(two.tokenKey())).toBe('100');
       const owner = await cluster.ownerOf(two.tokenKey());
@@ -128,7 +128,7 @@ describe('a Redis Cluster of three masters (real redis-server processes)', () =>
       for (let i = 0; i < 3; i += 1) {
         const answer = await server.create(fixture.body(), fixture.token);
         expect(answer.status).toBe(503);
-        expect(codeOf(answer)).toBe(23);
+        expect(codeOf(answer)).toBe(ErrorCode.BACKEND_UNAVAILABLE);
       }
       expect(fixture.linkCount()).toBe(0);
       const errors = records().filter((r) => /Redis configuration error/.test(String(r.msg)));

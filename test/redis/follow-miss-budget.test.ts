@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { startHttp, type HttpAnswer, type HttpFixture } from '../support/http-fixture';
 import { SHARED_REDIS_URL, uniqueKeyPrefix } from './support/redis-process';
 import { createTwoCores, type TwoCores } from './support/shared-limit-fixture';
@@ -36,7 +37,7 @@ describe('unknown aliases limited per client address through Redis, by two serve
     const refused = answers.filter((answer) => answer.status === 429);
     expect(refused).toHaveLength(BUDGET * 4);
     for (const answer of refused) {
-      expect(answer.json()).toMatchObject({ data: null, code: 19 });
+      expect(answer.json()).toMatchObject({ data: null, code: ErrorCode.RATE_LIMITED });
       expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
     // Counted in the one key of the address: the budget and at least one refusal; a miss that

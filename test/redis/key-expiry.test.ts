@@ -1,5 +1,5 @@
 import { eventually, LONG_WAIT_MS } from '../support/eventually';
-import { ShortlinkError, type ResponseInfo } from '../../core';
+import { ErrorCode, ShortlinkError, type ResponseInfo } from '../../core';
 import { failureOf } from '../support/failures';
 import { SHARED_REDIS_URL, uniqueKeyPrefix } from './support/redis-process';
 import { createTwoCores, type TwoCores } from './support/shared-limit-fixture';
@@ -46,7 +46,7 @@ describe('Redis keys expire with the window', () => {
     const refusals = outcomes.filter((outcome) => outcome instanceof ShortlinkError);
     expect(refusals).toHaveLength(1);
     const error = refusals[0]!;
-    expect(error.code).toBe(19);
+    expect(error.reason).toBe('RATE_LIMITED');
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(error.retryAfterSeconds).toBeLessThanOrEqual(2);
     const refusal = responses[outcomes.indexOf(error)]!;
@@ -83,7 +83,11 @@ describe('Redis keys expire with the window', () => {
         return (await failureOf(caller.links.create(f.body() as never))).code;
       }),
     );
-    expect(codes.sort()).toEqual([11, 11, 19]);
+    expect(codes.sort()).toEqual([
+      ErrorCode.TOKEN_UNKNOWN,
+      ErrorCode.TOKEN_UNKNOWN,
+      ErrorCode.RATE_LIMITED,
+    ]);
     const ttl = await two.inspector.pttl(two.authFailureKey(address));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(2000);

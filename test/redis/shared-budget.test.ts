@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { startHttp, type HttpAnswer, type HttpFixture } from '../support/http-fixture';
 import { SHARED_REDIS_URL, uniqueKeyPrefix } from './support/redis-process';
 import { createTwoCores, type TwoCores } from './support/shared-limit-fixture';
@@ -38,7 +39,7 @@ describe('rate limits shared through Redis by two servers', () => {
     expect(succeeded).toHaveLength(60);
     expect(refused).toHaveLength(40);
     for (const answer of refused) {
-      expect(codeOf(answer)).toBe(19);
+      expect(codeOf(answer)).toBe(ErrorCode.RATE_LIMITED);
       const retryAfter = Number(answer.headers['retry-after']);
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
@@ -61,9 +62,9 @@ describe('rate limits shared through Redis by two servers', () => {
       ),
     );
     const codes = answers.map(codeOf);
-    expect(codes.filter((code) => code === 11)).toHaveLength(30);
-    expect(codes.filter((code) => code === 19)).toHaveLength(15);
-    for (const answer of answers.filter((a) => codeOf(a) === 19)) {
+    expect(codes.filter((code) => code === ErrorCode.TOKEN_UNKNOWN)).toHaveLength(30);
+    expect(codes.filter((code) => code === ErrorCode.RATE_LIMITED)).toHaveLength(15);
+    for (const answer of answers.filter((a) => codeOf(a) === ErrorCode.RATE_LIMITED)) {
       expect(answer.status).toBe(429);
       expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }

@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { createCore, hashSecret } from '../../core';
+import { createCore, ErrorCode, hashSecret } from '../../core';
 import { mongoStoreOn } from '../../core/adapters/mongodb';
 import { mongoClientOptions } from '../../core/adapters/mongodb/connection-options';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
@@ -43,7 +43,7 @@ describe('a store whose backend is unreachable, behind the HTTP gateway', () => 
       'some-token',
     );
     expect(answer.status).toBe(503);
-    expect(answer.json()).toMatchObject({ data: null, code: 23 });
+    expect(answer.json()).toMatchObject({ data: null, code: ErrorCode.BACKEND_UNAVAILABLE });
     expect((answer.json() as { errors: string[] }).errors).toHaveLength(1);
     // The token could not be checked, so the address is not charged with a failure.
     expect(await shared.limiters.authFailures.peek('127.0.0.1')).toBeNull();

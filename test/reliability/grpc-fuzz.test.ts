@@ -1,6 +1,6 @@
 import { status, type Metadata } from '@grpc/grpc-js';
 import fc from 'fast-check';
-import { reasonOf, type ErrorCodeNumber } from '../../core';
+import { ErrorCode, reasonOf, type ErrorCodeNumber } from '../../core';
 import { ERROR_CODE_METADATA, GRPC_STATUS_BY_REASON } from '../../gateway-grpc';
 import {
   CreateShortLinkRequest,
@@ -189,7 +189,9 @@ describe('gRPC gateway under hostile messages', () => {
     const outcome = await rawCreate(client, undecodable, authorizationMetadata(t.authorization));
     expect(t.store.links.size).toBe(before);
     expect(outcome.status.code).toBe(status.INVALID_ARGUMENT);
-    expect(outcome.status.metadata.get('shortlink-error-code')).toEqual(['20']);
+    expect(outcome.status.metadata.get('shortlink-error-code')).toEqual([
+      String(ErrorCode.BODY_INVALID),
+    ]);
   });
 
   it('nothing is stored and the server keeps serving after undecodable bytes', async () => {

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { Agent } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -103,13 +104,13 @@ describe('REST gateway under hostile input', () => {
       headers,
       body: '['.repeat(10_000) + ']'.repeat(10_000),
     });
-    expect([deep.status, JSON.parse(deep.text).code]).toEqual([413, 22]);
+    expect([deep.status, JSON.parse(deep.text).code]).toEqual([413, ErrorCode.BODY_TOO_LARGE]);
     const nested = await sendRaw({
       port: t.port,
       headers,
       body: '['.repeat(8_000) + ']'.repeat(8_000),
     });
-    expect([nested.status, JSON.parse(nested.text).code]).toEqual([400, 20]);
+    expect([nested.status, JSON.parse(nested.text).code]).toEqual([400, ErrorCode.BODY_INVALID]);
   });
 
   it('cuts a gzip bomb off at the body limit (413), without inflating it all', async () => {
@@ -124,7 +125,7 @@ describe('REST gateway under hostile input', () => {
       },
       body: bomb,
     });
-    expect([answer.status, JSON.parse(answer.text).code]).toEqual([413, 22]);
+    expect([answer.status, JSON.parse(answer.text).code]).toEqual([413, ErrorCode.BODY_TOO_LARGE]);
   });
 
   it('treats NoSQL operators as wrongly typed fields, never as queries', async () => {
@@ -135,7 +136,10 @@ describe('REST gateway under hostile input', () => {
         JSON.stringify({ organization_key: { $gt: '' }, url_group_id: { $ne: null }, url: 'x' }),
       ),
     });
-    expect([answer.status, JSON.parse(answer.text).code]).toEqual([401, 12]);
+    expect([answer.status, JSON.parse(answer.text).code]).toEqual([
+      401,
+      ErrorCode.ORGANIZATION_KEY_INVALID,
+    ]);
   });
 
   it('answers any method and path with the envelope (HEAD: status only)', async () => {

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../core';
 import { Metadata, status } from '@grpc/grpc-js';
 import { join } from 'node:path';
 import { createLmdbStore } from '../../core/adapters/lmdb';
@@ -111,7 +112,8 @@ describe('one idempotency key across two processes sharing LMDB and Redis', () =
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((a) => a.id)).size).toBe(1);
     expect(created.filter((a) => !a.replayed)).toHaveLength(1);
-    for (const refused of answers.filter((a) => !a.ok)) expect(refused.code).toBe(26);
+    for (const refused of answers.filter((a) => !a.ok))
+      expect(refused.code).toBe(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
     // One Redis budget for both processes: every request took its own unit of it.
     expect(new Set(answers.map((a) => a.remaining)).size).toBe(answers.length);
 

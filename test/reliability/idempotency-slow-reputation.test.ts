@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ResponseInfo, ShortLink } from '../../core';
+import { ErrorCode, type ResponseInfo, type ShortLink } from '../../core';
 import { createRuntime, loadConfig, type Runtime } from '../../core/runtime';
 import { tempDirs } from '../support/temp-dirs';
 import { within } from '../support/within';
@@ -71,7 +71,10 @@ describe.each([
       await sleep(LEASE_SECONDS * 1000);
       // A retry that got the key would wait at the held lookup instead of answering.
       const retry = await within(create(), 5_000);
-      expect(retry).toMatchObject({ code: 26, response: { retryAfterSeconds: 1 } });
+      expect(retry).toMatchObject({
+        code: ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+        response: { retryAfterSeconds: 1 },
+      });
     }
     gate.release();
     const done = await slow;

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
-import { hashSecret, type Seed } from '../../core';
+import { ErrorCode, hashSecret, type Seed } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import type { ShortLink as GrpcShortLink } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { metadataText } from '../support/grpc-fixture';
@@ -205,9 +205,15 @@ async function grpcCall(key: string, url: string, redirectType?: number): Promis
 /** 409, code 26, Retry-After: 1 (gRPC: ABORTED with the same code and trailer). */
 function expectInUse(answer: Answer): void {
   if (answer.via === 'REST') {
-    expect([answer.status, answer.text]).toEqual([409, errorBody(26, IN_USE)]);
+    expect([answer.status, answer.text]).toEqual([
+      409,
+      errorBody('IDEMPOTENCY_KEY_IN_USE', IN_USE),
+    ]);
   } else {
-    expect([answer.status, answer.code]).toEqual([status.ABORTED, 26]);
+    expect([answer.status, answer.code]).toEqual([
+      status.ABORTED,
+      ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+    ]);
   }
   expect(answer.retryAfter).toBe('1');
   expect(answer.replayed).toBe(false);
@@ -503,9 +509,15 @@ describe('one idempotency key under WORKERS=2 on LMDB and the shared Redis', () 
     });
     for (const answer of answers) {
       if (answer.via === 'REST') {
-        expect([answer.status, answer.text]).toEqual([422, errorBody(25, REUSED)]);
+        expect([answer.status, answer.text]).toEqual([
+          422,
+          errorBody('IDEMPOTENCY_KEY_REUSED', REUSED),
+        ]);
       } else {
-        expect([answer.status, answer.code]).toEqual([status.INVALID_ARGUMENT, 25]);
+        expect([answer.status, answer.code]).toEqual([
+          status.INVALID_ARGUMENT,
+          ErrorCode.IDEMPOTENCY_KEY_REUSED,
+        ]);
       }
       expect(answer.replayed).toBe(false);
     }

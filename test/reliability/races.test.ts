@@ -1,5 +1,11 @@
 import pino from 'pino';
-import { allowAllUrlGuard, createMemoryRateLimiter, systemClock, type ShortLink } from '../../core';
+import {
+  allowAllUrlGuard,
+  createMemoryRateLimiter,
+  ErrorCode,
+  systemClock,
+  type ShortLink,
+} from '../../core';
 import { createTestCore } from '../support/core-fixture';
 import { expectEnvelope } from './support/envelope';
 import { sendRaw, type RawAnswer } from './support/raw-http';
@@ -37,7 +43,7 @@ describe('concurrent requests', () => {
       );
       const codes = answers.map(codeOf);
       expect(codes.filter((code) => code === 0)).toHaveLength(1);
-      expect(codes.filter((code) => code === 15)).toHaveLength(99);
+      expect(codes.filter((code) => code === ErrorCode.ALIAS_TAKEN)).toHaveLength(99);
       expect(t.store.links.size - before).toBe(1);
       const winner = answers[codes.indexOf(0)]!;
       const won = (JSON.parse(winner.text) as { data: ShortLink }).data;
@@ -81,7 +87,7 @@ describe('concurrent requests', () => {
         );
         const codes = answers.map(codeOf);
         expect(codes.filter((code) => code === 0)).toHaveLength(60);
-        expect(codes.filter((code) => code === 19)).toHaveLength(40);
+        expect(codes.filter((code) => code === ErrorCode.RATE_LIMITED)).toHaveLength(40);
         expect(t.store.links.size - before).toBe(60);
         for (const answer of answers.filter((a) => a.status === 429)) {
           expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);

@@ -404,7 +404,7 @@ describe('LMDB: a keyed answer belongs to its own call, not to a caller shared b
     gates.get('first')?.open();
     // The first call lost its claim to the second, which means another request: it stores
     // nothing and answers as a retry of it would, 25.
-    await expect(first).rejects.toMatchObject({ code: 25 });
+    await expect(first).rejects.toMatchObject({ reason: 'IDEMPOTENCY_KEY_REUSED' });
     gates.get('second')?.open();
     const secondLink = await second;
     expect(store.links.count()).toBe(1);

@@ -397,11 +397,11 @@ describe('LMDB store: used after close', () => {
     });
     await core.deps.store.close();
     await expect(caller().links.create(body() as never)).rejects.toMatchObject({
-      code: 23,
+      reason: 'BACKEND_UNAVAILABLE',
       cause: { message: expect.stringContaining('is closed') },
     });
     await expect(caller().links.resolve({ domain: 'acme.link', alias: 'x' })).rejects.toMatchObject(
-      { code: 23 },
+      { reason: 'BACKEND_UNAVAILABLE' },
     );
     await expect(core.ready()).rejects.toBeInstanceOf(BackendUnavailableError);
   });

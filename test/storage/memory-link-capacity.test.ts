@@ -32,7 +32,7 @@ describe('memory store beyond one Map', () => {
     );
     const refused = f.caller().links.create(f.body({ alias: 'three' }) as never);
     await expect(refused).rejects.toBeInstanceOf(ShortlinkError);
-    await expect(refused).rejects.toMatchObject({ code: 23 });
+    await expect(refused).rejects.toMatchObject({ reason: 'BACKEND_UNAVAILABLE' });
     await expect(store.links.findByAlias('acme.link', 'three')).resolves.toBeNull();
     expect(store.links.size).toBe(2);
     // A taken alias is still answered as taken (15), not as a full store.

@@ -121,7 +121,7 @@ if (!availability.available) {
         await expect(after.links.insert(newLink({ alias: 'kept' }))).resolves.toBe('alias_taken');
         const again = createCoreOn(after, f);
         await expect(again.links.create(f.body({ alias: 'kept' }) as never)).rejects.toMatchObject({
-          code: 15,
+          reason: 'ALIAS_TAKEN',
         });
         const next = await again.links.create(f.body() as never);
         // reopened + 1 and + 2 went to the two inserts refused for the taken alias.
@@ -378,7 +378,9 @@ if (!availability.available) {
         const created = await caller().links.create(f.body() as never);
         expect(created.short_url).toMatch(/^https:\/\/acme\.link\//);
         await caller().links.create(f.body() as never);
-        await expect(caller().links.create(f.body() as never)).rejects.toMatchObject({ code: 19 });
+        await expect(caller().links.create(f.body() as never)).rejects.toMatchObject({
+          reason: 'RATE_LIMITED',
+        });
         const counted = await server.client
           .db(dbName)
           .collection(COLLECTIONS.rateLimits)

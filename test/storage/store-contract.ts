@@ -1022,7 +1022,7 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(caller().links.create(f.body() as never)).resolves.toEqual(first);
       await expect(
         caller().links.create(f.body({ url: 'https://example.com/else' }) as never),
-      ).rejects.toMatchObject({ code: 25 });
+      ).rejects.toMatchObject({ reason: 'IDEMPOTENCY_KEY_REUSED' });
       // Neither the replay nor the refused request stored a link or used an id.
       expect((await insertNew(store.links, newLink({ alias: 'after' }))).id).toBe(first.id + 1);
     });
@@ -1074,7 +1074,7 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
         f.caller().links.disable({ ...key, id, reason: 'reported' }),
       ).resolves.toMatchObject({ state: 'disabled', disabled_reason: 'reported' });
       const follow = f.core.createCaller().links.resolve({ domain: 'acme.link', alias: 'one' });
-      await expect(follow).rejects.toMatchObject({ code: 28 });
+      await expect(follow).rejects.toMatchObject({ reason: 'LINK_DISABLED' });
       await expect(f.caller().links.enable({ ...key, id })).resolves.toMatchObject({
         state: 'active',
       });
@@ -1088,7 +1088,7 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await f.caller().links.create(f.body({ alias: 'spring' }) as never);
       const second = f.caller().links.create(f.body({ alias: 'spring' }) as never);
       await expect(second).rejects.toBeInstanceOf(ShortlinkError);
-      await expect(second).rejects.toMatchObject({ code: 15 });
+      await expect(second).rejects.toMatchObject({ reason: 'ALIAS_TAKEN' });
       const third = await f.caller().links.create(f.body({ alias: 'Spring' }) as never);
       expect(third.alias).toBe('Spring');
     });
@@ -1112,7 +1112,9 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       const winners = results.filter((r) => r.ok);
       expect(winners).toHaveLength(1);
       const losers = results.filter((r) => !r.ok).map((r) => (r.ok ? null : r.error));
-      expect(losers.every((e) => e instanceof ShortlinkError && e.code === 15)).toBe(true);
+      expect(losers.every((e) => e instanceof ShortlinkError && e.reason === 'ALIAS_TAKEN')).toBe(
+        true,
+      );
       const stored = await store.links.findByAlias('acme.link', 'race');
       expect(winners[0]?.ok && winners[0].value).toMatchObject({
         id: stored?.id,

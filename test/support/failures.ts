@@ -1,4 +1,4 @@
-import { ShortlinkError, type MemoryStore, type Store } from '../../core';
+import { ShortlinkError, type ErrorReason, type MemoryStore, type Store } from '../../core';
 
 /**
  * Awaits `promise` and returns the ShortlinkError it rejected with; fails the test when it
@@ -17,14 +17,14 @@ export async function failureOf(promise: Promise<unknown>): Promise<ShortlinkErr
   );
 }
 
-/** Awaits `promise` and expects the ShortlinkError it rejects with to carry `code` and `messages`. */
+/** Awaits `promise` and expects the ShortlinkError it rejects with to carry `reason` and `messages`. */
 export async function expectFailure(
   promise: Promise<unknown>,
-  code: number,
+  reason: ErrorReason,
   messages: readonly string[],
 ): Promise<ShortlinkError> {
   const error = await failureOf(promise);
-  expect(error.code).toBe(code);
+  expect(error.reason).toBe(reason);
   expect(error.messages).toEqual(messages);
   return error;
 }

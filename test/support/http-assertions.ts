@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { ErrorCode, type ErrorReason } from '../../core';
 import type { HttpAnswer } from './http-fixture';
 
 const RATE_LIMIT_HEADERS = [
@@ -9,21 +10,27 @@ const RATE_LIMIT_HEADERS = [
   'ratelimit',
 ] as const;
 
-/** The exact text of the contract's error body: keys in the order data, code, errors. */
-export function errorBody(code: number, messages: readonly string[]): string {
-  return JSON.stringify({ data: null, code, errors: messages });
+/**
+ * The exact text of the contract's error body for `reason` (its numeric code): keys in the order
+ * data, code, errors.
+ */
+export function errorBody(reason: ErrorReason, messages: readonly string[]): string {
+  return JSON.stringify({ data: null, code: ErrorCode[reason], errors: messages });
 }
 
-/** Asserts an error answer exactly: status, JSON content type and the whole body text. */
+/**
+ * Asserts an error answer exactly: status, JSON content type and the whole body text, whose code
+ * is `reason`'s.
+ */
 export function expectError(
   answer: HttpAnswer,
   status: number,
-  code: number,
+  reason: ErrorReason,
   messages: readonly string[],
 ): void {
   expect({ status: answer.status, text: answer.text }).toEqual({
     status,
-    text: errorBody(code, messages),
+    text: errorBody(reason, messages),
   });
   expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
 }

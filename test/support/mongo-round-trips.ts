@@ -127,8 +127,8 @@ export async function countRoundTrips(settings: RoundTripSettings = {}): Promise
       other.core
         .createCaller({ clientAddress: follower })
         .links.resolve({ domain: 'acme.link', alias: aliasToFollow })
-        .catch((error: { code?: number }) => {
-          if (error.code !== 24) throw error;
+        .catch((error: { reason?: string }) => {
+          if (error.reason !== 'NOT_FOUND') throw error;
         });
     const followCold = await measure(follow(alias));
     const followWarm = await measure(follow(alias));

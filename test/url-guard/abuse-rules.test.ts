@@ -1,7 +1,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCore, createMemoryRateLimiter, silentLogger, type Core } from '../../core';
+import {
+  createCore,
+  createMemoryRateLimiter,
+  ErrorCode,
+  silentLogger,
+  type Core,
+} from '../../core';
 import { createUrlGuardFromConfig, loadConfig, type ConfiguredUrlGuard } from '../../core/runtime';
 import { startGrpc, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
@@ -78,7 +84,7 @@ describe('anti-phishing rules against abuse (REST and gRPC)', () => {
     'http://203.0.113.9/',
   ])('compares the IPv4-mapped form %s as the blocklisted IPv4 address', async (url) => {
     expect(await outcome(served!, url)).toEqual({
-      code: 18,
+      code: ErrorCode.URL_BLOCKED,
       errors: ['The URL was refused: the host is on the blocklist'],
     });
   });
@@ -95,7 +101,7 @@ describe('anti-phishing rules against abuse (REST and gRPC)', () => {
     ['https://οκ.com/', 'οκ', 'Greek', 'ok'],
   ])('refuses the whole-script look-alike %s', async (url, label, script, reading) => {
     expect(await outcome(served!, url)).toEqual({
-      code: 18,
+      code: ErrorCode.URL_BLOCKED,
       errors: [
         `The URL was refused: whole-script look-alike: the label "${label}" is written in ${script} letters that read as the Latin "${reading}"`,
       ],
@@ -161,7 +167,7 @@ describe('anti-phishing rules against abuse (REST and gRPC)', () => {
     ['http://[ff02::1]/', 'a multicast address'],
   ])('refuses the private target %s', async (url, kind) => {
     expect(await outcome(served!, url)).toEqual({
-      code: 18,
+      code: ErrorCode.URL_BLOCKED,
       errors: [`The URL was refused: the host is ${kind}: ${PRIVATE}`],
     });
   });
@@ -183,13 +189,16 @@ describe('anti-phishing rules against abuse (REST and gRPC)', () => {
   it('refuses a host over 253 characters as an invalid URL (7), before any rule', async () => {
     const long = `https://${'a.'.repeat(1000)}example/`;
     const answer = await outcome(served!, long);
-    expect(answer).toEqual({ code: 7, errors: ["url's host must be at most 253 characters."] });
+    expect(answer).toEqual({
+      code: ErrorCode.URL_INVALID,
+      errors: ["url's host must be at most 253 characters."],
+    });
     const host = (last: number) =>
       `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(last)}.com`;
     expect(host(57)).toHaveLength(253);
     expect((await outcome(served!, `https://${host(57)}/`)).code).toBe(0);
     expect((await outcome(served!, `https://${host(57)}./`)).code).toBe(0);
-    expect((await outcome(served!, `https://${host(58)}/`)).code).toBe(7);
+    expect((await outcome(served!, `https://${host(58)}/`)).code).toBe(ErrorCode.URL_INVALID);
   });
 });
 

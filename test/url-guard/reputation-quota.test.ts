@@ -1,5 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { createCore, createMemoryRateLimiter, silentLogger } from '../../core';
+import { createCore, createMemoryRateLimiter, ErrorCode, silentLogger } from '../../core';
 import { createUrlGuardFromConfig, loadConfig, type ConfiguredUrlGuard } from '../../core/runtime';
 import { metadataText, startGrpc, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
@@ -50,7 +50,7 @@ describe('a used-up reputation quota (REST and gRPC)', () => {
     expect(refused.status).toBe(503);
     expect(refused.json()).toEqual({
       data: null,
-      code: 23,
+      code: ErrorCode.BACKEND_UNAVAILABLE,
       errors: [
         expect.stringMatching(/^The URL reputation check is at its quota; retry in \d+ s\.$/),
       ],
@@ -67,7 +67,9 @@ describe('a used-up reputation quota (REST and gRPC)', () => {
       f.token,
     );
     expect(overGrpc.status.code).toBe(GrpcStatus.UNAVAILABLE);
-    expect(metadataText(overGrpc.status.metadata, 'shortlink-error-code')).toBe('23');
+    expect(metadataText(overGrpc.status.metadata, 'shortlink-error-code')).toBe(
+      String(ErrorCode.BACKEND_UNAVAILABLE),
+    );
     expect(Number(metadataText(overGrpc.status.metadata, 'retry-after'))).toBeGreaterThanOrEqual(1);
 
     // beta (another organization of the same user) still gets its share: 6 / (2 + 1) = 2.

@@ -151,7 +151,10 @@ describe('reputation lookup (Safe Browsing v4 Lookup API)', () => {
         (error: unknown) => error,
       );
       expect(refusal).toBeInstanceOf(ShortlinkError);
-      expect(refusal).toMatchObject({ code: 23, retryAfterSeconds: expect.any(Number) });
+      expect(refusal).toMatchObject({
+        reason: 'BACKEND_UNAVAILABLE',
+        retryAfterSeconds: expect.any(Number),
+      });
       expect((refusal as ShortlinkError).retryAfterSeconds).toBeLessThanOrEqual(60);
       expect(fake.requests).toHaveLength(1);
       // the quota did not stop cached answers

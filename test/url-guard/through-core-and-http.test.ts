@@ -82,8 +82,8 @@ describe('anti-phishing check through the core and the REST gateway', () => {
       (thrown: unknown) => thrown,
     );
     expect(error).toBeInstanceOf(ShortlinkError);
-    const { code, messages } = error as ShortlinkError;
-    return { code, messages };
+    const { reason, messages } = error as ShortlinkError;
+    return { reason, messages };
   };
 
   it.each([
@@ -103,7 +103,10 @@ describe('anti-phishing check through the core and the REST gateway', () => {
     ['https://p\u0430ypal.com/', 'the host mixes Latin and Cyrillic letters'],
     ['https://reported.example/login', 'reported by the reputation service as SOCIAL_ENGINEERING'],
   ])('refuses %s with code 18 and says why', async (url, reason) => {
-    expect(await refusal(url)).toEqual({ code: 18, messages: [`The URL was refused: ${reason}`] });
+    expect(await refusal(url)).toEqual({
+      reason: 'URL_BLOCKED',
+      messages: [`The URL was refused: ${reason}`],
+    });
   });
 
   it('creates a link for a URL every rule lets through, after asking the reputation service', async () => {
@@ -121,13 +124,15 @@ describe('anti-phishing check through the core and the REST gateway', () => {
   });
 
   it('reports invalid fields before the anti-phishing check', async () => {
-    expect(await refusal('https://bit.ly/xyz', { alias: 'not valid!' })).toMatchObject({ code: 8 });
+    expect(await refusal('https://bit.ly/xyz', { alias: 'not valid!' })).toMatchObject({
+      reason: 'ALIAS_INVALID',
+    });
   });
 
   it('sees an organization provisioned in this process once told, and refuses loops to it', async () => {
     await provisioner.saveOrganization({ id: 'beta', domain: 'beta.link:8443' });
     guard.linkDomainsChanged();
-    expect((await refusal('https://beta.link:8443/x')).code).toBe(18);
+    expect((await refusal('https://beta.link:8443/x')).reason).toBe('URL_BLOCKED');
     await expect(create('https://beta.link/x')).resolves.toMatchObject({
       url: 'https://beta.link/x',
     });
@@ -152,7 +157,7 @@ describe('anti-phishing check through the core and the REST gateway', () => {
       },
       TOKEN,
     );
-    expectError(answer, 422, 18, [
+    expectError(answer, 422, 'URL_BLOCKED', [
       'The URL was refused: credentials before the host disguise the real destination',
     ]);
     expect(store.links.size).toBe(before);
@@ -163,7 +168,7 @@ describe('anti-phishing check through the core and the REST gateway', () => {
       { organization_key: ORG_KEY, url_group_id: 1, url: 'https://reported.example/login' },
       TOKEN,
     );
-    expectError(answer, 422, 18, [
+    expectError(answer, 422, 'URL_BLOCKED', [
       'The URL was refused: reported by the reputation service as SOCIAL_ENGINEERING',
     ]);
   });
@@ -180,9 +185,11 @@ describe('anti-phishing check through the core and the REST gateway', () => {
 
     it('keeps a refusal because the reputation service gave no verdict off the key: a retry runs again', async () => {
       fake.mode = { kind: 'status', status: 500 };
-      await expectFailure(keyed('no-verdict', 'https://www.example.com/while-down'), 18, [
-        'The URL was refused: the reputation service could not check it; please try again later',
-      ]);
+      await expectFailure(
+        keyed('no-verdict', 'https://www.example.com/while-down'),
+        'URL_BLOCKED',
+        ['The URL was refused: the reputation service could not check it; please try again later'],
+      );
       const before = store.links.size;
 
       fake.mode = { kind: 'answer' };
@@ -200,10 +207,12 @@ describe('anti-phishing check through the core and the REST gateway', () => {
     });
 
     it('records a refusal the reputation service decided, like every other 18', async () => {
-      expect((await failureOf(keyed('reported', 'https://reported.example/login'))).code).toBe(18);
+      expect((await failureOf(keyed('reported', 'https://reported.example/login'))).reason).toBe(
+        'URL_BLOCKED',
+      );
       const again: ResponseInfo = {};
       const replayed = await failureOf(keyed('reported', 'https://reported.example/login', again));
-      expect(replayed.code).toBe(18);
+      expect(replayed.reason).toBe('URL_BLOCKED');
       expect(again.idempotentReplayed).toBe(true);
     });
   });

@@ -1,5 +1,5 @@
 import type { CachedStore, DemoCredentials, MemoryStore } from '../../../core';
-import type { Service } from '../../../gateway-http/main';
+import type { Service } from '../../../gateway-http/service';
 import { startInProcessService } from '../../support/in-process-service';
 
 export interface TestService {
