@@ -60,7 +60,9 @@ function written(value: unknown): string | undefined {
   if (value === undefined || (Array.isArray(value) && value.length === 0)) return undefined;
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (Array.isArray(value)) return value.join(',');
-  return String(value);
+  return typeof value === 'string' || typeof value === 'number'
+    ? String(value)
+    : JSON.stringify(value);
 }
 
 describe("the READMEs' settings tables match the process's one settings schema", () => {
