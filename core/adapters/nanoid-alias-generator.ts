@@ -2,7 +2,7 @@ import { customAlphabet } from 'nanoid';
 import { BASE62_ALPHABET } from '../base62';
 import type { AliasGenerator } from '../ports/alias-generator';
 
-const GENERATED_ALIAS_LENGTH = 7;
+export const GENERATED_ALIAS_LENGTH = 7;
 
 /** 7 characters of [0-9A-Za-z] from nanoid's cryptographically random generator. */
 export function createNanoidAliasGenerator(length = GENERATED_ALIAS_LENGTH): AliasGenerator {

@@ -9,7 +9,8 @@ import {
   type ErrorReason,
 } from '../../core';
 import { GRPC_STATUS_BY_REASON } from '../../gateway-grpc';
-import { buildOpenApiDocument, NEVER_ON_REST } from '../../gateway-http/openapi/openapi-document';
+import { NEVER_ON_REST } from '../../gateway-http/openapi/error-responses';
+import { buildOpenApiDocument } from '../../gateway-http/openapi/openapi-document';
 import { HTTP_STATUS_BY_REASON } from '../../gateway-http/status-by-reason';
 import { ROOT } from '../support/compile-to-temp';
 import { codesIn, markdownTableAfter } from '../support/markdown';

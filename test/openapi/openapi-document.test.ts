@@ -7,7 +7,7 @@ import { parseLongUrl } from '../../core/links/long-url';
 import { credentialsRule } from '../../core/url-guard/credentials-rule';
 import { createUrlGuardChain } from '../../core/url-guard/url-guard-chain';
 import { ErrorCode, type ErrorReason } from '../../core';
-import { NEVER_ON_REST } from '../../gateway-http/openapi/openapi-document';
+import { NEVER_ON_REST } from '../../gateway-http/openapi/error-responses';
 import { openApiText } from '../../gateway-http/openapi/openapi-text';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
