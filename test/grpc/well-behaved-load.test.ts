@@ -12,6 +12,7 @@ const CALLS = 2000;
 const CLIENTS = 3;
 const IN_FLIGHT_PER_CLIENT = 10;
 const PAUSE_BETWEEN_CALLS_MS = 10;
+const CALL_DEADLINE_MS = 15_000;
 
 describe('a well-behaved client under load, with every connection bound tight', () => {
   it('makes 2,000 calls over a few connections that keep being recycled, and sees no error', async () => {
@@ -25,11 +26,14 @@ describe('a well-behaved client under load, with every connection bound tight', 
           messageTimeoutMs: 1000,
           maxConnectionIdleMs: 200,
           maxConnectionAgeMs: 300,
-          maxConnectionAgeGraceMs: 5000,
+          // As long as a call's deadline: on a loaded machine a call can take seconds, and a
+          // connection told to go away must not be cut under a call its client still waits for.
+          maxConnectionAgeGraceMs: CALL_DEADLINE_MS,
           keepaliveMinTimeMs: 100,
           maxPingStrikes: 2,
-          // Each client may hold a closing connection and its new one at once.
-          maxConnectionsPerAddress: CLIENTS * 2,
+          // Each client may hold its new connection and those still finishing their calls after
+          // their GOAWAY: with an age of 300 ms and slow calls, more than one of those at a time.
+          maxConnectionsPerAddress: CLIENTS * 4,
         },
       },
     );
@@ -52,7 +56,7 @@ describe('a well-behaved client under load, with every connection bound tight', 
           client.resolveShortLink(
             { domain: ACME_DOMAIN, alias: 'loaded' },
             new Metadata(),
-            { deadline: Date.now() + 15_000 },
+            { deadline: Date.now() + CALL_DEADLINE_MS },
             callback,
           ),
         );
