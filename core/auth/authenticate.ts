@@ -30,10 +30,10 @@ function tooManyFailures(ctx: CoreContext, decision: RateLimitDecision): Shortli
  * for failures, never on the path of a valid request (no round trip to Redis, or to the primary
  * under WORKERS). A lookup the store cannot answer (23) counts as no failure.
  */
-export const authenticate: Middleware<CoreContext, AuthenticatedContext> = async ({
-  ctx,
-  next,
-}) => {
+export const authenticate: Middleware<
+  CoreContext,
+  Pick<AuthenticatedContext, 'userId' | 'tokenHash'>
+> = async ({ ctx, next }) => {
   let tokenHash: string;
   let userId: string | null;
   try {
@@ -43,7 +43,7 @@ export const authenticate: Middleware<CoreContext, AuthenticatedContext> = async
     // A missing or malformed header (3, 10) is a failed check; a store fault (23) is none.
     throw error instanceof ShortlinkError ? await countedFailure(ctx, error) : error;
   }
-  if (userId !== null) return next({ ...ctx, userId, tokenHash });
+  if (userId !== null) return next({ userId, tokenHash });
   // Made only on this path: an error captures a stack trace, too dear for every success.
   throw await countedFailure(ctx, new ShortlinkError('TOKEN_UNKNOWN'));
 };

@@ -48,14 +48,14 @@ export function sentIdempotencyKey(
  * the token, and a malformed key is refused before the body is looked at. Absent (undefined or
  * null) means the request is not idempotent; an empty key is malformed, not absent.
  */
-export const checkIdempotencyKey: Middleware<AuthenticatedContext, IdempotencyKeyContext> = ({
-  ctx,
-  next,
-}) => {
+export const checkIdempotencyKey: Middleware<
+  AuthenticatedContext,
+  Pick<IdempotencyKeyContext, 'idempotencyKey'>
+> = ({ ctx, next }) => {
   const key = sentIdempotencyKey(ctx.request);
-  if (key === undefined) return next({ ...ctx, idempotencyKey: undefined });
+  if (key === undefined) return next({ idempotencyKey: undefined });
   const problem = idempotencyKeyProblem(key);
   if (problem !== null) return Promise.reject(invalidKey(problem));
   // idempotencyKeyProblem answers null for a string key only.
-  return next({ ...ctx, idempotencyKey: key as string });
+  return next({ idempotencyKey: key as string });
 };

@@ -11,11 +11,7 @@ import type {
 import type { Middleware, MiddlewareOptions, MiddlewareResult } from '../procedure/procedure';
 import { requestFingerprint } from './fingerprint';
 import { keepLeaseAlive } from './lease-renewal';
-import {
-  ClaimLostError,
-  withPendingCompletion,
-  type PendingCompletion,
-} from './pending-completion';
+import { ClaimLostError, type PendingCompletion } from './pending-completion';
 import type { IdempotencyKeyContext } from './idempotency-key';
 import { failureOutcome, isRecordedFailure, replay, successOutcome } from './recorded-outcome';
 
@@ -27,6 +23,16 @@ export const CLAIM_LOST_MESSAGE =
 const KEY_IN_USE_RETRY_AFTER_SECONDS = 1;
 
 const secondsAfter = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
+
+/**
+ * What the stage adds for the link stage: a keyed create's answer, to be written with its link
+ * (absent without a key).
+ */
+export interface Completion {
+  pendingCompletion: PendingCompletion | undefined;
+}
+type Options = MiddlewareOptions<IdempotencyKeyContext, Completion>;
+type Result = MiddlewareResult<Completion>;
 
 type Claim = { claimed: true; owner: string } | { claimed: false; existing: IdempotencyRecord };
 
@@ -66,12 +72,12 @@ function keyInUse(ctx: IdempotencyKeyContext): ShortlinkError {
 }
 
 /** The answer to a request whose key another request holds: its replay, 25 or 26. */
-async function answerHeld<TCtx extends IdempotencyKeyContext>(
-  ctx: TCtx,
+async function answerHeld(
+  ctx: IdempotencyKeyContext,
   existing: IdempotencyRecord,
   fingerprint: string,
-  answer: MiddlewareOptions<TCtx, TCtx>['answer'],
-): Promise<MiddlewareResult<TCtx>> {
+  answer: Options['answer'],
+): Promise<Result> {
   if (existing.fingerprint !== fingerprint) {
     throw new ShortlinkError('IDEMPOTENCY_KEY_REUSED');
   }
@@ -91,13 +97,13 @@ async function answerHeld<TCtx extends IdempotencyKeyContext>(
  * meanwhile. Answers 'lost' when the store refused to insert because another request had taken
  * the claim over: nothing was stored, and nothing is recorded or released.
  */
-async function runClaimed<TCtx extends IdempotencyKeyContext>(
-  ctx: TCtx,
+async function runClaimed(
+  ctx: IdempotencyKeyContext,
   scope: IdempotencyScope,
   fingerprint: string,
   owner: string,
-  next: MiddlewareOptions<TCtx, TCtx>['next'],
-): Promise<MiddlewareResult<TCtx> | 'lost'> {
+  next: Options['next'],
+): Promise<Result | 'lost'> {
   const { store, clock, idempotencyTtlSeconds, logger } = ctx.deps;
   const record = async (outcome: RecordedOutcome) => {
     try {
@@ -127,9 +133,9 @@ async function runClaimed<TCtx extends IdempotencyKeyContext>(
     }),
   };
   const stopRenewing = keepLeaseAlive(ctx.deps, scope, owner);
-  let result: MiddlewareResult<TCtx>;
+  let result: Result;
   try {
-    result = await next(withPendingCompletion(ctx, pending));
+    result = await next({ pendingCompletion: pending });
   } catch (error) {
     if (error instanceof ClaimLostError) return 'lost';
     const failure = toShortlinkError(error);
@@ -167,24 +173,27 @@ async function runClaimed<TCtx extends IdempotencyKeyContext>(
  * (its process was paused past the lease and a retry took the key) stores nothing and answers as
  * a retry would: the recorded answer, or 26 while the other request runs.
  */
-export function idempotent<TCtx extends IdempotencyKeyContext>(): Middleware<TCtx, TCtx> {
-  return async ({ ctx, rawInput, next, answer }) => {
-    const key = ctx.idempotencyKey;
-    if (key === undefined) return next(ctx);
-    const scope: IdempotencyScope = { userId: ctx.userId, key };
-    const fingerprint = requestFingerprint(rawInput);
+export const idempotent: Middleware<IdempotencyKeyContext, Completion> = async ({
+  ctx,
+  rawInput,
+  next,
+  answer,
+}) => {
+  const key = ctx.idempotencyKey;
+  if (key === undefined) return next({ pendingCompletion: undefined });
+  const scope: IdempotencyScope = { userId: ctx.userId, key };
+  const fingerprint = requestFingerprint(rawInput);
 
-    const claim = await claimKey(ctx, scope, fingerprint);
-    if (!claim.claimed) return answerHeld(ctx, claim.existing, fingerprint, answer);
-    const outcome = await runClaimed(ctx, scope, fingerprint, claim.owner, next);
-    if (outcome !== 'lost') return outcome;
+  const claim = await claimKey(ctx, scope, fingerprint);
+  if (!claim.claimed) return answerHeld(ctx, claim.existing, fingerprint, answer);
+  const outcome = await runClaimed(ctx, scope, fingerprint, claim.owner, next);
+  if (outcome !== 'lost') return outcome;
 
-    ctx.deps.logger.warn({ userId: scope.userId }, CLAIM_LOST_MESSAGE);
-    const now = await claimKey(ctx, scope, fingerprint);
-    if (!now.claimed) return answerHeld(ctx, now.existing, fingerprint, answer);
-    // The request that took the key over is gone too (released after a fault): leave the key
-    // free and let the client's retry run, as 26 asks it to.
-    await ctx.deps.store.idempotency.release(scope, now.owner);
-    throw keyInUse(ctx);
-  };
-}
+  ctx.deps.logger.warn({ userId: scope.userId }, CLAIM_LOST_MESSAGE);
+  const now = await claimKey(ctx, scope, fingerprint);
+  if (!now.claimed) return answerHeld(ctx, now.existing, fingerprint, answer);
+  // The request that took the key over is gone too (released after a fault): leave the key
+  // free and let the client's retry run, as 26 asks it to.
+  await ctx.deps.store.idempotency.release(scope, now.owner);
+  throw keyInUse(ctx);
+};

@@ -18,22 +18,3 @@ export class ClaimLostError extends Error {
     this.name = 'ClaimLostError';
   }
 }
-
-const PENDING: unique symbol = Symbol('pending idempotent answer');
-
-/**
- * The call's context with `completion` in it. It travels in the context of this one call (every
- * later stage spreads the context it is given), never in the request, which an embedder's caller
- * shares between its calls. Read with pendingCompletionOf: the stages in between narrow the
- * context to their own types, which do not name it.
- */
-export function withPendingCompletion<T extends object>(
-  ctx: T,
-  completion: PendingCompletion,
-): T & { [PENDING]: PendingCompletion } {
-  return { ...ctx, [PENDING]: completion };
-}
-
-export function pendingCompletionOf(ctx: object): PendingCompletion | undefined {
-  return (ctx as { [PENDING]?: PendingCompletion })[PENDING];
-}

@@ -2,10 +2,10 @@ import { authenticate } from '../auth/authenticate';
 import type { CoreContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
 import { checkIdempotencyKey, sentIdempotencyKey } from '../idempotency/idempotency-key';
-import { idempotent } from '../idempotency/idempotent';
-import { ClaimLostError, pendingCompletionOf } from '../idempotency/pending-completion';
+import { idempotent, type Completion } from '../idempotency/idempotent';
+import { ClaimLostError } from '../idempotency/pending-completion';
 import { resolveGroup, type GroupContext } from '../organizations/resolve-group';
-import { organizationStage } from '../organizations/resolve-organization';
+import { resolveOrganization } from '../organizations/resolve-organization';
 import type { LinkRecord, NewLink, RedirectType } from '../ports/link-store';
 import type { UrlVerdict } from '../ports/url-guard';
 import { ProcedureBuilder } from '../procedure/procedure';
@@ -14,6 +14,9 @@ import { createLinkRequestSchema, fieldsError, isAlias } from './create-link-inp
 import { MAX_ALIAS_LENGTH } from './link-field-limits';
 import { requireObjectBody } from './require-object-body';
 import { toShortLink, type ShortLink } from './short-link';
+
+/** The context of the link stage: the group and, for a keyed create, its pending answer. */
+type CreateContext = GroupContext & Completion;
 
 const aliasTaken = () => new ShortlinkError('ALIAS_TAKEN');
 
@@ -69,9 +72,9 @@ export function urlRefusedMessage(reason: string): string {
  * (it was paused past its lease) stores nothing: ClaimLostError, which the idempotency stage
  * answers as a retry would.
  */
-async function insertOne(ctx: GroupContext, link: NewLink): Promise<LinkRecord | 'alias_taken'> {
+async function insertOne(ctx: CreateContext, link: NewLink): Promise<LinkRecord | 'alias_taken'> {
   const links = ctx.deps.store.links;
-  const pending = pendingCompletionOf(ctx);
+  const pending = ctx.pendingCompletion;
   if (!pending) return links.insert(link);
   const stored = await links.insertCompleting(link, pending);
   if (stored === 'claim_lost') throw new ClaimLostError();
@@ -95,7 +98,7 @@ function generatedAlias(ctx: GroupContext): string {
 
 /** Inserts under a generated alias, retrying collisions a bounded number of times. */
 async function insertGenerated(
-  ctx: GroupContext,
+  ctx: CreateContext,
   link: Omit<NewLink, 'alias'>,
 ): Promise<LinkRecord> {
   const { reservedAliases, maxAliasAttempts } = ctx.deps;
@@ -109,7 +112,7 @@ async function insertGenerated(
   throw new ShortlinkError('INTERNAL', 'Could not allocate an alias; please retry.');
 }
 
-async function insertChosen(ctx: GroupContext, link: NewLink): Promise<LinkRecord> {
+async function insertChosen(ctx: CreateContext, link: NewLink): Promise<LinkRecord> {
   if (ctx.deps.reservedAliases.has(link.alias.toLowerCase())) throw aliasTaken();
   const stored = await insertOne(ctx, link);
   if (stored === 'alias_taken') throw aliasTaken();
@@ -125,9 +128,9 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
   .use(authenticate)
   .use(limitPerToken)
   .use(checkIdempotencyKey)
-  .use(requireObjectBody())
-  .use(organizationStage())
-  .use(idempotent())
+  .use(requireObjectBody)
+  .use(resolveOrganization)
+  .use(idempotent)
   .use(resolveGroup)
   .input(createLinkRequestSchema, fieldsError)
   .mutation(async ({ ctx, input }): Promise<ShortLink> => {

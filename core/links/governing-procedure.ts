@@ -15,7 +15,7 @@ import { argumentInvalid } from './link-reference';
 export const governingProcedure = ProcedureBuilder.create<CoreContext>()
   .use(authenticate)
   .use(limitPerToken)
-  .use(requireObjectBody())
+  .use(requireObjectBody)
   .use(resolveOrganization);
 
 /**

@@ -4,16 +4,14 @@ import { isPlainObject } from '../procedure/raw-input';
 import { UndecodableBody } from './undecodable-body';
 
 /** Stage "body" (codes 21, 22, 20): the input must have been decoded into a JSON object. */
-export function requireObjectBody<TCtx>(): Middleware<TCtx, TCtx> {
-  return ({ ctx, rawInput, next }) => {
-    if (rawInput instanceof UndecodableBody) {
-      return Promise.reject(new ShortlinkError(rawInput.reason, rawInput.message));
-    }
-    if (!isPlainObject(rawInput)) {
-      return Promise.reject(
-        new ShortlinkError('BODY_INVALID', 'The request body must be a JSON object.'),
-      );
-    }
-    return next(ctx);
-  };
-}
+export const requireObjectBody: Middleware<unknown> = ({ rawInput, next }) => {
+  if (rawInput instanceof UndecodableBody) {
+    return Promise.reject(new ShortlinkError(rawInput.reason, rawInput.message));
+  }
+  if (!isPlainObject(rawInput)) {
+    return Promise.reject(
+      new ShortlinkError('BODY_INVALID', 'The request body must be a JSON object.'),
+    );
+  }
+  return next();
+};

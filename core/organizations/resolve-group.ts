@@ -18,7 +18,7 @@ export interface GroupContext extends OrganizationContext {
 }
 
 /** Stage "group" (5, 14): `url_group_id` must name a group of the resolved organization. */
-export const resolveGroup: Middleware<OrganizationContext, GroupContext> = async ({
+export const resolveGroup: Middleware<OrganizationContext, Pick<GroupContext, 'group'>> = async ({
   ctx,
   rawInput,
   next,
@@ -36,5 +36,5 @@ export const resolveGroup: Middleware<OrganizationContext, GroupContext> = async
         : ctx.deps.store.identities.findGroup(ctx.organization.id, apiId),
   );
   if (!group) throw groupNotFound();
-  return next({ ...ctx, group });
+  return next({ group });
 };

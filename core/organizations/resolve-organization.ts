@@ -14,35 +14,25 @@ export interface OrganizationContext extends AuthenticatedContext {
 }
 
 /**
- * Stages "organization key missing" (4) and "organization" (12, 13, 17): the key must name an
- * active organization the token's user belongs to. Adds the organization to whatever context it
- * is given (the create's holds its idempotency key by then).
+ * Stages "organization key missing" (ORGANIZATION_KEY_MISSING) and "organization"
+ * (ORGANIZATION_KEY_INVALID, ORGANIZATION_INACTIVE, NOT_A_MEMBER): the key must name an active
+ * organization the token's user belongs to. Adds the organization to the context.
  */
-export function organizationStage<TCtx extends AuthenticatedContext>(): Middleware<
-  TCtx,
-  TCtx & Pick<OrganizationContext, 'organization'>
-> {
-  return async ({ ctx, rawInput, next }) => {
-    const organization = await lookUpField(
-      rawInput,
-      'organization_key',
-      organizationKeySchema,
-      'ORGANIZATION_KEY_MISSING',
-      (key) => ctx.deps.store.identities.findOrganizationByKeyHash(hashSecret(key)),
-    );
-    if (!organization) {
-      throw new ShortlinkError('ORGANIZATION_KEY_INVALID');
-    }
-    if (!organization.active) {
-      throw new ShortlinkError('ORGANIZATION_INACTIVE');
-    }
-    if (!(await ctx.deps.store.identities.isMember(ctx.userId, organization.id))) {
-      throw new ShortlinkError('NOT_A_MEMBER');
-    }
-    return next({ ...ctx, organization });
-  };
-}
-
-/** The organization stages on an authenticated context (the governing procedures'). */
-export const resolveOrganization: Middleware<AuthenticatedContext, OrganizationContext> =
-  organizationStage();
+export const resolveOrganization: Middleware<
+  AuthenticatedContext,
+  Pick<OrganizationContext, 'organization'>
+> = async ({ ctx, rawInput, next }) => {
+  const organization = await lookUpField(
+    rawInput,
+    'organization_key',
+    organizationKeySchema,
+    'ORGANIZATION_KEY_MISSING',
+    (key) => ctx.deps.store.identities.findOrganizationByKeyHash(hashSecret(key)),
+  );
+  if (!organization) throw new ShortlinkError('ORGANIZATION_KEY_INVALID');
+  if (!organization.active) throw new ShortlinkError('ORGANIZATION_INACTIVE');
+  if (!(await ctx.deps.store.identities.isMember(ctx.userId, organization.id))) {
+    throw new ShortlinkError('NOT_A_MEMBER');
+  }
+  return next({ organization });
+};

@@ -2,9 +2,11 @@ import type { z } from 'zod';
 import type { ShortlinkError } from '../errors/shortlink-error';
 
 /**
- * A tRPC-style procedure builder: a chain of middlewares that narrow the context (`next(ctx)`),
- * an input step that parses with a zod schema at its place in the chain (so the contract's
- * precedence can run checks before it), and a resolver.
+ * A tRPC-style procedure builder: a chain of middlewares that each may add to the context
+ * (`next({ organization })` merges what a stage adds into what it was given, as tRPC's
+ * `callRecursive` does, so what an earlier stage added reaches every later one), an input step
+ * that parses with a zod schema at its place in the chain (so the contract's precedence can run
+ * checks before it), and a resolver.
  */
 
 /**
@@ -13,30 +15,41 @@ import type { ShortlinkError } from '../errors/shortlink-error';
  * (or to return what it gave) does not typecheck. At run time the chain checks it too, for
  * middlewares written without the types.
  */
-export type MiddlewareResult<TNextCtx> = NextResult<TNextCtx>;
+export type MiddlewareResult<TAdded> = NextResult<TAdded>;
 
 /** Not exported: nothing outside this module can make one, so nothing but `next` does. */
-class NextResult<TNextCtx> {
-  declare private readonly nextContext: TNextCtx;
+class NextResult<TAdded> {
+  declare private readonly added: TAdded;
   /** The resolver's output, carried back up the chain. */
   constructor(readonly output: unknown) {}
 }
 
-export interface MiddlewareOptions<TCtx, TNextCtx> {
+/** What a stage adds to the context: nothing, unless it says so. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- "adds nothing" is `{}`.
+type Nothing = {};
+
+export interface MiddlewareOptions<TCtx, TAdded = Nothing> {
   ctx: TCtx;
   rawInput: unknown;
-  next: (ctx: TNextCtx) => Promise<MiddlewareResult<TNextCtx>>;
+  /** Runs the rest of the chain with `added` merged into the context (a stage adding nothing passes nothing). */
+  next: Nothing extends TAdded
+    ? (added?: TAdded) => Promise<MiddlewareResult<TAdded>>
+    : (added: TAdded) => Promise<MiddlewareResult<TAdded>>;
   /**
    * Ends the chain here with `output` as the procedure's result: the later stages and the
    * resolver do not run. For a stage that answers by itself on purpose (an idempotent replay);
    * `output` must be what the procedure's resolver returns.
    */
-  answer: (output: unknown) => MiddlewareResult<TNextCtx>;
+  answer: (output: unknown) => MiddlewareResult<TAdded>;
 }
 
-export type Middleware<TCtx, TNextCtx> = (
-  options: MiddlewareOptions<TCtx, TNextCtx>,
-) => Promise<MiddlewareResult<TNextCtx>>;
+/** A stage given a context of type TCtx, which adds TAdded to it for the stages after it. */
+export type Middleware<TCtx, TAdded = Nothing> = (
+  options: MiddlewareOptions<TCtx, TAdded>,
+) => Promise<MiddlewareResult<TAdded>>;
+
+/** A context with what a stage added, the added fields winning. */
+type Merged<TCtx, TAdded> = Omit<TCtx, keyof TAdded> & TAdded;
 
 interface ResolverOptions<TCtx, TInput> {
   ctx: TCtx;
@@ -74,19 +87,24 @@ export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
     return new ProcedureBuilder([]);
   }
 
-  use<TNextCtx>(
-    middleware: Middleware<TCtx, TNextCtx>,
-  ): ProcedureBuilder<TBaseCtx, TNextCtx, TInput, TCallerInput> {
-    const step: Step = async (state, rawInput, next) =>
-      checked(
+  use<TAdded extends object = Nothing>(
+    middleware: Middleware<TCtx, TAdded>,
+  ): ProcedureBuilder<TBaseCtx, Merged<TCtx, TAdded>, TInput, TCallerInput> {
+    const step: Step = async (state, rawInput, next) => {
+      // The chain's results carry no context type; each middleware sees its own.
+      const merge = (added?: TAdded) =>
+        next({ ctx: { ...(state.ctx as object), ...added }, input: state.input }) as Promise<
+          NextResult<TAdded>
+        >;
+      return checked(
         await middleware({
           ctx: state.ctx as TCtx,
           rawInput,
-          // The chain's results carry no context type; each middleware sees its own.
-          next: (ctx) => next({ ctx, input: state.input }) as Promise<NextResult<TNextCtx>>,
-          answer: (output) => new NextResult<TNextCtx>(output),
+          next: merge,
+          answer: (output) => new NextResult<TAdded>(output),
         }),
       );
+    };
     return new ProcedureBuilder([...this.steps, step]);
   }
 

@@ -7,10 +7,7 @@ import { retryAfterSeconds } from './retry-after';
  * Stage "rate limit" (code 19): every request that passed the token check counts, whatever its
  * outcome. The key is the token's hash, so no secret reaches the limiter's store.
  */
-export const limitPerToken: Middleware<AuthenticatedContext, AuthenticatedContext> = async ({
-  ctx,
-  next,
-}) => {
+export const limitPerToken: Middleware<AuthenticatedContext> = async ({ ctx, next }) => {
   const limiter = ctx.deps.rateLimiter;
   const decision = await limiter.consume(ctx.tokenHash);
   const { limit, remaining, resetAt } = decision;
@@ -26,7 +23,7 @@ export const limitPerToken: Middleware<AuthenticatedContext, AuthenticatedContex
       },
     );
   }
-  return next(ctx);
+  return next();
 };
 
 /** The message of a token past its budget: the limit, its window, the seconds to wait. */
