@@ -2,7 +2,7 @@ import type { CoreContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
 import type { Middleware } from '../procedure/procedure';
 import type { RateLimitDecision } from '../ports/rate-limiter';
-import { retryAfterSeconds } from '../rate-limit/retry-after';
+import { retryAfterSeconds } from '../errors/retry-after';
 import { addressKeyOf } from './address-key';
 import { parseBearer } from './bearer';
 import { hashSecret } from './secrets';

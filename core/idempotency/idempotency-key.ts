@@ -35,7 +35,7 @@ function idempotencyKeyProblem(key: unknown): string | null {
  * The idempotency key the request came with: undefined when absent (undefined, null or no value),
  * the key itself when sent once, every value when sent more than once.
  */
-export function sentIdempotencyKey(
+function sentIdempotencyKey(
   request: Pick<RequestContext, 'idempotencyKey'>,
 ): string | readonly string[] | undefined {
   const sent = request.idempotencyKey ?? undefined;

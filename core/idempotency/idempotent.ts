@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { ShortlinkError, toShortlinkError } from '../errors/shortlink-error';
-import { toShortLink } from '../links/short-link';
 import type { LinkRecord } from '../ports/link-store';
 import type {
   CompletedRecord,
@@ -9,7 +8,6 @@ import type {
   RecordedOutcome,
 } from '../ports/idempotency-store';
 import type { Middleware, MiddlewareOptions, MiddlewareResult } from '../procedure/procedure';
-import { requestFingerprint } from './fingerprint';
 import { keepLeaseAlive } from './lease-renewal';
 import { ClaimLostError, type PendingCompletion } from './pending-completion';
 import type { IdempotencyKeyContext } from './idempotency-key';
@@ -32,6 +30,14 @@ export interface Completion {
   pendingCompletion: PendingCompletion | undefined;
 }
 type Options = MiddlewareOptions<IdempotencyKeyContext, Completion>;
+
+/** What the stage needs to know of the procedure it guards. */
+interface IdempotentProcedure {
+  /** What a request means, as a hash: two requests with the same meaning share a fingerprint. */
+  fingerprint: (rawInput: unknown) => string;
+  /** The procedure's answer for the record it stored (recorded with the key, replayed as is). */
+  answerOf: (link: LinkRecord) => unknown;
+}
 type Result = MiddlewareResult<Completion>;
 
 type Claim = { claimed: true; owner: string } | { claimed: false; existing: IdempotencyRecord };
@@ -103,6 +109,7 @@ async function runClaimed(
   fingerprint: string,
   owner: string,
   next: Options['next'],
+  answerOf: IdempotentProcedure['answerOf'],
 ): Promise<Result | 'lost'> {
   const { store, clock, idempotencyTtlSeconds, logger } = ctx.deps;
   const record = async (outcome: RecordedOutcome) => {
@@ -128,7 +135,7 @@ async function runClaimed(
     completed: (link: LinkRecord): CompletedRecord => ({
       state: 'completed',
       fingerprint,
-      outcome: successOutcome(toShortLink(link)),
+      outcome: successOutcome(answerOf(link)),
       expiresAt: secondsAfter(clock.now(), idempotencyTtlSeconds),
     }),
   };
@@ -157,10 +164,9 @@ async function runClaimed(
   } finally {
     stopRenewing();
   }
-  // The store recorded the answer with the link, in one write. One disk sync for both (the
-  // resolver leaves it to this stage when a key is present). Should it fail (23), the record
-  // holds the success: a retry gets the replay.
-  await store.flush();
+  // The store recorded the answer with the link, in one write, which the link stage has synced
+  // to disk. Had that sync failed (23), the record would hold the success (the release above acts
+  // on a running record only): a retry gets the replay.
   return result;
 }
 
@@ -171,29 +177,34 @@ async function runClaimed(
  * outcome; a repeat gets that outcome again, or 26 while the first still runs, or 25 when it
  * means another request. Server faults (1, 23) release the key. A request that lost its claim
  * (its process was paused past the lease and a retry took the key) stores nothing and answers as
- * a retry would: the recorded answer, or 26 while the other request runs.
+ * a retry would: the recorded answer, or 26 while the other request runs. A wrapper the
+ * procedure applies with what it alone knows: what its requests mean, and its answer.
  */
-export const idempotent: Middleware<IdempotencyKeyContext, Completion> = async ({
-  ctx,
-  rawInput,
-  next,
-  answer,
-}) => {
-  const key = ctx.idempotencyKey;
-  if (key === undefined) return next({ pendingCompletion: undefined });
-  const scope: IdempotencyScope = { userId: ctx.userId, key };
-  const fingerprint = requestFingerprint(rawInput);
+export const idempotent =
+  (procedure: IdempotentProcedure): Middleware<IdempotencyKeyContext, Completion> =>
+  async ({ ctx, rawInput, next, answer }) => {
+    const key = ctx.idempotencyKey;
+    if (key === undefined) return next({ pendingCompletion: undefined });
+    const scope: IdempotencyScope = { userId: ctx.userId, key };
+    const fingerprint = procedure.fingerprint(rawInput);
 
-  const claim = await claimKey(ctx, scope, fingerprint);
-  if (!claim.claimed) return answerHeld(ctx, claim.existing, fingerprint, answer);
-  const outcome = await runClaimed(ctx, scope, fingerprint, claim.owner, next);
-  if (outcome !== 'lost') return outcome;
+    const claim = await claimKey(ctx, scope, fingerprint);
+    if (!claim.claimed) return answerHeld(ctx, claim.existing, fingerprint, answer);
+    const outcome = await runClaimed(
+      ctx,
+      scope,
+      fingerprint,
+      claim.owner,
+      next,
+      procedure.answerOf,
+    );
+    if (outcome !== 'lost') return outcome;
 
-  ctx.deps.logger.warn({ userId: scope.userId }, CLAIM_LOST_MESSAGE);
-  const now = await claimKey(ctx, scope, fingerprint);
-  if (!now.claimed) return answerHeld(ctx, now.existing, fingerprint, answer);
-  // The request that took the key over is gone too (released after a fault): leave the key
-  // free and let the client's retry run, as 26 asks it to.
-  await ctx.deps.store.idempotency.release(scope, now.owner);
-  throw keyInUse(ctx);
-};
+    ctx.deps.logger.warn({ userId: scope.userId }, CLAIM_LOST_MESSAGE);
+    const now = await claimKey(ctx, scope, fingerprint);
+    if (!now.claimed) return answerHeld(ctx, now.existing, fingerprint, answer);
+    // The request that took the key over is gone too (released after a fault): leave the key
+    // free and let the client's retry run, as 26 asks it to.
+    await ctx.deps.store.idempotency.release(scope, now.owner);
+    throw keyInUse(ctx);
+  };

@@ -1,6 +1,5 @@
 import { findReason, reasonsWith, type ErrorReason } from '../errors/error-catalogue';
 import { ShortlinkError } from '../errors/shortlink-error';
-import type { ShortLink } from '../links/short-link';
 import type { RecordedOutcome } from '../ports/idempotency-store';
 
 /**
@@ -29,8 +28,9 @@ export function isRecordedFailure(error: ShortlinkError): boolean {
   return RECORDED_FAILURES.has(error.reason) && !error.transient;
 }
 
-export function successOutcome(link: ShortLink): RecordedOutcome {
-  return { code: SUCCESS_CODE, body: JSON.stringify(link) };
+/** A success: the answer's JSON (what the procedure returned), replayed byte for byte. */
+export function successOutcome(answer: unknown): RecordedOutcome {
+  return { code: SUCCESS_CODE, body: JSON.stringify(answer) };
 }
 
 export function failureOutcome(error: ShortlinkError): RecordedOutcome {
@@ -41,8 +41,8 @@ export function failureOutcome(error: ShortlinkError): RecordedOutcome {
  * The recorded answer again: the link for a success (same fields in the same order, so the
  * transports render it byte for byte as the first time), the recorded error otherwise.
  */
-export function replay(outcome: RecordedOutcome): ShortLink {
-  if (outcome.code === SUCCESS_CODE) return JSON.parse(outcome.body) as ShortLink;
+export function replay(outcome: RecordedOutcome): unknown {
+  if (outcome.code === SUCCESS_CODE) return JSON.parse(outcome.body) as unknown;
   const reason = findReason(outcome.code);
   if (!reason || (!RECORDED_FAILURES.has(reason) && !FORMERLY_RECORDED.has(reason))) {
     throw new Error(`idempotency record holds code ${outcome.code}, which is never recorded`);

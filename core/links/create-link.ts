@@ -1,7 +1,7 @@
 import { authenticate } from '../auth/authenticate';
 import type { CoreContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
-import { checkIdempotencyKey, sentIdempotencyKey } from '../idempotency/idempotency-key';
+import { checkIdempotencyKey } from '../idempotency/idempotency-key';
 import { idempotent, type Completion } from '../idempotency/idempotent';
 import { ClaimLostError } from '../idempotency/pending-completion';
 import { resolveGroup, type GroupContext } from '../organizations/resolve-group';
@@ -12,6 +12,7 @@ import { ProcedureBuilder } from '../procedure/procedure';
 import { limitPerToken } from '../rate-limit/limit-per-token';
 import { createLinkRequestSchema, fieldsError, isAlias } from './create-link-input';
 import { MAX_ALIAS_LENGTH } from './link-field-limits';
+import { requestFingerprint } from './create-fingerprint';
 import { requireObjectBody } from './require-object-body';
 import { toShortLink, type ShortLink } from './short-link';
 
@@ -130,7 +131,7 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
   .use(checkIdempotencyKey)
   .use(requireObjectBody)
   .use(resolveOrganization)
-  .use(idempotent)
+  .use(idempotent({ fingerprint: requestFingerprint, answerOf: toShortLink }))
   .use(resolveGroup)
   .input(createLinkRequestSchema, fieldsError)
   .mutation(async ({ ctx, input }): Promise<ShortLink> => {
@@ -151,9 +152,8 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
       : await insertGenerated(ctx, link);
     // Following finds it with one read whatever form its Host takes, without a reload.
     ctx.following.domains.add(stored.domain);
-    // A 200 promises the link survives a power loss. A request with an idempotency key (valid,
-    // or it would not get here) is synced once by the \`idempotent\` stage after it records the
-    // answer, which covers the link too.
-    if (sentIdempotencyKey(ctx.request) === undefined) await ctx.deps.store.flush();
+    // A 200 promises the link survives a power loss: the one disk sync of a create, which covers
+    // a keyed create's recorded answer too (written with the link).
+    await ctx.deps.store.flush();
     return toShortLink(stored);
   });

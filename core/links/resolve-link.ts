@@ -9,7 +9,7 @@ import { followRefusal, linkGone } from './follow-policy';
 import { toLinkView, type LinkView } from './link-view';
 import type { LinkRecord, LinkStore } from '../ports/link-store';
 import type { RateLimitDecision, RateLimiter } from '../ports/rate-limiter';
-import { retryAfterSeconds } from '../rate-limit/retry-after';
+import { retryAfterSeconds } from '../errors/retry-after';
 import { domainCandidates, type DomainCandidate } from './link-host';
 
 const resolveLinkSchema = z.object({

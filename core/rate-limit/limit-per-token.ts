@@ -1,7 +1,7 @@
 import type { AuthenticatedContext } from '../auth/authenticate';
 import { ShortlinkError } from '../errors/shortlink-error';
 import type { Middleware } from '../procedure/procedure';
-import { retryAfterSeconds } from './retry-after';
+import { retryAfterSeconds } from '../errors/retry-after';
 
 /**
  * Stage "rate limit" (code 19): every request that passed the token check counts, whatever its

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { requestFingerprint } from '../../core/idempotency/fingerprint';
+import { requestFingerprint } from '../../core/links/create-fingerprint';
 
 /**
  * The fingerprint is stored with every idempotency record: a change to how it is computed would

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { hashSecret } from '../auth/secrets';
-import { redirectTypeSchema } from '../links/create-link-input';
+import { redirectTypeSchema } from './create-link-input';
 import { urlGroupIdSchema } from '../organizations/resolve-group';
 import { isAbsent, isPlainObject, ownField } from '../procedure/raw-input';
 
