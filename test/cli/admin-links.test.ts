@@ -7,7 +7,7 @@ import { adminRefused, adminSucceeds, runAdmin, shownOnce } from '../support/adm
 import { adminBesideServer, createWithAlias } from '../support/admin-beside-server';
 import { eventually } from '../support/eventually';
 import { insertLink, provisionOrganization } from '../support/link-fixture';
-import { sendRaw } from '../reliability/support/raw-http';
+import { sendRaw } from '../support/raw-http';
 
 jest.setTimeout(120_000);
 

@@ -4,12 +4,8 @@ import { get } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  isRunning,
-  startChildService,
-  type ChildService,
-} from '../reliability/support/child-service';
-import { workerPids } from '../reliability/support/service-log';
+import { isRunning, startChildService, type ChildService } from '../support/child-service';
+import { workerPids } from '../support/service-log';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 
 jest.setTimeout(120_000);

@@ -2,15 +2,11 @@ import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Metadata, status } from '@grpc/grpc-js';
-import {
-  isRunning,
-  startChildService,
-  type ChildService,
-} from '../reliability/support/child-service';
-import { ownConnectionClient } from '../reliability/support/grpc-client';
-import { pause, sendRaw } from '../reliability/support/raw-http';
-import { coversEveryWorker, logRecords, workerPids } from '../reliability/support/service-log';
-import { UNLIMITED } from '../reliability/support/test-service';
+import { isRunning, startChildService, type ChildService } from '../support/child-service';
+import { ownConnectionClient } from '../support/grpc-client';
+import { pause, sendRaw } from '../support/raw-http';
+import { coversEveryWorker, logRecords, workerPids } from '../support/service-log';
+import { UNLIMITED } from '../support/in-process-service';
 import { runAdmin } from '../support/admin-cli';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { outcomeOf } from '../support/grpc-call';

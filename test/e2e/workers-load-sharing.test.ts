@@ -2,11 +2,11 @@ import { Agent } from 'node:http';
 import { status } from '@grpc/grpc-js';
 import { createServer, type AddressInfo } from 'node:net';
 import { workersReusePort } from '../../core/runtime';
-import { runServiceUntilExit, type ChildService } from '../reliability/support/child-service';
-import { ownConnectionClient } from '../reliability/support/grpc-client';
-import { sendRaw } from '../reliability/support/raw-http';
-import { logRecords, workerPids, type LogRecord } from '../reliability/support/service-log';
-import { workersServices } from '../reliability/support/workers-services';
+import { runServiceUntilExit, type ChildService } from '../support/child-service';
+import { ownConnectionClient } from '../support/grpc-client';
+import { sendRaw } from '../support/raw-http';
+import { logRecords, workerPids, type LogRecord } from '../support/service-log';
+import { workersServices } from '../support/workers-services';
 import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import type { ShortLinkServiceClient } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 

@@ -1,12 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  isRunning,
-  startChildService,
-  type ChildService,
-} from '../reliability/support/child-service';
-import { logRecords, workerPids } from '../reliability/support/service-log';
+import { isRunning, startChildService, type ChildService } from '../support/child-service';
+import { logRecords, workerPids } from '../support/service-log';
 import { adminSucceeds } from '../support/admin-cli';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 

@@ -3,19 +3,15 @@ import { writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
-import {
-  isRunning,
-  runServiceUntilExit,
-  type ChildService,
-} from '../reliability/support/child-service';
-import { grpcCreate, ownConnectionClient } from '../reliability/support/grpc-client';
+import { isRunning, runServiceUntilExit, type ChildService } from '../support/child-service';
+import { grpcCreate, ownConnectionClient } from '../support/grpc-client';
 import { authorizationMetadata } from '../support/grpc-metadata';
-import { sendRaw } from '../reliability/support/raw-http';
-import { startReputationGate, type ReputationGate } from '../reliability/support/reputation-gate';
-import { UNLIMITED } from '../reliability/support/test-service';
-import { logRecords, workerPids, type LogRecord } from '../reliability/support/service-log';
-import { sendCreatesOnBothGateways } from '../reliability/support/held-creates';
-import { workersServices } from '../reliability/support/workers-services';
+import { sendRaw } from '../support/raw-http';
+import { startReputationGate, type ReputationGate } from '../support/reputation-gate';
+import { UNLIMITED } from '../support/in-process-service';
+import { logRecords, workerPids, type LogRecord } from '../support/service-log';
+import { sendCreatesOnBothGateways } from '../support/held-creates';
+import { workersServices } from '../support/workers-services';
 import { within } from '../support/within';
 
 jest.setTimeout(180_000);

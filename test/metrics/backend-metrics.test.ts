@@ -4,7 +4,7 @@ import { createRuntime, createUrlGuardFromConfig, loadConfig } from '../../core/
 import { startFakeSafeBrowsing, type FakeSafeBrowsing } from '../url-guard/fake-safe-browsing';
 import { eventually } from '../support/eventually';
 import { freePort } from '../support/free-port';
-import { MetricsSnapshot, promtoolLints } from './support/exposition';
+import { MetricsSnapshot, promtoolLints } from '../support/exposition';
 
 const logger = pino({ level: 'silent' });
 const lints = promtoolLints();

@@ -5,7 +5,7 @@ import { followOutcomeOf } from '../../core/metrics/shortlink-metrics';
 import type { Service } from '../../gateway-http/service';
 import { freePort } from '../support/free-port';
 import { startInProcessService } from '../support/in-process-service';
-import { MetricsSnapshot, scrape } from './support/exposition';
+import { MetricsSnapshot, scrape } from '../support/exposition';
 
 const FOLLOWS = 'shortlink_follows_total';
 const CHANGES = 'shortlink_link_state_changes_total';

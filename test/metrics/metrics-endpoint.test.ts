@@ -8,7 +8,7 @@ import { bearer } from '../support/grpc-metadata';
 import { freePort } from '../support/free-port';
 import { conformingFetch } from '../support/openapi-conformance';
 import { startInProcessService, startServiceWithGrpcClient } from '../support/in-process-service';
-import { MetricsSnapshot, promtoolCheck, scrape } from './support/exposition';
+import { MetricsSnapshot, promtoolCheck, scrape } from '../support/exposition';
 import { itNeeding } from '../support/system-tools';
 
 const ALIAS = 'metricsProbeAlias';

@@ -1,6 +1,6 @@
 import { ErrorCode } from '../../core';
 import { guessInParallel, tally } from '../support/guess-scenario';
-import { limitersOnSharedRedis, type SharedRedisLimiters } from './support/shared-limit-fixture';
+import { limitersOnSharedRedis, type SharedRedisLimiters } from '../support/shared-limit-fixture';
 
 jest.setTimeout(60_000);
 

@@ -1,5 +1,5 @@
-import { timersLeftBy } from './support/timers-left';
-import { limitersOnSharedRedis } from './support/shared-limit-fixture';
+import { timersLeftBy } from '../support/timers-left';
+import { limitersOnSharedRedis } from '../support/shared-limit-fixture';
 
 describe('closing the Redis limiters', () => {
   it('leaves no timer that would keep the process alive', async () => {

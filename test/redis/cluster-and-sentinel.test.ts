@@ -5,15 +5,15 @@ import { createRedisLimiters } from '../../core/adapters/redis/redis-limiters';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp, type HttpAnswer, type HttpFixture } from '../support/http-fixture';
 import { captureLogs } from '../support/log-capture';
-import { uniqueKeyPrefix } from './support/redis-process';
+import { uniqueKeyPrefix } from '../support/redis-process';
 import {
   RedisClusterProcesses,
   SENTINEL_MASTER_NAME,
   SentinelProcesses,
   redisCli,
-} from './support/redis-topologies';
-import { createTwoCores, type TwoCores } from './support/shared-limit-fixture';
-import { timersLeftBy } from './support/timers-left';
+} from '../support/redis-topologies';
+import { createTwoCores, type TwoCores } from '../support/shared-limit-fixture';
+import { timersLeftBy } from '../support/timers-left';
 
 jest.setTimeout(180_000);
 

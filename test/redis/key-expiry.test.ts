@@ -1,8 +1,8 @@
 import { eventually, LONG_WAIT_MS } from '../support/eventually';
 import { ErrorCode, ShortlinkError, type ResponseInfo } from '../../core';
 import { failureOf } from '../support/failures';
-import { SHARED_REDIS_URL, uniqueKeyPrefix } from './support/redis-process';
-import { createTwoCores, type TwoCores } from './support/shared-limit-fixture';
+import { SHARED_REDIS_URL, uniqueKeyPrefix } from '../support/redis-process';
+import { createTwoCores, type TwoCores } from '../support/shared-limit-fixture';
 
 jest.setTimeout(120_000);
 

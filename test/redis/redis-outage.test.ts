@@ -6,8 +6,8 @@ import { createLimitersFromConfig } from '../../core/runtime/limiters-from-confi
 import { captureLogs, type CapturedLogs } from '../support/log-capture';
 import { createTestCore, type CoreFixture } from '../support/core-fixture';
 import { freePort } from '../support/free-port';
-import { RedisProcess, uniqueKeyPrefix } from './support/redis-process';
-import { createTwoCores, type TwoCores } from './support/shared-limit-fixture';
+import { RedisProcess, uniqueKeyPrefix } from '../support/redis-process';
+import { createTwoCores, type TwoCores } from '../support/shared-limit-fixture';
 
 jest.setTimeout(120_000);
 

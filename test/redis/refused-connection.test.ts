@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { BackendUnavailableError } from '../../core';
 import { createRedisLimiters, type RedisLimiters } from '../../core/adapters/redis/redis-limiters';
 import { captureLogs, type CapturedLogs } from '../support/log-capture';
-import { RedisProcess, uniqueKeyPrefix } from './support/redis-process';
+import { RedisProcess, uniqueKeyPrefix } from '../support/redis-process';
 
 jest.setTimeout(60_000);
 

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../core';
 import { startHttp, type HttpAnswer, type HttpFixture } from '../support/http-fixture';
-import { SHARED_REDIS_URL, uniqueKeyPrefix } from './support/redis-process';
-import { createTwoCores, type TwoCores } from './support/shared-limit-fixture';
+import { SHARED_REDIS_URL, uniqueKeyPrefix } from '../support/redis-process';
+import { createTwoCores, type TwoCores } from '../support/shared-limit-fixture';
 
 jest.setTimeout(120_000);
 

@@ -4,7 +4,7 @@ import { mongoStoreOn } from '../../core/adapters/mongodb';
 import { mongoClientOptions } from '../../core/adapters/mongodb/connection-options';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
 import { freePort } from '../support/free-port';
-import { limitersOnSharedRedis, type SharedRedisLimiters } from './support/shared-limit-fixture';
+import { limitersOnSharedRedis, type SharedRedisLimiters } from '../support/shared-limit-fixture';
 
 jest.setTimeout(120_000);
 

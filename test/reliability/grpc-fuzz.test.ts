@@ -8,11 +8,11 @@ import {
   type ShortLinkServiceClient,
 } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { outcomeOf, type CallOutcome } from '../support/grpc-call';
-import { grpcClient, grpcCreate } from './support/grpc-client';
+import { grpcClient, grpcCreate } from '../support/grpc-client';
 import { authorizationMetadata } from '../support/grpc-metadata';
-import { canForceGc, settledHeapUsed } from './support/heap';
-import { hostileString } from './support/hostile-requests';
-import { startTestService, UNLIMITED, type TestService } from './support/test-service';
+import { canForceGc, settledHeapUsed } from '../support/heap';
+import { hostileString } from '../support/hostile-requests';
+import { startTestService, UNLIMITED, type TestService } from '../support/in-process-service';
 
 const CREATE_METHOD = '/shortlink.v1.ShortLinkService/CreateShortLink';
 const MAX_MESSAGE_BYTES = 64 * 1024; // the gateway's receive limit

@@ -3,11 +3,11 @@ import { Agent } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { expectConforming } from '../support/openapi-conformance';
-import { expectEnvelope } from './support/envelope';
-import { canForceGc, settledHeapUsed } from './support/heap';
-import { hostileCreate, type HostileCreate } from './support/hostile-requests';
-import { sendRaw, type RawAnswer } from './support/raw-http';
-import { startTestService, UNLIMITED, type TestService } from './support/test-service';
+import { expectEnvelope } from '../support/envelope';
+import { canForceGc, settledHeapUsed } from '../support/heap';
+import { hostileCreate, type HostileCreate } from '../support/hostile-requests';
+import { sendRaw, type RawAnswer } from '../support/raw-http';
+import { startTestService, UNLIMITED, type TestService } from '../support/in-process-service';
 
 /**
  * Hostile input through the real HTTP server: every answer is the contract's envelope with the

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import { CLAIM_LOST_MESSAGE } from '../../core/idempotency/idempotent';
-import { RedisProcess } from '../redis/support/redis-process';
+import { RedisProcess } from '../support/redis-process';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { tempDirs } from '../support/temp-dirs';
-import { startChildService, type ChildService } from './support/child-service';
-import { startReputationGate, type ReputationGate } from './support/reputation-gate';
+import { startChildService, type ChildService } from '../support/child-service';
+import { startReputationGate, type ReputationGate } from '../support/reputation-gate';
 
 /**
  * A worker frozen mid-create (SIGSTOP, as a frozen VM or CPU throttling does) past its claim's

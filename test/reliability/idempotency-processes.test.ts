@@ -3,10 +3,10 @@ import { Metadata, status } from '@grpc/grpc-js';
 import { join } from 'node:path';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import { connectGrpc, metadataText, type GrpcClientFixture } from '../support/grpc-fixture';
-import { RedisProcess } from '../redis/support/redis-process';
+import { RedisProcess } from '../support/redis-process';
 import { tempDirs } from '../support/temp-dirs';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
-import { startChildService, type ChildService } from './support/child-service';
+import { startChildService, type ChildService } from '../support/child-service';
 
 /**
  * Two server processes as `npm start` runs them, on one DATA_DIR (LMDB, which several processes

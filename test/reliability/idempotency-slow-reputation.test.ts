@@ -3,7 +3,7 @@ import { ErrorCode, type ResponseInfo, type ShortLink } from '../../core';
 import { createRuntime, loadConfig, type Runtime } from '../../core/runtime';
 import { tempDirs } from '../support/temp-dirs';
 import { within } from '../support/within';
-import { startReputationGate, type ReputationGate } from './support/reputation-gate';
+import { startReputationGate, type ReputationGate } from '../support/reputation-gate';
 
 /**
  * A keyed create held far past its lease by a slow reputation lookup: the runtime as `npm start`

@@ -9,16 +9,16 @@ import { ErrorCode, hashSecret, type Seed } from '../../core';
 import { createLmdbStore } from '../../core/adapters/lmdb';
 import type { ShortLink as GrpcShortLink } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { metadataText } from '../support/grpc-fixture';
-import { SHARED_REDIS_URL } from '../redis/support/redis-process';
+import { SHARED_REDIS_URL } from '../support/redis-process';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { errorBody } from '../support/http-assertions';
 import { tempDirs } from '../support/temp-dirs';
-import { isRunning, startChildService, type ChildService } from './support/child-service';
-import { grpcCreate, ownConnectionClient } from './support/grpc-client';
+import { isRunning, startChildService, type ChildService } from '../support/child-service';
+import { grpcCreate, ownConnectionClient } from '../support/grpc-client';
 import { authorizationMetadata } from '../support/grpc-metadata';
-import { sendRaw } from './support/raw-http';
-import { startReputationGate, type ReputationGate } from './support/reputation-gate';
-import { coversEveryWorker, logRecords, workerPids } from './support/service-log';
+import { sendRaw } from '../support/raw-http';
+import { startReputationGate, type ReputationGate } from '../support/reputation-gate';
+import { coversEveryWorker, logRecords, workerPids } from '../support/service-log';
 
 /**
  * The service as `npm start` runs it with WORKERS=2: one primary and two workers on the same

@@ -13,9 +13,13 @@ import {
 import { formatVersionIn } from '../support/raw-lmdb';
 import { tempDirs } from '../support/temp-dirs';
 import { compileToTemp, ROOT, type TempBuild } from '../support/compile-to-temp';
-import { runServiceUntilExit, startChildService, type ChildService } from './support/child-service';
-import { pause, sendRaw } from './support/raw-http';
-import { UNLIMITED } from './support/test-service';
+import {
+  runServiceUntilExit,
+  startChildService,
+  type ChildService,
+} from '../support/child-service';
+import { pause, sendRaw } from '../support/raw-http';
+import { UNLIMITED } from '../support/in-process-service';
 
 jest.setTimeout(120_000);
 

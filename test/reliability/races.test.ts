@@ -7,9 +7,9 @@ import {
   type ShortLink,
 } from '../../core';
 import { createTestCore } from '../support/core-fixture';
-import { expectEnvelope } from './support/envelope';
-import { sendRaw, type RawAnswer } from './support/raw-http';
-import { startTestService, UNLIMITED, type TestService } from './support/test-service';
+import { expectEnvelope } from '../support/envelope';
+import { sendRaw, type RawAnswer } from '../support/raw-http';
+import { startTestService, UNLIMITED, type TestService } from '../support/in-process-service';
 
 /** Many requests at once through the real server: the store and the limiter decide exactly. */
 describe('concurrent requests', () => {

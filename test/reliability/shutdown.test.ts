@@ -4,14 +4,14 @@ import type { Socket } from 'node:net';
 import type { ShortLink } from '../../core';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { within } from '../support/within';
-import { startChildService, type ChildService } from './support/child-service';
-import { expectEnvelope } from './support/envelope';
-import { grpcClient, grpcCreate } from './support/grpc-client';
+import { startChildService, type ChildService } from '../support/child-service';
+import { expectEnvelope } from '../support/envelope';
+import { grpcClient, grpcCreate } from '../support/grpc-client';
 import { authorizationMetadata } from '../support/grpc-metadata';
-import { sendCreatesOnBothGateways } from './support/held-creates';
-import { openSocket, pause, sendRaw, whenClosed } from './support/raw-http';
-import { startReputationGate, type ReputationGate } from './support/reputation-gate';
-import { startTestService, UNLIMITED, type TestService } from './support/test-service';
+import { sendCreatesOnBothGateways } from '../support/held-creates';
+import { openSocket, pause, sendRaw, whenClosed } from '../support/raw-http';
+import { startReputationGate, type ReputationGate } from '../support/reputation-gate';
+import { startTestService, UNLIMITED, type TestService } from '../support/in-process-service';
 
 jest.setTimeout(90_000);
 

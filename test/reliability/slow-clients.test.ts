@@ -10,8 +10,8 @@ import {
   type HttpServerOptions,
   type RunningHttpServer,
 } from '../../gateway-http/http-server';
-import { expectEnvelope } from './support/envelope';
-import { openSocket, pause, sendRaw, whenClosed } from './support/raw-http';
+import { expectEnvelope } from '../support/envelope';
+import { openSocket, pause, sendRaw, whenClosed } from '../support/raw-http';
 
 jest.setTimeout(60_000);
 

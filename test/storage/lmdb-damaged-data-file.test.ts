@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { createLmdbStore } from '../../core/adapters/lmdb/lmdb-store';
-import { runServiceUntilExit } from '../reliability/support/child-service';
+import { runServiceUntilExit } from '../support/child-service';
 import { ROOT, compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { tempDirs } from '../support/temp-dirs';
 import { organization } from './fixtures';

@@ -8,7 +8,7 @@ import { openAdminReader, openAdminTarget } from '../../core/cli/admin-store';
 import { loadConfig } from '../../core/runtime';
 import { claimDataDir } from '../../core/runtime/data-dir-claim';
 import { silentLogger } from '../../core';
-import { runServiceUntilExit } from '../reliability/support/child-service';
+import { runServiceUntilExit } from '../support/child-service';
 import { runAdmin } from '../support/admin-cli';
 import { compileToTemp, ROOT, type TempBuild } from '../support/compile-to-temp';
 import { tempDirs } from '../support/temp-dirs';

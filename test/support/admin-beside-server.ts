@@ -1,6 +1,6 @@
-import { startChildService, type ChildService } from '../reliability/support/child-service';
-import { sendRaw } from '../reliability/support/raw-http';
-import { UNLIMITED } from '../reliability/support/test-service';
+import { startChildService, type ChildService } from './child-service';
+import { sendRaw } from './raw-http';
+import { UNLIMITED } from './in-process-service';
 import { compileToTemp, type TempBuild } from './compile-to-temp';
 import { tempDirs } from './temp-dirs';
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT } from '../../support/compile-to-temp';
-import { NO_DEMO_MESSAGE, SEED_FILE_APPLIED_MESSAGE } from '../../../core/runtime/create-runtime';
+import { ROOT } from './compile-to-temp';
+import { NO_DEMO_MESSAGE, SEED_FILE_APPLIED_MESSAGE } from '../../core/runtime/create-runtime';
 
 export interface ChildService {
   child: ChildProcess;

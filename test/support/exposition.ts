@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client';
-import { itNeeding } from '../../support/system-tools';
+import { itNeeding } from './system-tools';
 
 /** GET /metrics on 127.0.0.1:`port`: the status, content type and text. */
 export async function scrape(

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { eventually, LONG_WAIT_MS } from '../../support/eventually';
-import { freePort } from '../../support/free-port';
+import { eventually, LONG_WAIT_MS } from './eventually';
+import { freePort } from './free-port';
 
 /** The machine's shared Redis: other suites use it concurrently, so it is never stopped. */
 export const SHARED_REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';

@@ -1,10 +1,10 @@
-import { eventually, LONG_WAIT_MS } from '../../support/eventually';
+import { eventually, LONG_WAIT_MS } from './eventually';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../support/free-port';
+import { freePort } from './free-port';
 
 const run = promisify(execFile);
 

@@ -1,11 +1,8 @@
 import { Cluster, Redis } from 'ioredis';
-import { createCore, hashSecret, silentLogger, type Core, type Logger } from '../../../core';
-import {
-  createRedisLimiters,
-  type RedisLimiters,
-} from '../../../core/adapters/redis/redis-limiters';
-import { parseRedisTopology } from '../../../core/adapters/redis/redis-topology';
-import { createTestCore, TEST_CLIENT_ADDRESS, type CoreFixture } from '../../support/core-fixture';
+import { createCore, hashSecret, silentLogger, type Core, type Logger } from '../../core';
+import { createRedisLimiters, type RedisLimiters } from '../../core/adapters/redis/redis-limiters';
+import { parseRedisTopology } from '../../core/adapters/redis/redis-topology';
+import { createTestCore, TEST_CLIENT_ADDRESS, type CoreFixture } from './core-fixture';
 import { SHARED_REDIS_URL, uniqueKeyPrefix } from './redis-process';
 
 export interface SharedLimitOptions {

@@ -1,8 +1,8 @@
 import type { Agent } from 'node:http';
-import type { ShortLinkServiceClient } from '../../../gateway-grpc/generated/shortlink/v1/shortlink';
+import type { ShortLinkServiceClient } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { ChildService } from './child-service';
 import { grpcCreate } from './grpc-client';
-import { authorizationMetadata } from '../../support/grpc-metadata';
+import { authorizationMetadata } from './grpc-metadata';
 import { sendRaw } from './raw-http';
 
 /**

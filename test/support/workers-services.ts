@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileToTemp, type TempBuild } from '../../support/compile-to-temp';
+import { compileToTemp, type TempBuild } from './compile-to-temp';
 import { isRunning, startChildService, type ChildService } from './child-service';
 import { workerPids } from './service-log';
 

@@ -4,8 +4,8 @@ import {
   CreateShortLinkRequest,
   ShortLinkServiceClient,
   type CreateShortLinkResponse,
-} from '../../../gateway-grpc/generated/shortlink/v1/shortlink';
-import { outcomeOf, type CallOutcome } from '../../support/grpc-call';
+} from '../../gateway-grpc/generated/shortlink/v1/shortlink';
+import { outcomeOf, type CallOutcome } from './grpc-call';
 
 export function grpcClient(port: number): ShortLinkServiceClient {
   return new ShortLinkServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());

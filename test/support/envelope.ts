@@ -1,5 +1,5 @@
-import { reasonOf, type ErrorCodeNumber } from '../../../core';
-import { HTTP_STATUS_BY_REASON } from '../../../gateway-http/status-by-reason';
+import { reasonOf, type ErrorCodeNumber } from '../../core';
+import { HTTP_STATUS_BY_REASON } from '../../gateway-http/status-by-reason';
 import type { RawAnswer } from './raw-http';
 
 export interface Envelope {
