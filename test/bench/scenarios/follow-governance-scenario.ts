@@ -1,3 +1,4 @@
+import { withChildren } from '../support/child';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,36 +71,36 @@ export async function runFollowGovernanceScenario(
   log: (line: string) => void,
   newDataDir: () => string,
 ): Promise<FollowGovernanceResults> {
-  const started: Array<BenchChild<ServerReady>> = [];
   const beforeModule = buildBefore(BUILD_BEFORE_GOVERNANCE, log);
   try {
-    const subjectDir = newDataDir();
-    const subject = await startSubject(seedFile, settings, 'info', subjectDir);
-    started.push(subject);
-    const active = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
-    const disabled = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
-    await disableAll(subjectDir, disabled);
-    const on = (server: BenchChild<ServerReady>, load: HttpLoad) => (seconds: number) =>
-      httpRound({ port: server.ready.httpPort, pid: server.process.pid }, load, seconds);
-    const targets: Array<{ name: FollowGovernanceTarget; run: (s: number) => Promise<Round> }> = [
-      { name: 'redirect', run: on(subject, followLoad(active)) },
-      { name: 'gone', run: on(subject, goneLoad(disabled)) },
-    ];
-    if (beforeModule) {
-      const before = await startSubject(seedFile, settings, 'info', newDataDir(), {}, beforeModule);
-      started.push(before);
-      targets.unshift({
-        name: 'before',
-        run: on(before, followLoad(await createLinks(before.ready.httpPort, FOLLOWED_LINKS))),
-      });
-    }
-    return await alternate(targets, settings, (name, index, round) =>
-      log(
-        `follow-governance round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} req/s, p50 ${round.p50Ms} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
-      ),
-    );
+    return await withChildren(async (keep) => {
+      const subjectDir = newDataDir();
+      const subject = await keep(startSubject(seedFile, settings, 'info', subjectDir));
+      const active = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
+      const disabled = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
+      await disableAll(subjectDir, disabled);
+      const on = (server: BenchChild<ServerReady>, load: HttpLoad) => (seconds: number) =>
+        httpRound({ port: server.ready.httpPort, pid: server.process.pid }, load, seconds);
+      const targets: Array<{ name: FollowGovernanceTarget; run: (s: number) => Promise<Round> }> = [
+        { name: 'redirect', run: on(subject, followLoad(active)) },
+        { name: 'gone', run: on(subject, goneLoad(disabled)) },
+      ];
+      if (beforeModule) {
+        const before = await keep(
+          startSubject(seedFile, settings, 'info', newDataDir(), {}, beforeModule),
+        );
+        targets.unshift({
+          name: 'before',
+          run: on(before, followLoad(await createLinks(before.ready.httpPort, FOLLOWED_LINKS))),
+        });
+      }
+      return await alternate(targets, settings, (name, index, round) =>
+        log(
+          `follow-governance round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} req/s, p50 ${round.p50Ms} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
+        ),
+      );
+    });
   } finally {
-    for (const child of started.reverse()) await child.stop();
     if (beforeModule)
       rmSync(resolve(beforeModule, '..', '..', '..', '..', '..'), { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 import { IN_MEMORY_DATA_DIR } from '../../../core/runtime';
-import { ask, startChild, type BenchChild } from '../support/child';
+import { ask, startChild, type BenchChild, withChildren } from '../support/child';
 import { alternate, type Round, type Summary } from '../support/measurement';
 import { withServerCpu } from '../support/process-cpu';
 import type { BenchSettings } from '../support/settings';
@@ -28,17 +28,12 @@ export async function runGrpcScenario(
   log: (line: string) => void,
   newDataDir: () => string,
 ): Promise<GrpcResults | null> {
-  const started: Array<BenchChild<unknown>> = [];
-  try {
-    const subject = await startSubject(seedFile, settings, 'info', newDataDir());
-    started.push(subject);
-    const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
-    started.push(subjectMemory);
+  return withChildren(async (keep) => {
+    const subject = await keep(startSubject(seedFile, settings, 'info', newDataDir()));
+    const subjectMemory = await keep(startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR));
     if (subject.ready.grpcPort === null) return null;
-    const baseline = await startChild<GrpcReady>('servers/bare-grpc');
-    started.push(baseline);
-    const load = await startChild<object>('load/grpc-load');
-    started.push(load);
+    const baseline = await keep(startChild<GrpcReady>('servers/bare-grpc'));
+    const load = await keep(startChild<object>('load/grpc-load'));
 
     const on = (server: BenchChild<GrpcReady>) => (seconds: number) =>
       withServerCpu(server.process.pid, () =>
@@ -60,7 +55,5 @@ export async function runGrpcScenario(
           `grpc round ${index + 1} ${name}: ${round.requestsPerSecond.toFixed(0)} calls/s, p50 ${round.p50Ms.toFixed(1)} ms, p99 ${round.p99Ms.toFixed(1)} ms, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/call, errors ${round.errors}`,
         ),
     );
-  } finally {
-    for (const child of started.reverse()) await child.stop();
-  }
+  });
 }

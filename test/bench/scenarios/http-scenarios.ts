@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { freePort } from '../../support/free-port';
 import { IN_MEMORY_DATA_DIR } from '../../../core/runtime';
-import { startChild, type BenchChild } from '../support/child';
+import { startChild, withChildren, type BenchChild } from '../support/child';
 import { BENCH_DOMAIN, CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
 import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
 import { alternate, type Round, type Summary } from '../support/measurement';
@@ -90,6 +90,22 @@ export async function startSubject(
       ...env,
     },
     execArgv: profile,
+  });
+}
+
+/**
+ * The bare express baseline, answering every create with `sample` (the subject's own answer);
+ * with prebuilt prototypes, for information, the same answer built ahead of the requests.
+ */
+function startBaseline(
+  sample: CreatedLink,
+  prebuiltPrototypes: boolean,
+): Promise<BenchChild<ServerReady>> {
+  return startChild<ServerReady>('servers/bare-express', [], {
+    env: {
+      BENCH_SAMPLE_LINK: JSON.stringify(sample),
+      BENCH_PREBUILT_PROTOTYPES: prebuiltPrototypes ? '1' : '0',
+    },
   });
 }
 
@@ -185,17 +201,11 @@ export async function runCreateScenario(
   log: (line: string) => void,
   dataDir: string,
 ): Promise<Record<CreateOnlyTarget, Summary>> {
-  const started: Array<BenchChild<unknown>> = [];
-  try {
-    const subject = await startSubject(seedFile, settings, 'info', dataDir);
-    started.push(subject);
-    const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
-    started.push(subjectMemory);
+  return withChildren(async (keep) => {
+    const subject = await keep(startSubject(seedFile, settings, 'info', dataDir));
+    const subjectMemory = await keep(startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR));
     const sample = await createOnce(subject.ready.httpPort);
-    const baseline = await startChild<ServerReady>('servers/bare-express', [], {
-      env: { BENCH_SAMPLE_LINK: JSON.stringify(sample.link), BENCH_PREBUILT_PROTOTYPES: '0' },
-    });
-    started.push(baseline);
+    const baseline = await keep(startBaseline(sample.link, false));
     return await alternate(
       [
         { name: 'baseline', run: on(baseline, createLoad) },
@@ -205,9 +215,7 @@ export async function runCreateScenario(
       settings,
       reportOf(log, 'create'),
     );
-  } finally {
-    for (const child of started.reverse()) await child.stop();
-  }
+  });
 }
 
 export async function createLinks(port: number, count: number): Promise<string[]> {
@@ -228,35 +236,16 @@ export async function runHttpScenarios(
   /** Makes an empty data directory for one subject. */
   newDataDir: () => string,
 ): Promise<HttpResults> {
-  const started: Array<BenchChild<unknown>> = [];
-  try {
-    const subject = await startSubject(seedFile, settings, 'info', newDataDir());
-    started.push(subject);
-    const subjectWarn = await startSubject(seedFile, settings, 'warn', newDataDir());
-    started.push(subjectWarn);
-    const subjectMemory = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
-    started.push(subjectMemory);
-    const subjectNoCaches = await startSubject(
-      seedFile,
-      settings,
-      'info',
-      newDataDir(),
-      CACHES_OFF,
+  return withChildren(async (keep) => {
+    const subject = await keep(startSubject(seedFile, settings, 'info', newDataDir()));
+    const subjectWarn = await keep(startSubject(seedFile, settings, 'warn', newDataDir()));
+    const subjectMemory = await keep(startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR));
+    const subjectNoCaches = await keep(
+      startSubject(seedFile, settings, 'info', newDataDir(), CACHES_OFF),
     );
-    started.push(subjectNoCaches);
     const sample = await createOnce(subject.ready.httpPort);
-    const startBaseline = async (prebuiltPrototypes: boolean) => {
-      const child = await startChild<ServerReady>('servers/bare-express', [], {
-        env: {
-          BENCH_SAMPLE_LINK: JSON.stringify(sample.link),
-          BENCH_PREBUILT_PROTOTYPES: prebuiltPrototypes ? '1' : '0',
-        },
-      });
-      started.push(child);
-      return child;
-    };
-    const baseline = await startBaseline(false);
-    const baselinePrebuilt = await startBaseline(true);
+    const baseline = await keep(startBaseline(sample.link, false));
+    const baselinePrebuilt = await keep(startBaseline(sample.link, true));
     const baselineBytes = (await createOnce(baseline.ready.httpPort)).bytes;
 
     const create = await alternate(
@@ -294,7 +283,5 @@ export async function runHttpScenarios(
       follow,
       sampleAnswerBytes: { subject: sample.bytes, baseline: baselineBytes },
     };
-  } finally {
-    for (const child of started.reverse()) await child.stop();
-  }
+  });
 }

@@ -1,3 +1,4 @@
+import { withChildren } from '../support/child';
 import { IN_MEMORY_DATA_DIR } from '../../../core/runtime';
 import type { BenchChild } from '../support/child';
 import { cpusOf, pinProcess } from '../support/cpu-pinning';
@@ -70,42 +71,40 @@ async function measurePair(
   settings: BenchSettings,
   log: (line: string) => void,
 ): Promise<Record<Side, Summary>> {
-  const started: Subject[] = [];
   const loadGeneratorCpus = cpusOf(process.pid);
   try {
-    const withMetrics = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR);
-    started.push(withMetrics);
-    const without = await startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR, {
-      METRICS_PORT: '0',
+    return await withChildren(async (keep) => {
+      const withMetrics = await keep(startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR));
+      const without = await keep(
+        startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR, { METRICS_PORT: '0' }),
+      );
+      // Both services time-share one CPU and the load generator has the other, so neither service
+      // gets a CPU of its own for a round by chance of the scheduler's placement.
+      const pinned =
+        loadGeneratorCpus !== null &&
+        pinProcess(withMetrics.process.pid, '1', log) &&
+        pinProcess(without.process.pid, '1', log) &&
+        pinProcess(process.pid, '0', log);
+      log(
+        pinned
+          ? 'both services share CPU 1, the load generator has CPU 0'
+          : 'CPUs not pinned (taskset missing or failing, or one CPU): rounds are noisier',
+      );
+      const on = (server: Subject) => (seconds: number) =>
+        httpRound({ port: server.ready.httpPort, pid: server.process.pid }, createLoad, seconds);
+      return await simultaneous(
+        [
+          { name: 'withMetrics', run: on(withMetrics) },
+          { name: 'withoutMetrics', run: on(without) },
+        ],
+        { ...settings, warmupSeconds: settings.warmupSeconds * 2 },
+        (name, index, round: Round) =>
+          log(
+            `round ${index + 1} ${name === 'withMetrics' ? 'with' : 'without'}: ${round.requestsPerSecond.toFixed(0)} req/s, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
+          ),
+      );
     });
-    started.push(without);
-    // Both services time-share one CPU and the load generator has the other, so neither service
-    // gets a CPU of its own for a round by chance of the scheduler's placement.
-    const pinned =
-      loadGeneratorCpus !== null &&
-      pinProcess(withMetrics.process.pid, '1', log) &&
-      pinProcess(without.process.pid, '1', log) &&
-      pinProcess(process.pid, '0', log);
-    log(
-      pinned
-        ? 'both services share CPU 1, the load generator has CPU 0'
-        : 'CPUs not pinned (taskset missing or failing, or one CPU): rounds are noisier',
-    );
-    const on = (server: Subject) => (seconds: number) =>
-      httpRound({ port: server.ready.httpPort, pid: server.process.pid }, createLoad, seconds);
-    return await simultaneous(
-      [
-        { name: 'withMetrics', run: on(withMetrics) },
-        { name: 'withoutMetrics', run: on(without) },
-      ],
-      { ...settings, warmupSeconds: settings.warmupSeconds * 2 },
-      (name, index, round: Round) =>
-        log(
-          `round ${index + 1} ${name === 'withMetrics' ? 'with' : 'without'}: ${round.requestsPerSecond.toFixed(0)} req/s, server CPU ${round.serverCpuMsPerRequest?.toFixed(3)} ms/req, unexpected ${round.unexpectedStatus}, errors ${round.errors}`,
-        ),
-    );
   } finally {
     if (loadGeneratorCpus !== null) pinProcess(process.pid, loadGeneratorCpus, log);
-    await Promise.all(started.map((child) => child.stop()));
   }
 }

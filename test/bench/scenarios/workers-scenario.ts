@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../support/free-port';
 import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
-import { ask, startChild, type BenchChild } from '../support/child';
+import { ask, startChild, withChildren } from '../support/child';
 import { startEntryPoint, type EntryPoint } from '../support/entry-point';
 import { alternate, type Round, type Summary } from '../support/measurement';
 import { withServerCpu } from '../support/process-cpu';
@@ -29,29 +29,26 @@ export async function runWorkersScenario(
   settings: BenchSettings,
   log: (line: string) => void,
 ): Promise<WorkersResults> {
-  const started: Array<EntryPoint | BenchChild<unknown>> = [];
-  try {
-    const start = async (workers: number) => {
-      const service = await startEntryPoint(
-        {
-          WORKERS: String(workers),
-          DATA_DIR: mkdtempSync(join(work, `data-workers-${workers}-`)),
-          HOST: '127.0.0.1',
-          SHORTLINK_SEED_FILE: seedFile,
-          RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
-          LOG_LEVEL: 'info',
-          // Metrics on, as `npm start` has them; each service on its own port.
-          METRICS_PORT: String(await freePort()),
-        },
-        join(work, `workers-${workers}.log`),
+  return withChildren(async (keep) => {
+    const start = async (workers: number) =>
+      keep(
+        startEntryPoint(
+          {
+            WORKERS: String(workers),
+            DATA_DIR: mkdtempSync(join(work, `data-workers-${workers}-`)),
+            HOST: '127.0.0.1',
+            SHORTLINK_SEED_FILE: seedFile,
+            RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT_PER_MINUTE),
+            LOG_LEVEL: 'info',
+            // Metrics on, as `npm start` has them; each service on its own port.
+            METRICS_PORT: String(await freePort()),
+          },
+          join(work, `workers-${workers}.log`),
+        ),
       );
-      started.push(service);
-      return service;
-    };
     const one = await start(1);
     const two = await start(2);
-    const grpcLoad = await startChild<object>('load/grpc-load');
-    started.push(grpcLoad);
+    const grpcLoad = await keep(startChild<object>('load/grpc-load'));
 
     const report = (scenario: string) => (name: string, index: number, round: Round) =>
       log(
@@ -95,7 +92,5 @@ export async function runWorkersScenario(
       report('gRPC create'),
     );
     return { create, follow, grpc: grpcCreate };
-  } finally {
-    for (const child of started.reverse()) await child.stop();
-  }
+  });
 }

@@ -142,3 +142,24 @@ export async function failChild(error: unknown): Promise<void> {
   await tellParent({ type: 'failed', message });
   process.exit(1);
 }
+
+/** Starts a child and keeps it, to be stopped when the run `withChildren` gave it to ends. */
+export type Keep = <C extends { stop(): Promise<void> }>(starting: C | Promise<C>) => Promise<C>;
+
+/**
+ * Runs `body` with `keep`, which remembers each child (a server, a load generator) it starts;
+ * once `body` ends, however it ends, every one of them is stopped, the last started first.
+ */
+export async function withChildren<T>(body: (keep: Keep) => Promise<T>): Promise<T> {
+  const started: Array<{ stop(): Promise<void> }> = [];
+  const keep: Keep = async (starting) => {
+    const child = await starting;
+    started.push(child);
+    return child;
+  };
+  try {
+    return await body(keep);
+  } finally {
+    for (const child of started.reverse()) await child.stop();
+  }
+}
