@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import {
   claimServedDataDir,
   listenFailure,
-  refuseUnsharedStore,
   reservePort,
   superviseWorkers,
   workersReusePort,
@@ -39,7 +38,6 @@ async function reserveWorkerPorts(settings: ServiceSettings): Promise<Record<str
  * exit code once they have stopped.
  */
 export async function runPrimary(settings: ServiceSettings, logger: Logger): Promise<number> {
-  refuseUnsharedStore(settings);
   const workerEnv = await reserveWorkerPorts(settings);
   // The primary claims DATA_DIR for the whole cluster (it holds the cluster's rate limits);
   // the kernel releases the claim when it exits, however it exits.

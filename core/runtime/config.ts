@@ -63,142 +63,188 @@ export const IN_MEMORY_DATA_DIR = ':memory:';
  * The process configuration the core and the composition root read. Transport settings (ports,
  * HOST, proxies, redirect caching) belong to each gateway's own configuration.
  */
-export const configSchema = z.object({
-  /**
-   * Prometheus metrics (GET /metrics) on their own port, bound to METRICS_HOST; 0 turns metrics
-   * off altogether (nothing is measured). With WORKERS only the primary binds it.
-   */
-  METRICS_PORT: portSetting.default(9464),
-  /**
-   * The address the metrics port binds: this host only unless set, whatever HOST is, so serving
-   * the API to other machines (HOST=0.0.0.0) does not publish the metrics with it.
-   */
-  METRICS_HOST: bindAddressSetting.default(DEFAULT_METRICS_HOST),
-  /**
-   * Scrapes of GET /metrics collected at once; one more is answered 503 with Retry-After at once,
-   * so scrapers cannot pile up collections (each reads every metric, and a WORKERS primary asks
-   * every worker).
-   */
-  METRICS_MAX_CONCURRENT_SCRAPES: positive
-    .max(MAX_METRICS_SCRAPES, `must be at most ${MAX_METRICS_SCRAPES}`)
-    .default(DEFAULT_METRICS_MAX_CONCURRENT_SCRAPES),
-  ...SHARED_GATEWAY_SETTINGS,
-  MONGODB_URI: optionalText,
-  /**
-   * Link ids a process reserves with one update of MongoDB's counter document and then hands out
-   * alone; a stopped process leaves the rest of its blocks unused (MongoDB only).
-   */
-  ID_BLOCK_SIZE: positive
-    .max(
-      MAX_ID_BLOCK_SIZE,
-      `must be at most ${MAX_ID_BLOCK_SIZE} (a stopped process loses the rest of its block)`,
-    )
-    .default(DEFAULT_ID_BLOCK_SIZE),
-  /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
-  DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
-  REDIS_URL: optionalText,
-  RATE_LIMIT_PER_MINUTE: positive.default(DEFAULT_RATE_LIMIT_PER_MINUTE),
-  AUTH_FAILURES_PER_MINUTE: positive.default(DEFAULT_AUTH_FAILURES_PER_MINUTE),
-  /**
-   * Unknown aliases followed per client address per minute (REST GET/HEAD /<alias> and gRPC
-   * ResolveShortLink together); past it 19. 0: no budget.
-   */
-  FOLLOW_MISSES_PER_MINUTE: nonnegativeSetting.default(DEFAULT_FOLLOW_MISSES_PER_MINUTE),
-  /**
-   * Client addresses (IPv6: /64 networks) each in-memory per-address table holds at most: the
-   * auth-failure and follow-miss limiters', and the refusals a shared follow-miss limiter recalls.
-   */
-  AUTH_FAILURE_TRACKED_ADDRESSES: positiveEntriesSetting.default(
-    DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
-  ),
-  SHORTLINK_SEED_FILE: optionalText,
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  RESERVED_ALIASES: list,
-  SHUTDOWN_TIMEOUT_MS: positiveTimerMsSetting.default(10000),
-  /** Worker processes serving the gateways (`auto`: one per available core); see ./cluster/. */
-  WORKERS: z
-    .string()
-    .trim()
-    .regex(/^(auto|[1-9]\d*)$/, 'must be a whole number of at least 1, or auto')
-    .transform((value) => workerCount(value))
-    .refine((workers) => workers <= MAX_WORKERS, `must be at most ${MAX_WORKERS}`)
-    .default(1),
-  /** How long a completed request's answer is replayed for its idempotency key. */
-  IDEMPOTENCY_TTL_SECONDS: positive
-    .max(MAX_IDEMPOTENCY_TTL_SECONDS, `must be at most ${MAX_IDEMPOTENCY_TTL_SECONDS} (ten years)`)
-    .default(DEFAULT_IDEMPOTENCY_TTL_SECONDS),
-  /**
-   * How long a keyed request's claim holds its key without a renewal: renewed every third of it
-   * while the request runs, so it bounds how long the key of a request whose process died stays
-   * answered 26, not how long a request may take.
-   */
-  IDEMPOTENCY_LEASE_SECONDS: positive
-    .max(
-      MAX_IDEMPOTENCY_LEASE_SECONDS,
-      `must be at most ${MAX_IDEMPOTENCY_LEASE_SECONDS} (an hour)`,
-    )
-    .default(DEFAULT_IDEMPOTENCY_LEASE_SECONDS),
-  /** Found links kept in each process for following; 0 = no link cache. */
-  LINK_CACHE_SIZE: entriesSetting.default(DEFAULT_LINK_CACHE_SIZE),
-  /** How long identity lookups are trusted in each process; 0 = no identity cache. */
-  IDENTITY_CACHE_TTL_SECONDS: nonnegativeSetting.default(DEFAULT_IDENTITY_CACHE_TTL_SECONDS),
-  /**
-   * Identity lookups kept in each process per kind (tokens, organizations by key and by id,
-   * memberships, groups); the least recently used go first.
-   */
-  IDENTITY_CACHE_SIZE: positiveEntriesSetting.default(DEFAULT_IDENTITY_CACHE_SIZE),
-  /**
-   * The bound, in seconds, within which a link's disable or enable and an organization's
-   * deactivation reach every process and worker: cached links and organizations are trusted no
-   * longer (sooner where the store reports changes).
-   */
-  CHANGE_PROPAGATION_SECONDS: positiveTimerSecondsSetting.default(
-    DEFAULT_CHANGE_PROPAGATION_SECONDS,
-  ),
-  /** With REDIS_URL listing sentinels: the name of the master they watch. */
-  REDIS_SENTINEL_NAME: optionalText,
+export const configSchema = z
+  .object({
+    /**
+     * Prometheus metrics (GET /metrics) on their own port, bound to METRICS_HOST; 0 turns metrics
+     * off altogether (nothing is measured). With WORKERS only the primary binds it.
+     */
+    METRICS_PORT: portSetting.default(9464),
+    /**
+     * The address the metrics port binds: this host only unless set, whatever HOST is, so serving
+     * the API to other machines (HOST=0.0.0.0) does not publish the metrics with it.
+     */
+    METRICS_HOST: bindAddressSetting.default(DEFAULT_METRICS_HOST),
+    /**
+     * Scrapes of GET /metrics collected at once; one more is answered 503 with Retry-After at once,
+     * so scrapers cannot pile up collections (each reads every metric, and a WORKERS primary asks
+     * every worker).
+     */
+    METRICS_MAX_CONCURRENT_SCRAPES: positive
+      .max(MAX_METRICS_SCRAPES, `must be at most ${MAX_METRICS_SCRAPES}`)
+      .default(DEFAULT_METRICS_MAX_CONCURRENT_SCRAPES),
+    ...SHARED_GATEWAY_SETTINGS,
+    MONGODB_URI: optionalText,
+    /**
+     * Link ids a process reserves with one update of MongoDB's counter document and then hands out
+     * alone; a stopped process leaves the rest of its blocks unused (MongoDB only).
+     */
+    ID_BLOCK_SIZE: positive
+      .max(
+        MAX_ID_BLOCK_SIZE,
+        `must be at most ${MAX_ID_BLOCK_SIZE} (a stopped process loses the rest of its block)`,
+      )
+      .default(DEFAULT_ID_BLOCK_SIZE),
+    /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
+    DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
+    REDIS_URL: optionalText,
+    RATE_LIMIT_PER_MINUTE: positive.default(DEFAULT_RATE_LIMIT_PER_MINUTE),
+    AUTH_FAILURES_PER_MINUTE: positive.default(DEFAULT_AUTH_FAILURES_PER_MINUTE),
+    /**
+     * Unknown aliases followed per client address per minute (REST GET/HEAD /<alias> and gRPC
+     * ResolveShortLink together); past it 19. 0: no budget.
+     */
+    FOLLOW_MISSES_PER_MINUTE: nonnegativeSetting.default(DEFAULT_FOLLOW_MISSES_PER_MINUTE),
+    /**
+     * Client addresses (IPv6: /64 networks) each in-memory per-address table holds at most: the
+     * auth-failure and follow-miss limiters', and the refusals a shared follow-miss limiter recalls.
+     */
+    AUTH_FAILURE_TRACKED_ADDRESSES: positiveEntriesSetting.default(
+      DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
+    ),
+    SHORTLINK_SEED_FILE: optionalText,
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
+    RESERVED_ALIASES: list,
+    SHUTDOWN_TIMEOUT_MS: positiveTimerMsSetting.default(10000),
+    /** Worker processes serving the gateways (`auto`: one per available core); see ./cluster/. */
+    WORKERS: z
+      .string()
+      .trim()
+      .regex(/^(auto|[1-9]\d*)$/, 'must be a whole number of at least 1, or auto')
+      .transform((value) => workerCount(value))
+      .refine((workers) => workers <= MAX_WORKERS, `must be at most ${MAX_WORKERS}`)
+      .default(1),
+    /** How long a completed request's answer is replayed for its idempotency key. */
+    IDEMPOTENCY_TTL_SECONDS: positive
+      .max(
+        MAX_IDEMPOTENCY_TTL_SECONDS,
+        `must be at most ${MAX_IDEMPOTENCY_TTL_SECONDS} (ten years)`,
+      )
+      .default(DEFAULT_IDEMPOTENCY_TTL_SECONDS),
+    /**
+     * How long a keyed request's claim holds its key without a renewal: renewed every third of it
+     * while the request runs, so it bounds how long the key of a request whose process died stays
+     * answered 26, not how long a request may take.
+     */
+    IDEMPOTENCY_LEASE_SECONDS: positive
+      .max(
+        MAX_IDEMPOTENCY_LEASE_SECONDS,
+        `must be at most ${MAX_IDEMPOTENCY_LEASE_SECONDS} (an hour)`,
+      )
+      .default(DEFAULT_IDEMPOTENCY_LEASE_SECONDS),
+    /** Found links kept in each process for following; 0 = no link cache. */
+    LINK_CACHE_SIZE: entriesSetting.default(DEFAULT_LINK_CACHE_SIZE),
+    /** How long identity lookups are trusted in each process; 0 = no identity cache. */
+    IDENTITY_CACHE_TTL_SECONDS: nonnegativeSetting.default(DEFAULT_IDENTITY_CACHE_TTL_SECONDS),
+    /**
+     * Identity lookups kept in each process per kind (tokens, organizations by key and by id,
+     * memberships, groups); the least recently used go first.
+     */
+    IDENTITY_CACHE_SIZE: positiveEntriesSetting.default(DEFAULT_IDENTITY_CACHE_SIZE),
+    /**
+     * The bound, in seconds, within which a link's disable or enable and an organization's
+     * deactivation reach every process and worker: cached links and organizations are trusted no
+     * longer (sooner where the store reports changes).
+     */
+    CHANGE_PROPAGATION_SECONDS: positiveTimerSecondsSetting.default(
+      DEFAULT_CHANGE_PROPAGATION_SECONDS,
+    ),
+    /** With REDIS_URL listing sentinels: the name of the master they watch. */
+    REDIS_SENTINEL_NAME: optionalText,
 
-  // Anti-phishing check (code 18); see core/url-guard/.
-  /**
-   * `1`: URLs to loopback, private, link-local, carrier-grade NAT, reserved, metadata...
-   * addresses, metadata names and localhost pass (url-guard/private-target-rule.ts).
-   */
-  ALLOW_PRIVATE_TARGETS: z
-    .enum(['0', '1', 'false', 'true'], { message: 'must be 1 (or true) to allow, 0 (or false)' })
-    .optional()
-    .transform((value) => value === '1' || value === 'true'),
-  BLOCKED_SHORTENER_DOMAINS: list,
-  URL_BLOCKLIST_FILE: optionalText,
-  URL_BLOCKLIST_POLL_MS: positiveTimerMsSetting.default(2000),
-  /** How long the link domains are trusted by the loop check and by following, in each process. */
-  LINK_DOMAINS_REFRESH_SECONDS: positiveTimerSecondsSetting.default(
-    DEFAULT_LINK_DOMAINS_REFRESH_SECONDS,
-  ),
-  SAFE_BROWSING_URL: optionalText.refine(
-    (value) => value === undefined || (/^https?:\/\//i.test(value) && URL.canParse(value)),
-    'must be an http(s) URL',
-  ),
-  SAFE_BROWSING_KEY: optionalText,
-  SAFE_BROWSING_FAIL: z.enum(['open', 'closed']).default('open'),
-  SAFE_BROWSING_PER_MINUTE: positive.default(600),
-  SAFE_BROWSING_CONCURRENCY: positive.default(4),
-  SAFE_BROWSING_TIMEOUT_MS: positiveTimerMsSetting.default(2000),
-  SAFE_BROWSING_MAX_WAIT_MS: timerMsSetting.default(1000),
-  SAFE_BROWSING_CLEAN_CACHE_SECONDS: nonnegativeSetting.default(300),
-  SAFE_BROWSING_CACHE_ENTRIES: positiveEntriesSetting.default(10000),
-  SAFE_BROWSING_THREAT_TYPES: list.transform((types) =>
-    types.length > 0
-      ? types
-      : ['MALWARE', 'SOCIAL_ENGINEERING', 'UNWANTED_SOFTWARE', 'POTENTIALLY_HARMFUL_APPLICATION'],
-  ),
-});
+    // Anti-phishing check (code 18); see core/url-guard/.
+    /**
+     * `1`: URLs to loopback, private, link-local, carrier-grade NAT, reserved, metadata...
+     * addresses, metadata names and localhost pass (url-guard/private-target-rule.ts).
+     */
+    ALLOW_PRIVATE_TARGETS: z
+      .enum(['0', '1', 'false', 'true'], { message: 'must be 1 (or true) to allow, 0 (or false)' })
+      .optional()
+      .transform((value) => value === '1' || value === 'true'),
+    BLOCKED_SHORTENER_DOMAINS: list,
+    URL_BLOCKLIST_FILE: optionalText,
+    URL_BLOCKLIST_POLL_MS: positiveTimerMsSetting.default(2000),
+    /** How long the link domains are trusted by the loop check and by following, in each process. */
+    LINK_DOMAINS_REFRESH_SECONDS: positiveTimerSecondsSetting.default(
+      DEFAULT_LINK_DOMAINS_REFRESH_SECONDS,
+    ),
+    SAFE_BROWSING_URL: optionalText.refine(
+      (value) => value === undefined || (/^https?:\/\//i.test(value) && URL.canParse(value)),
+      'must be an http(s) URL',
+    ),
+    SAFE_BROWSING_KEY: optionalText,
+    SAFE_BROWSING_FAIL: z.enum(['open', 'closed']).default('open'),
+    SAFE_BROWSING_PER_MINUTE: positive.default(600),
+    SAFE_BROWSING_CONCURRENCY: positive.default(4),
+    SAFE_BROWSING_TIMEOUT_MS: positiveTimerMsSetting.default(2000),
+    SAFE_BROWSING_MAX_WAIT_MS: timerMsSetting.default(1000),
+    SAFE_BROWSING_CLEAN_CACHE_SECONDS: nonnegativeSetting.default(300),
+    SAFE_BROWSING_CACHE_ENTRIES: positiveEntriesSetting.default(10000),
+    SAFE_BROWSING_THREAT_TYPES: list.transform((types) =>
+      types.length > 0
+        ? types
+        : ['MALWARE', 'SOCIAL_ENGINEERING', 'UNWANTED_SOFTWARE', 'POTENTIALLY_HARMFUL_APPLICATION'],
+    ),
+  })
+  .superRefine(settingsRules);
 
 export type Config = z.output<typeof configSchema>;
+
+/**
+ * The rules between settings, declared with them and checked when they are read (every broken
+ * one named in the one ConfigError, with the setting it is about). Any schema that holds these
+ * settings (the process's, gateway-http/service-settings.ts) applies them too.
+ */
+export function settingsRules(
+  settings: Pick<
+    Config,
+    | 'SAFE_BROWSING_KEY'
+    | 'SAFE_BROWSING_URL'
+    | 'REDIS_SENTINEL_NAME'
+    | 'REDIS_URL'
+    | 'WORKERS'
+    | 'MONGODB_URI'
+    | 'DATA_DIR'
+  >,
+  ctx: z.RefinementCtx,
+): void {
+  const refuse = (setting: string, message: string) =>
+    ctx.addIssue({ code: 'custom', path: [setting], message });
+  if (settings.SAFE_BROWSING_KEY && !settings.SAFE_BROWSING_URL) {
+    // The key is only ever sent to a URL the operator wrote down; there is no default.
+    refuse('SAFE_BROWSING_KEY', 'is set but SAFE_BROWSING_URL is not');
+  }
+  if (settings.REDIS_SENTINEL_NAME && !settings.REDIS_URL) {
+    refuse('REDIS_SENTINEL_NAME', 'needs REDIS_URL listing the sentinels');
+  }
+  // The in-memory store lives inside one process: each worker would hold its own links and
+  // credentials. Refused at start rather than served wrong.
+  if (settings.WORKERS > 1 && storeKindOf(settings) === 'memory') {
+    refuse(
+      'WORKERS',
+      `is ${settings.WORKERS}, which needs a store the worker processes share, but DATA_DIR=${IN_MEMORY_DATA_DIR} keeps everything inside one process; give DATA_DIR a directory (the LMDB store, default ./data) or set MONGODB_URI, or use WORKERS=1`,
+    );
+  }
+}
 
 export { ConfigError } from './settings';
 
 /** Which store a configuration selects: MongoDB with MONGODB_URI, else memory or LMDB by DATA_DIR. */
-export function storeKindOf(config: Config): 'mongodb' | 'memory' | 'lmdb' {
+export function storeKindOf(
+  config: Pick<Config, 'MONGODB_URI' | 'DATA_DIR'>,
+): 'mongodb' | 'memory' | 'lmdb' {
   if (config.MONGODB_URI) return 'mongodb';
   return config.DATA_DIR === IN_MEMORY_DATA_DIR ? 'memory' : 'lmdb';
 }

@@ -11,6 +11,7 @@ export {
   DEFAULT_METRICS_MAX_CONCURRENT_SCRAPES,
   IN_MEMORY_DATA_DIR,
   MAX_WORKERS,
+  settingsRules,
   type Config,
 } from './config';
 export { createRuntime, type Runtime, type RuntimeOptions } from './create-runtime';
@@ -41,7 +42,6 @@ export {
   type ServiceOptions,
 } from './serve-gateways';
 export { STOP_SIGNALS, superviseWorkers, type Supervisor } from './cluster/supervise-workers';
-export { refuseUnsharedStore } from './cluster/shared-store-check';
 export { listenOptions, reservePort, workersReusePort } from './cluster/reuse-port';
 export { claimServedDataDir } from './data-dir-claim';
 export {

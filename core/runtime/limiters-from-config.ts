@@ -9,7 +9,7 @@ import { LIMITER_KEY_PREFIX } from '../rate-limit/limits';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { Store } from '../ports/store';
 import type { LimiterBackendState } from '../metrics/shortlink-metrics';
-import { ConfigError, type Config } from './config';
+import type { Config } from './config';
 
 export interface Limiters {
   perToken: RateLimiter;
@@ -36,9 +36,6 @@ export async function createLimitersFromConfig(
   store?: Store,
   local: LocalLimits = 'process',
 ): Promise<Limiters> {
-  if (config.REDIS_SENTINEL_NAME && !config.REDIS_URL) {
-    throw new ConfigError('REDIS_SENTINEL_NAME needs REDIS_URL listing the sentinels');
-  }
   if (config.REDIS_URL) {
     const redis = await createRedisLimiters({
       url: config.REDIS_URL,

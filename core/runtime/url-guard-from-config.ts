@@ -78,10 +78,6 @@ export async function createUrlGuardFromConfig(
   if (!config.ALLOW_PRIVATE_TARGETS) rules.push(privateTargetRule);
   rules.push(mixedScriptRule, wholeScriptRule);
 
-  if (config.SAFE_BROWSING_KEY && !config.SAFE_BROWSING_URL) {
-    // The key is only ever sent to a URL the operator wrote down; there is no default.
-    throw new ConfigError('SAFE_BROWSING_KEY is set but SAFE_BROWSING_URL is not');
-  }
   if (config.SAFE_BROWSING_URL) {
     const client = new SafeBrowsingClient({
       baseUrl: config.SAFE_BROWSING_URL,

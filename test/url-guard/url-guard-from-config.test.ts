@@ -49,8 +49,11 @@ describe('the URL guard from the configuration', () => {
     }
   });
 
-  it('refuses a key without a URL (the key goes only where the operator said)', async () => {
-    await expect(guardFrom({ SAFE_BROWSING_KEY: 'k' })).rejects.toThrow(ConfigError);
+  it('refuses a key without a URL (the key goes only where the operator said)', () => {
+    expect(() => loadConfig({ SAFE_BROWSING_KEY: 'k' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SAFE_BROWSING_KEY: 'k' })).toThrow(
+      'invalid configuration: SAFE_BROWSING_KEY: is set but SAFE_BROWSING_URL is not',
+    );
   });
 
   it('refuses a shortener entry that is not a domain, and a broken blocklist at start', async () => {
