@@ -1,7 +1,7 @@
 import { createMemoryRateLimiter, ShortlinkMetrics, type RateLimiter } from '../../core';
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import { captureLogs } from '../support/log-capture';
-import { gatedUrlGuard, waitUntil } from './gated-url-guard';
+import { gatedUrlGuard, waitUntil } from '../support/gated-url-guard';
 import { startGrpcOnTestCore, validRequest } from '../support/grpc-fixture';
 import { bearer } from '../support/grpc-metadata';
 

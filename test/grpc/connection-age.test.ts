@@ -3,7 +3,7 @@ import type { ClientHttp2Session } from 'node:http2';
 import type { GrpcConnectionLimits } from '../../gateway-grpc';
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { CoreFixture } from '../support/core-fixture';
-import { gatedUrlGuard, type GatedUrlGuard } from './gated-url-guard';
+import { gatedUrlGuard, type GatedUrlGuard } from '../support/gated-url-guard';
 import { startGrpcOnTestCore, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 import { closesWithin, grpcFrame, openSession, startCall, timeUntil } from './raw-session';
 

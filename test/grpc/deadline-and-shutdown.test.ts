@@ -5,7 +5,7 @@ import {
   HealthClient,
 } from '../../gateway-grpc/generated/grpc/health/v1/health';
 import { captureLogs } from '../support/log-capture';
-import { gatedUrlGuard, waitUntil } from './gated-url-guard';
+import { gatedUrlGuard, waitUntil } from '../support/gated-url-guard';
 import { startGrpcOnTestCore, validRequest } from '../support/grpc-fixture';
 
 describe('gRPC deadlines', () => {

@@ -7,7 +7,7 @@ import {
 } from '../../gateway-grpc/connection/ping-policy';
 import { CreateShortLinkRequest } from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { CoreFixture } from '../support/core-fixture';
-import { gatedUrlGuard, type GatedUrlGuard } from './gated-url-guard';
+import { gatedUrlGuard, type GatedUrlGuard } from '../support/gated-url-guard';
 import { startGrpcOnTestCore, validRequest, type GrpcFixture } from '../support/grpc-fixture';
 import {
   closesWithin,

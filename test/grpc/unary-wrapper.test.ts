@@ -5,7 +5,7 @@ import { ErrorCode, ShortlinkError } from '../../core';
 import { peerAddressOf } from '../../gateway-grpc/call-context';
 import { unary, type UnaryHandler } from '../../gateway-grpc/unary';
 import { captureLogs } from '../support/log-capture';
-import { waitUntil } from './gated-url-guard';
+import { waitUntil } from '../support/gated-url-guard';
 import { metadataText } from '../support/grpc-fixture';
 
 type Answer = [error: Partial<StatusObject> | null, value: unknown, trailers: Metadata | undefined];

@@ -8,7 +8,7 @@ import {
   type UrlGuard,
 } from '../../../core';
 import { createRuntime, loadConfig } from '../../../core/runtime';
-import { gatedUrlGuard } from '../../grpc/gated-url-guard';
+import { gatedUrlGuard } from '../../support/gated-url-guard';
 import { createTestCore, type CoreFixture } from '../../support/core-fixture';
 import { failingStore, failureOf } from '../../support/failures';
 import { LONGEST_KEY, MALFORMED_KEYS, manualClock } from '../../support/idempotency';

@@ -4,7 +4,7 @@ import {
   type UrlGuard,
   type UrlGuardContext,
 } from '../../../core';
-import { gatedUrlGuard } from '../../grpc/gated-url-guard';
+import { gatedUrlGuard } from '../../support/gated-url-guard';
 import { createTestCore } from '../../support/core-fixture';
 import { expectFailure, failureOf } from '../../support/failures';
 
