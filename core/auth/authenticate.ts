@@ -12,9 +12,8 @@ export interface AuthenticatedContext extends CoreContext {
   tokenHash: string;
 }
 
-function tooManyFailures(ctx: CoreContext, decision: RateLimitDecision): ShortlinkError {
+function tooManyFailures(decision: RateLimitDecision): ShortlinkError {
   const seconds = retryAfterSeconds(decision.resetAt);
-  ctx.response.retryAfterSeconds = seconds;
   return new ShortlinkError('RATE_LIMITED', 'Too many failed authentication attempts; slow down.', {
     retryAfterSeconds: seconds,
   });
@@ -53,5 +52,5 @@ async function countedFailure(ctx: CoreContext, failure: ShortlinkError): Promis
   const address = ctx.request.clientAddress;
   if (address === undefined) return failure;
   const decision = await ctx.deps.authFailureLimiter.consume(addressKeyOf(address));
-  return decision.allowed ? failure : tooManyFailures(ctx, decision);
+  return decision.allowed ? failure : tooManyFailures(decision);
 }

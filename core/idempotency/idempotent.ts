@@ -70,8 +70,7 @@ async function claimKey(
   return claim.claimed ? { claimed: true, owner } : claim;
 }
 
-function keyInUse(ctx: IdempotencyKeyContext): ShortlinkError {
-  ctx.response.retryAfterSeconds = KEY_IN_USE_RETRY_AFTER_SECONDS;
+function keyInUse(): ShortlinkError {
   return new ShortlinkError('IDEMPOTENCY_KEY_IN_USE', undefined, {
     retryAfterSeconds: KEY_IN_USE_RETRY_AFTER_SECONDS,
   });
@@ -87,7 +86,7 @@ async function answerHeld(
   if (existing.fingerprint !== fingerprint) {
     throw new ShortlinkError('IDEMPOTENCY_KEY_REUSED');
   }
-  if (existing.state === 'running') throw keyInUse(ctx);
+  if (existing.state === 'running') throw keyInUse();
   // The record may be one a request still running has just written, whose fsync has not been
   // reported yet: answer it only once it would survive a power loss, as its first request does
   // (a no-op on stores whose writes are durable when they answer).
@@ -206,5 +205,5 @@ export const idempotent =
     // The request that took the key over is gone too (released after a fault): leave the key
     // free and let the client's retry run, as 26 asks it to.
     await ctx.deps.store.idempotency.release(scope, now.owner);
-    throw keyInUse(ctx);
+    throw keyInUse();
   };

@@ -44,16 +44,11 @@ function readVerdict(answer: unknown): UrlVerdict {
 }
 
 async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
-  let verdict;
-  try {
-    verdict = readVerdict(await ctx.deps.urlGuard.check(url, { organization: ctx.organization }));
-  } catch (error) {
-    // A check that cannot run now (a used-up quota, code 23) says when to retry.
-    if (error instanceof ShortlinkError && error.retryAfterSeconds !== undefined) {
-      ctx.response.retryAfterSeconds = error.retryAfterSeconds;
-    }
-    throw error;
-  }
+  // A check that cannot run now (a used-up quota, BACKEND_UNAVAILABLE) throws a failure that
+  // says when to retry; the caller hands that to the transport, as for every failure.
+  const verdict = readVerdict(
+    await ctx.deps.urlGuard.check(url, { organization: ctx.organization }),
+  );
   if (verdict.blocked) {
     throw new ShortlinkError('URL_BLOCKED', urlRefusedMessage(verdict.reason), {
       transient: verdict.undecided === true,

@@ -23,9 +23,8 @@ export type ResolveLinkRequest = z.input<typeof resolveLinkSchema>;
 const notFound = () => expectedFailure('NOT_FOUND', 'No short link with this alias.');
 
 /** A client past its budget of unknown aliases: 19, with the seconds until its window resets. */
-function tooManyMisses(ctx: CoreContext, refusal: RateLimitDecision): ShortlinkError {
+function tooManyMisses(refusal: RateLimitDecision): ShortlinkError {
   const seconds = retryAfterSeconds(refusal.resetAt);
-  ctx.response.retryAfterSeconds = seconds;
   return new ShortlinkError(
     'RATE_LIMITED',
     'Too many unknown short links from this address; slow down.',
@@ -67,14 +66,14 @@ export const resolveLink = ProcedureBuilder.create<CoreContext>()
     if (refusal) {
       const domains = ctx.following.domains.knownNow(candidates);
       link = findKnown(ctx.deps.store.links, domains, input.alias) ?? null;
-      if (!link) throw tooManyMisses(ctx, refusal);
+      if (!link) throw tooManyMisses(refusal);
     } else {
       const domains = await ctx.following.domains.domainsToRead(candidates);
       link = await findFirst(ctx.deps.store.links, domains, input.alias);
     }
     if (!link) {
       const decision = budget && (await budget.limiter.consume(budget.key));
-      throw decision && !decision.allowed ? tooManyMisses(ctx, decision) : notFound();
+      throw decision && !decision.allowed ? tooManyMisses(decision) : notFound();
     }
     const refused = await followRefusal(ctx, link);
     if (refused !== null) {

@@ -14,7 +14,6 @@ export const limitPerToken: Middleware<AuthenticatedContext> = async ({ ctx, nex
   ctx.response.rateLimit = { limit, remaining, resetAt, windowSeconds: limiter.windowSeconds };
   if (!decision.allowed) {
     const seconds = retryAfterSeconds(resetAt);
-    ctx.response.retryAfterSeconds = seconds;
     throw new ShortlinkError(
       'RATE_LIMITED',
       tokenLimitMessage(limit, limiter.windowSeconds, seconds),
