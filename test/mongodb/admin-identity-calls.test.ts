@@ -9,6 +9,7 @@ import {
 } from '../../core';
 import { MongoIdentityStore } from '../../core/adapters/mongodb/mongo-identity-store';
 import { organization } from '../storage/fixtures';
+import { scriptedDb } from '../support/scripted-mongo-db';
 
 /**
  * The admin CLI's `group create`, `user create`, `org rotate-key` and `org deactivate` on MongoDB:
@@ -18,31 +19,6 @@ import { organization } from '../storage/fixtures';
  * records each call and answers as a server does; the real server run is test/storage's contract
  * suite, where MONGODB_URI reaches one.
  */
-interface Call {
-  collection: string;
-  method: string;
-  args: unknown[];
-}
-
-function fakeDb(answer: (call: Call) => Promise<unknown>) {
-  const calls: Call[] = [];
-  const method =
-    (collection: string, name: string) =>
-    (...args: unknown[]) => {
-      const call = { collection, method: name, args };
-      calls.push(call);
-      return answer(call);
-    };
-  const collection = (name: string) =>
-    Object.fromEntries(
-      ['insertOne', 'findOneAndUpdate', 'findOne', 'replaceOne', 'updateOne'].map((m) => [
-        m,
-        method(name, m),
-      ]),
-    );
-  return { db: { collection } as unknown as Db, calls };
-}
-
 function duplicateKey(collection: string, index: string, keyValue: Record<string, unknown>) {
   return new MongoServerError({
     code: 11000,
@@ -54,7 +30,7 @@ function duplicateKey(collection: string, index: string, keyValue: Record<string
 
 describe('MongoDB: group and user created only when new', () => {
   it('inserts a group (never upserts); a duplicate on its unique index is GroupExistsError', async () => {
-    const { db, calls } = fakeDb(() =>
+    const { db, calls } = scriptedDb(() =>
       Promise.reject(
         duplicateKey('groups', 'organization_api_id_unique', {
           organizationId: 'acme',
@@ -76,7 +52,7 @@ describe('MongoDB: group and user created only when new', () => {
   });
 
   it('takes a duplicate of the `_id` (the same pair) for an existing group too', async () => {
-    const { db } = fakeDb(() =>
+    const { db } = scriptedDb(() =>
       Promise.reject(
         duplicateKey('groups', '_id_', { _id: { organizationId: 'acme', apiId: '1' } }),
       ),
@@ -87,7 +63,7 @@ describe('MongoDB: group and user created only when new', () => {
   });
 
   it('inserts a user under its id; a duplicate _id is UserExistsError, and `user create` a clear refusal', async () => {
-    const { db, calls } = fakeDb((call) =>
+    const { db, calls } = scriptedDb((call) =>
       call.collection === 'organizations'
         ? Promise.resolve({ _id: 'acme', ...organization() })
         : Promise.reject(duplicateKey('users', '_id_', { _id: 'alice' })),
@@ -117,7 +93,7 @@ describe('MongoDB: group and user created only when new', () => {
 describe('MongoDB: an organization changed in place', () => {
   it('sets only the changed field, in one findOneAndUpdate answering the document after it', async () => {
     const { id, ...fields } = organization({ active: false });
-    const { db, calls } = fakeDb(() => Promise.resolve({ _id: id, ...fields }));
+    const { db, calls } = scriptedDb(() => Promise.resolve({ _id: id, ...fields }));
     const changed = await new MongoIdentityStore(db).updateOrganization('acme', { active: false });
     expect(changed).toEqual(organization({ active: false }));
     expect(calls).toEqual([
@@ -130,7 +106,7 @@ describe('MongoDB: an organization changed in place', () => {
   });
 
   it('answers null when no document has the id, and `org deactivate` refuses it', async () => {
-    const { db } = fakeDb(() => Promise.resolve(null));
+    const { db } = scriptedDb(() => Promise.resolve(null));
     const store = new MongoIdentityStore(db);
     await expect(store.updateOrganization('ghost', { active: false })).resolves.toBeNull();
     await expect(
@@ -139,7 +115,7 @@ describe('MongoDB: an organization changed in place', () => {
   });
 
   it('turns a duplicate on the key-hash index into OrganizationKeyTakenError', async () => {
-    const { db } = fakeDb(() =>
+    const { db } = scriptedDb(() =>
       Promise.reject(duplicateKey('organizations', 'key_hash_unique', { keyHash: 'b'.repeat(64) })),
     );
     await expect(

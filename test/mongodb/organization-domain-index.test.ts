@@ -1,4 +1,4 @@
-import { MongoServerError, type Db } from 'mongodb';
+import { MongoServerError } from 'mongodb';
 import {
   LinkDomainTakenError,
   OrganizationExistsError,
@@ -9,6 +9,7 @@ import {
 import { ensureIndexes, INDEXES } from '../../core/adapters/mongodb/indexes';
 import { MongoIdentityStore } from '../../core/adapters/mongodb/mongo-identity-store';
 import { organization } from '../storage/fixtures';
+import { scriptedDb } from '../support/scripted-mongo-db';
 
 /**
  * The unique key on organizations' link domains, checked with a fake Db that records the
@@ -19,17 +20,17 @@ function fakeDb(
   replaceOne: () => Promise<unknown>,
   insertOne: (document: unknown) => Promise<unknown> = () => Promise.resolve({}),
 ) {
-  const indexes: Array<{ collection: string; key: unknown; options: unknown }> = [];
-  const collection = (name: string) => ({
-    createIndex: (key: unknown, options: unknown) => {
-      indexes.push({ collection: name, key, options });
-      return Promise.resolve('ok');
-    },
-    replaceOne,
-    insertOne,
-    findOne: () => Promise.resolve(null),
+  const { db, calls } = scriptedDb(({ method, args }) => {
+    if (method === 'createIndex') return Promise.resolve('ok');
+    if (method === 'replaceOne') return replaceOne();
+    if (method === 'insertOne') return insertOne(args[0]);
+    return Promise.resolve(null);
   });
-  return { db: { collection } as unknown as Db, indexes };
+  const indexes = () =>
+    calls
+      .filter((call) => call.method === 'createIndex')
+      .map(({ collection, args: [key, options] }) => ({ collection, key, options }));
+  return { db, indexes };
 }
 
 /** The duplicate-key error a server gives for `field` = `value` on the organizations' `index`. */
@@ -90,7 +91,7 @@ describe('MongoDB: one organization per link domain', () => {
   it('creates a unique index on the organizations link domain', async () => {
     const { db, indexes } = fakeDb(() => Promise.resolve({}));
     await ensureIndexes(db);
-    expect(indexes).toContainEqual({
+    expect(indexes()).toContainEqual({
       collection: 'organizations',
       key: { domain: 1 },
       options: { name: 'domain_unique', unique: true },
