@@ -7,7 +7,7 @@ import { ownConnectionClient } from '../support/grpc-client';
 import { pause, sendRaw } from '../support/raw-http';
 import { coversEveryWorker, logRecords, workerPids } from '../support/service-log';
 import { UNLIMITED } from '../support/in-process-service';
-import { runAdmin } from '../support/admin-cli';
+import { adminSucceeds } from '../support/admin-cli';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { outcomeOf } from '../support/grpc-call';
 import {
@@ -28,11 +28,7 @@ let dataDir: string;
 let blocklist: string;
 let domain: string;
 
-const admin = async (...args: string[]) => {
-  const run = await runAdmin(build.dir, { DATA_DIR: dataDir }, ...args);
-  if (run.code !== 0) throw new Error(`admin ${args.join(' ')}: ${run.stderr}`);
-  return run.stdout;
-};
+const admin = (...args: string[]) => adminSucceeds(build.dir, { DATA_DIR: dataDir }, ...args);
 
 function create(alias: string, url: string) {
   return sendRaw({
