@@ -23,7 +23,7 @@ export interface CoreDeps {
   /**
    * The local anti-phishing rules a link's target must still pass to be followed (blocklist
    * file, blocked shorteners, the service's own link domains): checked on every follow, so no
-   * network lookup. A target it refuses now is answered 410 (code 28).
+   * network lookup. A target it refuses now is answered 410 (LINK_DISABLED).
    */
   followGuard: UrlGuard;
   /** Told of every change of a link's state (the metrics count them); optional. */
@@ -40,7 +40,7 @@ export interface CoreDeps {
   /**
    * How long a running idempotency record holds its key without a renewal (the request renews it
    * every third of it while it runs): a process that dies mid-request leaves the key blocked
-   * (code 26) only this long (IDEMPOTENCY_LEASE_SECONDS).
+   * (IDEMPOTENCY_KEY_IN_USE) only this long (IDEMPOTENCY_LEASE_SECONDS).
    */
   idempotencyLeaseSeconds: number;
   /**
@@ -61,13 +61,15 @@ export interface RequestContext {
   /** The client's address; failed token checks and unknown aliases are limited per address. */
   clientAddress?: string | undefined;
   /**
-   * Where a failure that is the service's fault (codes 1 and 23) is logged, once, by the core:
-   * a logger bound to this request (its id, its RPC) when the transport has one; else the core's.
+   * Where a failure that is the service's fault (INTERNAL and BACKEND_UNAVAILABLE) is logged, once,
+   * by the core: a logger bound to this request (its id, its RPC) when the transport has one; else
+   * the core's.
    */
   logger?: Logger | undefined;
   /**
    * The raw idempotency key (REST `Idempotency-Key`, gRPC `idempotency-key`); absent: none. A
-   * transport that received the key more than once passes every value (malformed, code 27).
+   * transport that received the key more than once passes every value (malformed,
+   * IDEMPOTENCY_KEY_INVALID).
    */
   idempotencyKey?: string | readonly string[] | null | undefined;
   /** Filled in by the core for the transport to render (rate-limit headers or metadata). */

@@ -118,7 +118,8 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
             `${path} failed`,
           );
         }
-        // A failure that says when to retry (code 23) tells the transport, as a 429 does.
+        // A failure that says when to retry (BACKEND_UNAVAILABLE) tells the transport, as a 429
+        // does.
         ctx.response.retryAfterSeconds ??= failure.retryAfterSeconds;
       },
     });

@@ -6,7 +6,7 @@ export const IDEMPOTENCY_KEY_METADATA = 'idempotency-key';
 
 /**
  * Every value of the idempotency key, as the core takes it: none means no key, one is the key,
- * more are refused (code 27).
+ * more are refused (IDEMPOTENCY_KEY_INVALID).
  */
 export function idempotencyKeyOf(metadata: Metadata): readonly string[] {
   return metadata

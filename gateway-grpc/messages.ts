@@ -34,7 +34,8 @@ function given<T>(value: T, unset: T): T | undefined {
 
 /**
  * The core's arguments naming one link (links.get, links.enable): id 0 and an empty alias are
- * proto3's "not set". The organization key stays as sent: the core reads "" as missing (4).
+ * proto3's "not set". The organization key stays as sent: the core reads "" as missing
+ * (ORGANIZATION_KEY_MISSING).
  */
 export function toLinkReferenceBody(request: GetShortLinkRequest): Record<string, unknown> {
   return {

@@ -25,7 +25,8 @@ type DroppedKeyValuesOf = (stream: ServerHttp2Stream) => readonly string[] | und
  * `value` with each character grpc-js would refuse replaced by `standIn`, a character that keeps
  * the value malformed for the core: a space in an `idempotency-key` (a key has none; `?` would be
  * a valid key character), `?` in `authorization` (a space would make `Bearer\u00a0<token>`, or a
- * token with a trailing no-break space, a valid header, which over REST is malformed, code 10).
+ * token with a trailing no-break space, a valid header, which over REST is malformed,
+ * TOKEN_MALFORMED).
  */
 const sayable = (value: string, standIn: ' ' | '?') =>
   GRPC_TEXT_VALUE.test(value) ? value : value.replace(OUTSIDE_GRPC_TEXT, standIn);
@@ -46,17 +47,19 @@ function rawValues(rawHeaders: readonly string[], name: string): string[] {
  * grpc-js drops a metadata value with a control or non-ASCII character, logging an error that
  * holds the value, so an `idempotency-key` holding one would reach the core as no key at all and
  * the create would run without its protection, and such an `authorization` would be "missing"
- * (code 3, where REST says malformed, 10) after its token was logged. HTTP/2 lets any client send
- * such a value, so before grpc-js reads the headers this listener replaces each such character of
- * those two values: still malformed for the core (codes 27 and 10), and sayable in gRPC metadata.
- * It also hands grpc-js a key sent more than once as its separate values (node joins them with
- * ", "), so the core can say so (code 27) instead of finding a space in one joined key.
+ * (TOKEN_MISSING, where REST says malformed, TOKEN_MALFORMED) after its token was logged. HTTP/2
+ * lets any client send such a value, so before grpc-js reads the headers this listener replaces
+ * each such character of those two values: still malformed for the core (IDEMPOTENCY_KEY_INVALID
+ * and TOKEN_MALFORMED), and sayable in gRPC metadata. It also hands grpc-js a key sent more than
+ * once as its separate values (node joins them with ", "), so the core can say so
+ * (IDEMPOTENCY_KEY_INVALID) instead of finding a space in one joined key.
  *
  * Node itself drops a value with a space or tab at either end, or with a control character other
- * than a tab, before any listener sees the headers (grpc-js clients send `"k1 "` as it is). `droppedKeyValuesOf` gives
- * the key values as the client sent them (read from the connection's bytes, DroppedKeyValues);
- * they are taken without their surrounding spaces and tabs, as REST's parser takes a header, so
- * `"k1 "` is the key `k1` over both gateways; what else node refuses stays malformed (27).
+ * than a tab, before any listener sees the headers (grpc-js clients send `"k1 "` as it is).
+ * `droppedKeyValuesOf` gives the key values as the client sent them (read from the connection's
+ * bytes, DroppedKeyValues); they are taken without their surrounding spaces and tabs, as REST's
+ * parser takes a header, so `"k1 "` is the key `k1` over both gateways; what else node refuses
+ * stays malformed (IDEMPOTENCY_KEY_INVALID).
  *
  * grpc-js offers no public hook on the raw headers: the caller reaches its HTTP/2 server through
  * grpc-js's private `http2Servers` map (grpc-js 1.14, see grpc-listener.ts).

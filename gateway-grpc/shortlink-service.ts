@@ -65,7 +65,7 @@ export function createShortLinkService(
    * An RPC that reads or governs links: the core authenticates it as a create (token,
    * organization key, membership) and counts it against the token's rate limit, whose figures
    * go back in the trailers, success or not. `toBody` gives the core's arguments of a decoded
-   * request; an undecodable one reaches the core as such (code 20, at its place).
+   * request; an undecodable one reaches the core as such (BODY_INVALID, at its place).
    */
   function governing<TRequest, TResponse>(
     method: string,
@@ -117,8 +117,9 @@ export function createShortLinkService(
           throw new ShortlinkError(call.request.reason, call.request.message);
         }
         const { domain, alias } = call.request;
-        // `response` receives the retry-after of a store that is unavailable (23), or of a client
-        // address past its budget of unknown aliases (19), which REST follows share.
+        // `response` receives the retry-after of a store that is unavailable (BACKEND_UNAVAILABLE),
+        // or of a client address past its budget of unknown aliases (RATE_LIMITED), which REST
+        // follows share.
         const response: ResponseInfo = {};
         try {
           const link = await core

@@ -3,10 +3,11 @@ import type { ErrorReason } from '../core';
 
 /**
  * The one gRPC mapping of the core's error catalogue (documented in gateway-grpc/README.md); a new
- * code does not compile until mapped. gRPC answers 20 (request bytes that are not a valid
- * message), 24 (an unknown link), 28 (ResolveShortLink of a link not to be followed) and 29 (a
- * malformed argument of a reading or governing RPC) too. Only 2, 21 and 22 describe HTTP
- * requests and never occur over gRPC; they are mapped by their meaning so the table stays total.
+ * code does not compile until mapped. gRPC answers BODY_INVALID (request bytes that are not a valid
+ * message), NOT_FOUND (an unknown link), LINK_DISABLED (ResolveShortLink of a link not to be
+ * followed) and ARGUMENT_INVALID (a malformed argument of a reading or governing RPC) too. Only
+ * METHOD_NOT_ALLOWED, CONTENT_TYPE_UNSUPPORTED and BODY_TOO_LARGE describe HTTP requests and never
+ * occur over gRPC; they are mapped by their meaning so the table stays total.
  */
 export const GRPC_STATUS_BY_REASON: Record<ErrorReason, status> = {
   INTERNAL: status.INTERNAL,

@@ -5,7 +5,7 @@ import { UndecodableBody } from '../core';
 /**
  * What a handler receives instead of a request whose bytes are not a valid message. grpc-js
  * would otherwise answer INTERNAL before the gateway sees the call; with this the core reports
- * it (code 20, INVALID_ARGUMENT) at its place in the precedence, as REST does for broken JSON.
+ * it (BODY_INVALID, INVALID_ARGUMENT) at its place in the precedence, as REST does for broken JSON.
  */
 const UNDECODABLE_REQUEST = new UndecodableBody(
   'BODY_INVALID',
@@ -15,7 +15,7 @@ const UNDECODABLE_REQUEST = new UndecodableBody(
 /**
  * The same for a string field whose bytes are not UTF-8, which proto3 forbids. The generated
  * decoder would read them with U+FFFD in place of each bad sequence, so a link could hold text
- * the client never sent; REST refuses such a body (20) for the same reason.
+ * the client never sent; REST refuses such a body (BODY_INVALID) for the same reason.
  */
 const NOT_UTF8_REQUEST = new UndecodableBody(
   'BODY_INVALID',

@@ -27,9 +27,9 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
   app.disable('x-powered-by');
   app.set('etag', false);
   // Paths are exact, as URLs and the OpenAPI document have them: /API/CREATE is no endpoint
-  // (404, code 24), not /api/create (express matches without regard to case by default), and
+  // (404, NOT_FOUND), not /api/create (express matches without regard to case by default), and
   // /DOCS is the alias "DOCS" (reserved, so never a link: 404). Likewise a trailing slash makes
-  // another path (express ignores it by default): /api/create/ and /abc/ are 404, code 24.
+  // another path (express ignores it by default): /api/create/ and /abc/ are 404, NOT_FOUND.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   // The same compiled rule the gRPC gateway applies to its x-forwarded-for metadata.

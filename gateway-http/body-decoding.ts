@@ -5,7 +5,10 @@ import { UndecodableBody } from '../core';
 import { DEFAULT_JSON_CHARSET, decodeJsonText, isJsonCharset } from './json-charsets';
 
 export const MAX_BODY_BYTES = 16 * 1024;
-/** The message of a body over MAX_BODY_BYTES (code 22), as sent and as the OpenAPI document shows it. */
+/**
+ * The message of a body over MAX_BODY_BYTES (BODY_TOO_LARGE), as sent and as the OpenAPI document
+ * shows it.
+ */
 export const BODY_TOO_LARGE_MESSAGE = `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`;
 
 interface BodyParserError {
@@ -90,7 +93,7 @@ const readBody = express.raw({ limit: MAX_BODY_BYTES, type: () => true });
 
 /** The JSON value of the body's bytes, or the UndecodableBody that says why there is none. */
 function parseJson(bytes: Buffer, charset: string): unknown {
-  // An empty body is not JSON (code 20, not 4).
+  // An empty body is not JSON (BODY_INVALID, not ORGANIZATION_KEY_MISSING).
   if (bytes.length === 0) return notJson();
   const text = decodeJsonText(bytes, charset);
   if (text === undefined) {

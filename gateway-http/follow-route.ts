@@ -12,9 +12,10 @@ function redirectCacheControl(status: number, maxAgeSeconds: number): string {
 
 /**
  * GET|HEAD /<alias> on a link domain: answers with the link's redirect, or 410 for a link that
- * must not be followed (code 28), or the contract's error in its JSON body, as every other error:
- * 404 (24) for an unknown alias, 429 (19) with Retry-After for a client address past its budget
- * of unknown aliases (express's req.ip: behind TRUST_PROXY, the forwarded client).
+ * must not be followed (LINK_DISABLED), or the contract's error in its JSON body, as every other
+ * error: 404 (NOT_FOUND) for an unknown alias, 429 (RATE_LIMITED) with Retry-After for a client
+ * address past its budget of unknown aliases (express's req.ip: behind TRUST_PROXY, the forwarded
+ * client).
  */
 export function followLinkHandler(
   core: Core,
@@ -27,8 +28,8 @@ export function followLinkHandler(
     const startedAt = measured ? performance.now() : 0;
     const response: ResponseInfo = {};
     try {
-      // The request's logger, so a store failure (1, 23) is logged with the request id, as on a
-      // create; `response` receives the Retry-After of a 429 or a 503.
+      // The request's logger, so a store failure (INTERNAL, BACKEND_UNAVAILABLE) is logged with the
+      // request id, as on a create; `response` receives the Retry-After of a 429 or a 503.
       const link = await core
         .createCaller({
           clientAddress: req.ip,

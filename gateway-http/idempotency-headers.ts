@@ -7,9 +7,10 @@ const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 /**
  * The `Idempotency-Key` header as the core expects it: undefined when absent, every value when it
- * came more than once (the core takes a list of one as that key, and refuses more, code 27). Node joins repeated lines with ", " in
- * `headers`; a valid key holds no space, so only a value with one costs a look at the separate
- * lines (`headersDistinct`, built on first use).
+ * came more than once (the core takes a list of one as that key, and refuses more,
+ * IDEMPOTENCY_KEY_INVALID). Node joins repeated lines with ", " in `headers`; a valid key holds no
+ * space, so only a value with one costs a look at the separate lines (`headersDistinct`, built on
+ * first use).
  */
 export function idempotencyKeyOf(
   req: Pick<IncomingMessage, 'headers' | 'headersDistinct'>,

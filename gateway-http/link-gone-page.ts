@@ -5,8 +5,8 @@ const STYLE =
   'body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5;color:#222}';
 
 /**
- * What a browser is shown for a link that is not followed (410, code 28): the same page whatever
- * the reason (disabled, organization inactive, target now refused), so it tells a visitor
+ * What a browser is shown for a link that is not followed (410, LINK_DISABLED): the same page
+ * whatever the reason (disabled, organization inactive, target now refused), so it tells a visitor
  * nothing about the link, its organization or its target.
  */
 export const LINK_GONE_PAGE = `<!doctype html>

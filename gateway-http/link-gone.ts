@@ -5,7 +5,7 @@ import { LINK_GONE_CONTENT_SECURITY_POLICY, LINK_GONE_PAGE } from './link-gone-p
 import { HTTP_STATUS_BY_REASON } from './status-by-reason';
 
 /**
- * A link that must not be followed (code 28): 410 with no Location and never the target URL.
+ * A link that must not be followed (LINK_DISABLED): 410 with no Location and never the target URL.
  * The contract's JSON envelope when the client prefers JSON by its Accept header (express's
  * negotiation, RFC 9110 quality values), otherwise, no Accept header included, the HTML page a
  * browser shows. HEAD gets the same status and headers without the body.

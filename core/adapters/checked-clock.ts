@@ -3,7 +3,7 @@ import type { Clock } from '../ports/clock';
 
 /**
  * An embedder's clock, held to its port: `now()` must give a valid Date. Otherwise a create fails
- * with code 1 (the logged cause says what the clock gave) rather than storing a link with no
+ * with INTERNAL (the logged cause says what the clock gave) rather than storing a link with no
  * creation time, or an idempotency record whose expiry, NaN, reads as expired at once (so the
  * same key created a second link).
  */

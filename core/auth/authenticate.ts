@@ -20,14 +20,15 @@ function tooManyFailures(decision: RateLimitDecision): ShortlinkError {
 }
 
 /**
- * Stage "token" (codes 3, 10, 11). A valid token is served at once, whatever its address's
- * failures: a NAT or a proxy full of bad clients cannot lock out good ones, and with about 238
- * random bits per token, telling a right guess from a wrong one gains a guesser nothing. A failed
- * check is counted against the client's address (IPv6 by its /64) after the lookup, atomically,
- * and that count alone decides between 11 and 19: however many guesses arrive in parallel, at most
- * the budget of them are answered "unknown" (11), the others 19. So the limiter is called only
- * for failures, never on the path of a valid request (no round trip to Redis, or to the primary
- * under WORKERS). A lookup the store cannot answer (23) counts as no failure.
+ * Stage "token" (TOKEN_MISSING, TOKEN_MALFORMED, TOKEN_UNKNOWN). A valid token is served at once,
+ * whatever its address's failures: a NAT or a proxy full of bad clients cannot lock out good ones,
+ * and with about 238 random bits per token, telling a right guess from a wrong one gains a guesser
+ * nothing. A failed check is counted against the client's address (IPv6 by its /64) after the
+ * lookup, atomically, and that count alone decides between TOKEN_UNKNOWN and RATE_LIMITED: however
+ * many guesses arrive in parallel, at most the budget of them are answered "unknown"
+ * (TOKEN_UNKNOWN), the others RATE_LIMITED. So the limiter is called only for failures, never on
+ * the path of a valid request (no round trip to Redis, or to the primary under WORKERS). A lookup
+ * the store cannot answer (BACKEND_UNAVAILABLE) counts as no failure.
  */
 export const authenticate: Middleware<
   CoreContext,
@@ -39,7 +40,8 @@ export const authenticate: Middleware<
     tokenHash = hashSecret(parseBearer(ctx.request.authorization));
     userId = await ctx.deps.store.identities.findUserIdByTokenHash(tokenHash);
   } catch (error) {
-    // A missing or malformed header (3, 10) is a failed check; a store fault (23) is none.
+    // A missing or malformed header (TOKEN_MISSING, TOKEN_MALFORMED) is a failed check; a store
+    // fault (BACKEND_UNAVAILABLE) is none.
     throw error instanceof ShortlinkError ? await countedFailure(ctx, error) : error;
   }
   if (userId !== null) return next({ userId, tokenHash });
@@ -47,7 +49,9 @@ export const authenticate: Middleware<
   throw await countedFailure(ctx, new ShortlinkError('TOKEN_UNKNOWN'));
 };
 
-/** Counts a failed check against the client's address: `failure`, or 19 past the budget. */
+/**
+ * Counts a failed check against the client's address: `failure`, or RATE_LIMITED past the budget.
+ */
 async function countedFailure(ctx: CoreContext, failure: ShortlinkError): Promise<ShortlinkError> {
   const address = ctx.request.clientAddress;
   if (address === undefined) return failure;

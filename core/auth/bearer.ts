@@ -9,7 +9,10 @@ export function isSendableToken(token: string): boolean {
   return B64TOKEN.test(token);
 }
 
-/** Extracts the token from an Authorization header value, or fails with code 3 or 10. */
+/**
+ * Extracts the token from an Authorization header value, or fails with TOKEN_MISSING or
+ * TOKEN_MALFORMED.
+ */
 export function parseBearer(header: string | null | undefined): string {
   if (header === undefined || header === null) {
     throw new ShortlinkError('TOKEN_MISSING');

@@ -139,8 +139,8 @@ export class CachedIdentityStore implements IdentityStore {
   }
 
   // Writes invalidate after they land, so a lookup racing the write cannot keep the old value;
-  // and also after they fail: a write whose answer was lost (MongoDB's socket timeout, code 23)
-  // may have been applied all the same.
+  // and also after they fail: a write whose answer was lost (MongoDB's socket timeout,
+  // BACKEND_UNAVAILABLE) may have been applied all the same.
 
   insertOrganization(organization: Organization): Promise<void> {
     return this.thenForget(

@@ -74,8 +74,8 @@ const waitAbortably = (ms: number, signal: AbortSignal): Promise<void> =>
  * Checks the active links of the scope again, newest first, through the URL guard, and disables
  * each one it now refuses (by `admin`, reason `rescan: <rule>`). A refusal without a verdict (the
  * reputation service could not check, SAFE_BROWSING_FAIL=closed) disables nothing. A used-up
- * reputation quota (code 23 with a retry time) is waited out and the same link checked again:
- * never skipped, never disabled for it.
+ * reputation quota (BACKEND_UNAVAILABLE with a retry time) is waited out and the same link checked
+ * again: never skipped, never disabled for it.
  *
  * One link at a time, so the checkpoint is exact: every link of the scope from the newest down to
  * `lastId` is finished, and a rerun continues below it without checking any of them again. Links

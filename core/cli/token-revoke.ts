@@ -2,7 +2,7 @@ import { usageError, type Options } from './admin-command-line';
 
 /*
  * `token revoke`'s rules on the command line. Revoking removes a token's hash from the store (it
- * answers code 11 afterwards); it works on the store only, never on a seed file.
+ * answers TOKEN_UNKNOWN afterwards); it works on the store only, never on a seed file.
  */
 
 /**

@@ -17,8 +17,9 @@ export interface ErrorEntry {
   /**
    * Recorded with an Idempotency-Key and replayed to a retry of the same request, which would
    * meet it again: the failures of the stages after the key is claimed. The organization stage's
-   * (4, 12, 13, 17) come before the claim and are decided again on every request; the service's
-   * own (1, 23) are not recorded, the key is released so that a retry may succeed.
+   * (ORGANIZATION_KEY_MISSING, ORGANIZATION_KEY_INVALID, ORGANIZATION_INACTIVE, NOT_A_MEMBER) come
+   * before the claim and are decided again on every request; the service's own (INTERNAL,
+   * BACKEND_UNAVAILABLE) are not recorded, the key is released so that a retry may succeed.
    */
   readonly recorded: boolean;
   /** The answer says when a retry can succeed (REST `Retry-After`, gRPC `retry-after`). */
@@ -47,11 +48,11 @@ const AFTER_TOKEN = { afterTokenCheck: true } as const;
 const RECORDED = { afterTokenCheck: true, recorded: true } as const;
 
 /**
- * The catalogue of every error the product can answer with: the spec's codes 1-19 and the
- * contract's extensions. It is the one source of each code's name, number, default message and
- * flags; each transport maps the names to its statuses in one exhaustive table (a new code does
- * not compile until every transport maps it), and the docs' tables and examples are checked
- * against both.
+ * The catalogue of every error the product can answer with: the spec's codes (INTERNAL to
+ * RATE_LIMITED) and the contract's extensions. It is the one source of each code's name, number,
+ * default message and flags; each transport maps the names to its statuses in one exhaustive table
+ * (a new code does not compile until every transport maps it), and the docs' tables and examples
+ * are checked against both.
  */
 export const ERROR_CATALOGUE = {
   INTERNAL: entry(1, 'An unexpected error occurred.', { serverFault: true }),

@@ -44,9 +44,10 @@ export class ShortlinkError extends Error {
 }
 
 /**
- * A ShortlinkError for a frequent answer that is no fault (a follow's 24 or 28, which a scanner
- * or a taken-down link makes at full request rate): made without a stack trace, which would cost
- * more than the rest of such an answer and tells nothing about a failure that is expected.
+ * A ShortlinkError for a frequent answer that is no fault (a follow's NOT_FOUND or LINK_DISABLED,
+ * which a scanner or a taken-down link makes at full request rate): made without a stack trace,
+ * which would cost more than the rest of such an answer and tells nothing about a failure that is
+ * expected.
  */
 export function expectedFailure(
   reason: ErrorReason,
@@ -63,7 +64,7 @@ export function expectedFailure(
 
 /**
  * Thrown by store and limiter adapters when their backend cannot be reached. The core turns it
- * into code 23; any other unexpected error becomes code 1.
+ * into BACKEND_UNAVAILABLE; any other unexpected error becomes INTERNAL.
  */
 export class BackendUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -4,7 +4,7 @@ export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 86_400;
 /**
  * A running record's lease (IDEMPOTENCY_LEASE_SECONDS): renewed every third of it while its request
  * runs (lease-renewal.ts), so it need not outlast any create; it bounds how long the key of a
- * request whose process died stays answered 26.
+ * request whose process died stays answered IDEMPOTENCY_KEY_IN_USE.
  */
 export const DEFAULT_IDEMPOTENCY_LEASE_SECONDS = 60;
 

@@ -44,9 +44,10 @@ function sentIdempotencyKey(
 }
 
 /**
- * Stage "idempotency key format" (27), right after the rate limit: a retry still counts against
- * the token, and a malformed key is refused before the body is looked at. Absent (undefined or
- * null) means the request is not idempotent; an empty key is malformed, not absent.
+ * Stage "idempotency key format" (IDEMPOTENCY_KEY_INVALID), right after the rate limit: a retry
+ * still counts against the token, and a malformed key is refused before the body is looked at.
+ * Absent (undefined or null) means the request is not idempotent; an empty key is malformed, not
+ * absent.
  */
 export const checkIdempotencyKey: Middleware<
   AuthenticatedContext,

@@ -59,9 +59,10 @@ async function claimKey(
   };
   const claim = await store.idempotency.claim(scope, running, now).catch((error: unknown) => {
     // A claim that failed may still have been written (MongoDB: the upsert reached the server,
-    // its answer did not): release it, as any server fault does, or retries would answer 26
-    // until the lease ends while nothing runs. The release acts on this claim's owner only. Not
-    // awaited: against a server that cannot be reached it would double the wait for the 23.
+    // its answer did not): release it, as any server fault does, or retries would answer
+    // IDEMPOTENCY_KEY_IN_USE until the lease ends while nothing runs. The release acts on this
+    // claim's owner only. Not awaited: against a server that cannot be reached it would double the
+    // wait for the BACKEND_UNAVAILABLE.
     store.idempotency.release(scope, owner).catch((releaseError: unknown) => {
       logger.error({ err: releaseError }, 'releasing an idempotency key failed');
     });
@@ -76,7 +77,10 @@ function keyInUse(): ShortlinkError {
   });
 }
 
-/** The answer to a request whose key another request holds: its replay, 25 or 26. */
+/**
+ * The answer to a request whose key another request holds: its replay, IDEMPOTENCY_KEY_REUSED or
+ * IDEMPOTENCY_KEY_IN_USE.
+ */
 async function answerHeld(
   ctx: IdempotencyKeyContext,
   existing: IdempotencyRecord,
@@ -98,9 +102,9 @@ async function answerHeld(
 /**
  * Runs the rest of the chain under the claim of `owner` and records its outcome: a success with
  * its link (the store writes both in one, while the claim is still this one's), a recorded
- * failure after it; a server fault (1, 23) releases the key instead. The lease is kept alive
- * meanwhile. Answers 'lost' when the store refused to insert because another request had taken
- * the claim over: nothing was stored, and nothing is recorded or released.
+ * failure after it; a server fault (INTERNAL, BACKEND_UNAVAILABLE) releases the key instead. The
+ * lease is kept alive meanwhile. Answers 'lost' when the store refused to insert because another
+ * request had taken the claim over: nothing was stored, and nothing is recorded or released.
  */
 async function runClaimed(
   ctx: IdempotencyKeyContext,
@@ -113,7 +117,7 @@ async function runClaimed(
   const { store, clock, idempotencyTtlSeconds, logger } = ctx.deps;
   const record = async (outcome: RecordedOutcome) => {
     try {
-      // Inside the try: a clock that fails here must not turn a recorded failure into a code 1
+      // Inside the try: a clock that fails here must not turn a recorded failure into an INTERNAL
       // that leaves its key running; it is a failed recording like another.
       const expiresAt = secondsAfter(clock.now(), idempotencyTtlSeconds);
       await store.idempotency.complete(scope, owner, {
@@ -164,20 +168,22 @@ async function runClaimed(
     stopRenewing();
   }
   // The store recorded the answer with the link, in one write, which the link stage has synced
-  // to disk. Had that sync failed (23), the record would hold the success (the release above acts
-  // on a running record only): a retry gets the replay.
+  // to disk. Had that sync failed (BACKEND_UNAVAILABLE), the record would hold the success (the
+  // release above acts on a running record only): a retry gets the replay.
   return result;
 }
 
 /**
- * Stage "idempotency" (replay, 25, 26), after the organization stage: a replay is answered only
- * to a caller who passes that stage now. The first request under a key claims it (a running
- * record with a lease, kept alive while it runs), runs the remaining stages and records its
- * outcome; a repeat gets that outcome again, or 26 while the first still runs, or 25 when it
- * means another request. Server faults (1, 23) release the key. A request that lost its claim
- * (its process was paused past the lease and a retry took the key) stores nothing and answers as
- * a retry would: the recorded answer, or 26 while the other request runs. A wrapper the
- * procedure applies with what it alone knows: what its requests mean, and its answer.
+ * Stage "idempotency" (replay, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE), after the
+ * organization stage: a replay is answered only to a caller who passes that stage now. The first
+ * request under a key claims it (a running record with a lease, kept alive while it runs), runs the
+ * remaining stages and records its outcome; a repeat gets that outcome again, or
+ * IDEMPOTENCY_KEY_IN_USE while the first still runs, or IDEMPOTENCY_KEY_REUSED when it means
+ * another request. Server faults (INTERNAL, BACKEND_UNAVAILABLE) release the key. A request that
+ * lost its claim (its process was paused past the lease and a retry took the key) stores nothing
+ * and answers as a retry would: the recorded answer, or IDEMPOTENCY_KEY_IN_USE while the other
+ * request runs. A wrapper the procedure applies with what it alone knows: what its requests mean,
+ * and its answer.
  */
 export const idempotent =
   (procedure: IdempotentProcedure): Middleware<IdempotencyKeyContext, Completion> =>
@@ -203,7 +209,7 @@ export const idempotent =
     const now = await claimKey(ctx, scope, fingerprint);
     if (!now.claimed) return answerHeld(ctx, now.existing, fingerprint, answer);
     // The request that took the key over is gone too (released after a fault): leave the key
-    // free and let the client's retry run, as 26 asks it to.
+    // free and let the client's retry run, as IDEMPOTENCY_KEY_IN_USE asks it to.
     await ctx.deps.store.idempotency.release(scope, now.owner);
     throw keyInUse();
   };

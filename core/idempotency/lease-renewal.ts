@@ -6,12 +6,12 @@ const RENEWALS_PER_LEASE = 3;
 
 /**
  * Keeps a claim's lease alive while its request runs: every third of a lease, the running record
- * is given a full lease again (IdempotencyStore.renew). So a retry answers 26 for as long as the
- * request runs, however long its stages take (a slow reputation lookup, a store that answers
- * late), and a crashed process still frees the key one lease after its last renewal. A request
- * whose process stops (SIGSTOP, a frozen VM) renews nothing and may lose the key to a retry: the
- * link stage's conditional insert is what keeps one key from making two links then. Stops by
- * itself once the record is no longer the request's. Returns the function that stops it.
+ * is given a full lease again (IdempotencyStore.renew). So a retry answers IDEMPOTENCY_KEY_IN_USE
+ * for as long as the request runs, however long its stages take (a slow reputation lookup, a store
+ * that answers late), and a crashed process still frees the key one lease after its last renewal. A
+ * request whose process stops (SIGSTOP, a frozen VM) renews nothing and may lose the key to a
+ * retry: the link stage's conditional insert is what keeps one key from making two links then.
+ * Stops by itself once the record is no longer the request's. Returns the function that stops it.
  */
 export function keepLeaseAlive(
   deps: Pick<CoreDeps, 'store' | 'clock' | 'idempotencyLeaseSeconds' | 'logger'>,

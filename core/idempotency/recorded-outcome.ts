@@ -4,7 +4,7 @@ import type { RecordedOutcome } from '../ports/idempotency-store';
 
 /**
  * Failures recorded with the key are those the catalogue marks `recorded` (a retry of the same
- * request would meet them again), unless the refusal was transient (an 18 because the
+ * request would meet them again), unless the refusal was transient (a URL_BLOCKED because the
  * reputation service gave no verdict, with SAFE_BROWSING_FAIL=closed), whose message itself asks
  * for a retry later.
  */

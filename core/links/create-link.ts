@@ -24,7 +24,7 @@ const aliasTaken = () => new ShortlinkError('ALIAS_TAKEN');
 /**
  * The guard's answer held to its port, failing closed: only `{ blocked: false }` lets a URL
  * through. An embedder's guard in plain JavaScript that answers anything else (a string, no
- * object) fails the create with code 1, the cause logged, rather than passing the URL unchecked;
+ * object) fails the create with INTERNAL, the cause logged, rather than passing the URL unchecked;
  * a refusal without a reason still says it was refused.
  */
 function readVerdict(answer: unknown): UrlVerdict {
@@ -79,7 +79,7 @@ async function insertOne(ctx: CreateContext, link: NewLink): Promise<LinkRecord 
 
 /**
  * A generated alias, held to the rules of a chosen one: an embedder's generator that returns
- * something else (a number, an empty or over-long alias, a "/") fails the create (code 1, the
+ * something else (a number, an empty or over-long alias, a "/") fails the create (INTERNAL, the
  * reason in the logged cause) instead of storing a link no chosen alias could name.
  */
 function generatedAlias(ctx: GroupContext): string {

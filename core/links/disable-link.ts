@@ -45,7 +45,7 @@ const disableArguments = argumentsSchema<{ reference: LinkReference; reason: str
 });
 
 /**
- * `links.disable`: the link stops being followed (410, code 28) on every process within the
+ * `links.disable`: the link stops being followed (410, LINK_DISABLED) on every process within the
  * propagation bound; its alias stays its own. The reason, the time and the caller's user id are
  * recorded. Disabling a disabled link changes nothing (its first reason stands).
  */

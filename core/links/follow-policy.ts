@@ -40,5 +40,5 @@ function targetOf(link: LinkRecord): URL | null {
   return target;
 }
 
-/** The follower's answer for every refusal alike (410, code 28): the reason stays inside. */
+/** The follower's answer for every refusal alike (410, LINK_DISABLED): the reason stays inside. */
 export const linkGone = () => expectedFailure('LINK_DISABLED');

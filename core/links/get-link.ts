@@ -17,7 +17,8 @@ export const linkReferenceArguments = argumentsSchema<LinkReference>((body) => {
 
 /**
  * `links.get`: one link of the caller's organization, by id or by alias on the organization's
- * link domain, with its state. Another organization's link is 24, as one that does not exist.
+ * link domain, with its state. Another organization's link is NOT_FOUND, as one that does not
+ * exist.
  */
 export const getLink = governingProcedure
   .input(linkReferenceArguments, argumentsError)

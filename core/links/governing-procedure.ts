@@ -9,8 +9,10 @@ import { argumentInvalid } from './link-reference';
 
 /**
  * The stages every procedure that reads or governs links starts with, in the create's order:
- * token (3, 10, 11), rate limit (19, counted like a create), body (20), organization key (4)
- * and organization (12, 13, 17). Only a member of an active organization gets further.
+ * token (TOKEN_MISSING, TOKEN_MALFORMED, TOKEN_UNKNOWN), rate limit (RATE_LIMITED, counted like a
+ * create), body (BODY_INVALID), organization key (ORGANIZATION_KEY_MISSING) and organization
+ * (ORGANIZATION_KEY_INVALID, ORGANIZATION_INACTIVE, NOT_A_MEMBER). Only a member of an active
+ * organization gets further.
  */
 export const governingProcedure = ProcedureBuilder.create<CoreContext>()
   .use(authenticate)
@@ -33,6 +35,6 @@ export function argumentsSchema<T>(read: (body: unknown) => T | { problems: stri
   });
 }
 
-/** Every message the reader reported, as one code 29. */
+/** Every message the reader reported, as one ARGUMENT_INVALID. */
 export const argumentsError = (error: z.ZodError) =>
   argumentInvalid(error.issues.map((issue) => issue.message));

@@ -42,9 +42,9 @@ export function readLinkReference(body: unknown): LinkReference | string {
 }
 
 /**
- * The organization's link `reference` names, or 24: a link of another organization is answered
- * as one that does not exist, never as a hint that it does. An alias that breaks the alias rules
- * names no link (24, without a lookup).
+ * The organization's link `reference` names, or NOT_FOUND: a link of another organization is
+ * answered as one that does not exist, never as a hint that it does. An alias that breaks the alias
+ * rules names no link (NOT_FOUND, without a lookup).
  */
 export async function findLinkOf(
   links: LinkStore,

@@ -22,7 +22,10 @@ export type ResolveLinkRequest = z.input<typeof resolveLinkSchema>;
 
 const notFound = () => expectedFailure('NOT_FOUND', 'No short link with this alias.');
 
-/** A client past its budget of unknown aliases: 19, with the seconds until its window resets. */
+/**
+ * A client past its budget of unknown aliases: RATE_LIMITED, with the seconds until its window
+ * resets.
+ */
 function tooManyMisses(refusal: RateLimitDecision): ShortlinkError {
   const seconds = retryAfterSeconds(refusal.resetAt);
   return new ShortlinkError(
@@ -45,15 +48,16 @@ function missBudgetOf(ctx: CoreContext): { limiter: RateLimiter; key: string } |
  * trailing dot, a scheme's default port), and resolved in memory to the stored domain its link
  * can be under (the link domain directory), so a lookup reads the store once: an unknown alias
  * costs one read, not one per form of the Host. The alias is compared exactly. A link found but
- * not to be followed (disabled, its organization inactive, its target now refused) is 28,
- * whatever the reason.
+ * not to be followed (disabled, its organization inactive, its target now refused) is
+ * LINK_DISABLED, whatever the reason.
  *
  * Unknown aliases are limited per client address (IPv6 by its /64), as failed token checks are:
  * a lookup that finds nothing is counted after the read, atomically, and the count decides
- * between 24 and 19. An address the limiter knows to be past its budget is refused before any
- * read (19), unless the link is one the store holds without a read (the link cache's): a scanner
- * past its budget costs the store nothing, and a popular link still answers everyone behind a
- * shared address. A link found counts nothing; a caller with no client address is not limited.
+ * between NOT_FOUND and RATE_LIMITED. An address the limiter knows to be past its budget is refused
+ * before any read (RATE_LIMITED), unless the link is one the store holds without a read (the link
+ * cache's): a scanner past its budget costs the store nothing, and a popular link still answers
+ * everyone behind a shared address. A link found counts nothing; a caller with no client address is
+ * not limited.
  */
 export const resolveLink = ProcedureBuilder.create<CoreContext>()
   .input(resolveLinkSchema, () => notFound())

@@ -17,7 +17,10 @@ export interface GroupContext extends OrganizationContext {
   group: UrlGroup;
 }
 
-/** Stage "group" (5, 14): `url_group_id` must name a group of the resolved organization. */
+/**
+ * Stage "group" (URL_GROUP_ID_MISSING, URL_GROUP_NOT_FOUND): `url_group_id` must name a group of
+ * the resolved organization.
+ */
 export const resolveGroup: Middleware<OrganizationContext, Pick<GroupContext, 'group'>> = async ({
   ctx,
   rawInput,
@@ -29,7 +32,7 @@ export const resolveGroup: Middleware<OrganizationContext, Pick<GroupContext, 'g
     urlGroupIdSchema,
     'URL_GROUP_ID_MISSING',
     // An id longer than any group can have names none: it is not looked up. LMDB keys a group by
-    // (organization, api id) in at most 1978 bytes, and a longer key failed there (code 1).
+    // (organization, api id) in at most 1978 bytes, and a longer key failed there (INTERNAL).
     (apiId) =>
       apiId.length > MAX_ID_LENGTH
         ? Promise.resolve(null)

@@ -56,8 +56,8 @@ export interface IdempotencyStore {
   release(scope: IdempotencyScope, owner: string): Promise<void>;
   /**
    * Extends the lease of `owner`'s running record to `expiresAt` (never shortens it), so a retry
-   * keeps answering 26 while the request runs, however long it takes. Answers whether the record
-   * is still that claim's; does nothing when it is not.
+   * keeps answering IDEMPOTENCY_KEY_IN_USE while the request runs, however long it takes. Answers
+   * whether the record is still that claim's; does nothing when it is not.
    */
   renew(scope: IdempotencyScope, owner: string, expiresAt: Date): Promise<boolean>;
 }

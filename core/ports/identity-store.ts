@@ -100,7 +100,7 @@ export interface IdentityStore {
    */
   listAll(): Promise<IdentitySnapshot>;
 
-  /** Revocation: a removed hash is unknown afterwards (code 11), as one never saved. */
+  /** Revocation: a removed hash is unknown afterwards (TOKEN_UNKNOWN), as one never saved. */
   /**
    * Removes the token hash; answers the user it belonged to, or null when no token has it (then
    * nothing is written). The lookup and the removal are one atomic write.

@@ -3,7 +3,7 @@ import type { LinkScheme } from './identity-store';
 
 export type RedirectType = 301 | 302 | 303 | 307 | 308;
 
-/** A link is `active` (followed) or `disabled` (answered 410, code 28); never deleted. */
+/** A link is `active` (followed) or `disabled` (answered 410, LINK_DISABLED); never deleted. */
 export type LinkState = 'active' | 'disabled';
 
 /** Who disabled a link, when and why: a user's id, or `admin` for the operator's CLI. */

@@ -14,7 +14,7 @@ export interface UrlGuardContext {
   organization: Organization;
 }
 
-/** Decides whether a long URL may be shortened (the anti-phishing check, code 18). */
+/** Decides whether a long URL may be shortened (the anti-phishing check, URL_BLOCKED). */
 export interface UrlGuard {
   check(url: URL, context: UrlGuardContext): Promise<UrlVerdict>;
 }

@@ -43,7 +43,8 @@ interface CallerOptions {
 
 /**
  * Binds every procedure of `router` to one context. Whatever a procedure throws reaches the
- * caller as a ShortlinkError (unexpected errors become code 1 or 23, with the original as cause).
+ * caller as a ShortlinkError (unexpected errors become INTERNAL or BACKEND_UNAVAILABLE, with the
+ * original as cause).
  */
 export function createCaller<TBaseCtx, TRouter extends RouterRecord<TBaseCtx>>(
   router: TRouter,

@@ -85,7 +85,8 @@ async function storeOrganization(
   const active = activeFlag(id, input.active ?? stored?.active ?? true);
   // A key left out keeps the stored one, as the other fields do: generating one here replaced
   // the key of an existing organization at every re-save (an embedder's start-up), and every
-  // caller holding the old key got code 12. A new organization gets a generated key.
+  // caller holding the old key got ORGANIZATION_KEY_INVALID. A new organization gets a generated
+  // key.
   const keptKey: { hash: string; generated?: string } | undefined =
     stored && input.secretKey === undefined && input.secretKeyHash === undefined
       ? { hash: stored.keyHash }

@@ -57,8 +57,8 @@ export class Provisioner {
 
   /**
    * A new generated secret key for an organization (returned once); the old key stops working
-   * (answered as an unknown key, code 12) in the same write. Nothing else of the organization
-   * changes.
+   * (answered as an unknown key, ORGANIZATION_KEY_INVALID) in the same write. Nothing else of the
+   * organization changes.
    */
   async rotateOrganizationKey(
     id: string,

@@ -58,7 +58,7 @@ const seedSchema = z.object({
 
 /**
  * One token for two users: a store keeps a token's first user, so the second would be refused
- * (code 17) with a token its seed gave it. Compared by hash, in clear or not; never repeated.
+ * (NOT_A_MEMBER) with a token its seed gave it. Compared by hash, in clear or not; never repeated.
  */
 function refuseSharedTokens(
   users: Array<{ id: string; tokens: string[]; token_sha256s: string[] }>,

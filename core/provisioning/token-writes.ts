@@ -29,7 +29,7 @@ export async function issueToken(
   try {
     await identities.saveToken({ tokenHash, userId, createdAt: clock.now() });
   } catch (error) {
-    // The store keeps a token's first user: this user would get 17 with it.
+    // The store keeps a token's first user: this user would get NOT_A_MEMBER with it.
     if (!(error instanceof TokenTakenError)) throw error;
     throw new ProvisioningError(`a token of user "${userId}" is already in use by another user`, {
       cause: error,
@@ -40,8 +40,8 @@ export async function issueToken(
 
 /**
  * Revokes a token (given in clear, handled only as its hash): the store removes the hash, so
- * the token answers code 11 from then on. Answers whose it was; an unknown token (never issued,
- * or revoked already) is refused and nothing is written.
+ * the token answers TOKEN_UNKNOWN from then on. Answers whose it was; an unknown token (never
+ * issued, or revoked already) is refused and nothing is written.
  */
 export async function revokeToken(
   identities: IdentityStore,

@@ -4,7 +4,7 @@ import type { Middleware } from '../procedure/procedure';
 import { retryAfterSeconds } from '../errors/retry-after';
 
 /**
- * Stage "rate limit" (code 19): every request that passed the token check counts, whatever its
+ * Stage "rate limit" (RATE_LIMITED): every request that passed the token check counts, whatever its
  * outcome. The key is the token's hash, so no secret reaches the limiter's store.
  */
 export const limitPerToken: Middleware<AuthenticatedContext> = async ({ ctx, next }) => {

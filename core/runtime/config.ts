@@ -102,7 +102,7 @@ export const configSchema = z
     AUTH_FAILURES_PER_MINUTE: positive.default(DEFAULT_AUTH_FAILURES_PER_MINUTE),
     /**
      * Unknown aliases followed per client address per minute (REST GET/HEAD /<alias> and gRPC
-     * ResolveShortLink together); past it 19. 0: no budget.
+     * ResolveShortLink together); past it RATE_LIMITED. 0: no budget.
      */
     FOLLOW_MISSES_PER_MINUTE: nonnegativeSetting.default(DEFAULT_FOLLOW_MISSES_PER_MINUTE),
     /**
@@ -136,7 +136,7 @@ export const configSchema = z
     /**
      * How long a keyed request's claim holds its key without a renewal: renewed every third of it
      * while the request runs, so it bounds how long the key of a request whose process died stays
-     * answered 26, not how long a request may take.
+     * answered IDEMPOTENCY_KEY_IN_USE, not how long a request may take.
      */
     IDEMPOTENCY_LEASE_SECONDS: positive
       .max(
@@ -164,7 +164,7 @@ export const configSchema = z
     /** With REDIS_URL listing sentinels: the name of the master they watch. */
     REDIS_SENTINEL_NAME: optionalText,
 
-    // Anti-phishing check (code 18); see core/url-guard/.
+    // Anti-phishing check (URL_BLOCKED); see core/url-guard/.
     /**
      * `1`: URLs to loopback, private, link-local, carrier-grade NAT, reserved, metadata...
      * addresses, metadata names and localhost pass (url-guard/private-target-rule.ts).

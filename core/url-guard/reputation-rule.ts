@@ -6,10 +6,10 @@ export type FailMode = 'open' | 'closed';
 
 /**
  * Asks the reputation service; when it gives no verdict (unreachable, timeout, error status)
- * the fail mode decides: `open` lets the URL through, `closed` refuses it (code 18, marked
+ * the fail mode decides: `open` lets the URL through, `closed` refuses it (URL_BLOCKED, marked
  * undecided: an idempotency key is released rather than bound to it). A used-up quota is
- * neither: the request is answered "unavailable, retry after" (code 23), since letting it
- * through would let anyone switch the check off by spending the quota on unique URLs, and
+ * neither: the request is answered "unavailable, retry after" (BACKEND_UNAVAILABLE), since letting
+ * it through would let anyone switch the check off by spending the quota on unique URLs, and
  * refusing it would call a URL nobody judged a threat.
  */
 export function createReputationRule(

@@ -37,15 +37,16 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
 };
 
 /**
- * Codes REST never answers: 29 is refused arguments of the procedures that read and govern links,
- * which REST does not serve (the core and gRPC do). status-by-reason.ts still maps it, by its
- * meaning, because every code must have a status; no operation here lists it.
+ * Codes REST never answers: ARGUMENT_INVALID is refused arguments of the procedures that read and
+ * govern links, which REST does not serve (the core and gRPC do). status-by-reason.ts still maps
+ * it, by its meaning, because every code must have a status; no operation here lists it.
  */
 export const NEVER_ON_REST: ReadonlySet<ErrorReason> = new Set(['ARGUMENT_INVALID']);
 
 /**
- * Codes a create never answers: besides those never on REST, 2 and 24 have operations of their
- * own (another method on /api/create, an unknown endpoint) and 28 is following's.
+ * Codes a create never answers: besides those never on REST, METHOD_NOT_ALLOWED and NOT_FOUND have
+ * operations of their own (another method on /api/create, an unknown endpoint) and LINK_DISABLED is
+ * following's.
  */
 const NOT_FROM_CREATE: ReadonlySet<ErrorReason> = new Set([
   ...NEVER_ON_REST,
@@ -136,10 +137,10 @@ export function createErrorResponses(): Record<string, unknown> {
 export const notFound = withRequestId(ERROR_DESCRIPTIONS[404], errorContent(['NOT_FOUND']));
 
 /**
- * 405 (code 2), for any method but POST on /api/create. Not an operation of its own: the document
- * lists the methods a path serves, and /api/create serves POST alone, as its `Allow: POST` says.
- * The catch-all operation, which stands for every method and path the document does not list,
- * carries it.
+ * 405 (METHOD_NOT_ALLOWED), for any method but POST on /api/create. Not an operation of its own:
+ * the document lists the methods a path serves, and /api/create serves POST alone, as its
+ * `Allow: POST` says. The catch-all operation, which stands for every method and path the document
+ * does not list, carries it.
  */
 export const methodNotAllowed = {
   description: `${ERROR_DESCRIPTIONS[405]} Any method but POST on /api/create; no body on a HEAD.`,

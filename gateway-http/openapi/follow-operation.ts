@@ -26,7 +26,7 @@ const followFailures = {
 };
 
 /**
- * A client address past its budget of unknown aliases (code 19): the JSON error body, as a 404
+ * A client address past its budget of unknown aliases (RATE_LIMITED): the JSON error body, as a 404
  * of following has, with Retry-After; no rate-limit headers (they describe a token's budget).
  */
 const tooManyMisses = {
@@ -41,7 +41,7 @@ const tooManyMisses = {
 };
 
 /**
- * A link that must not be followed (code 28): the same answer for every reason, in JSON or as
+ * A link that must not be followed (LINK_DISABLED): the same answer for every reason, in JSON or as
  * an HTML page by the Accept header (see link-gone.ts).
  */
 const linkGone = {

@@ -25,8 +25,9 @@ function fieldSchema(schema: z.ZodType, description: string, examples?: unknown[
  * surrounding whitespace; then at most MAX_URL_LENGTH characters (the lookahead), none of them
  * whitespace, a control character or a bidirectional formatting character; starting `http://` or
  * `https://` in any case, followed by a host (not a `/` or `\`, which WHATWG would skip, nor the
- * `?` or `#` that would leave no host). Whether the rest parses is left to the service (code
- * 7). ECMA-262 syntax valid with and without the `u` flag, as JSON Schema validators differ.
+ * `?` or `#` that would leave no host). Whether the rest parses is left to the service
+ * (URL_INVALID). ECMA-262 syntax valid with and without the `u` flag, as JSON Schema validators
+ * differ.
  */
 const FORBIDDEN_IN_URL =
   '\\s\\x00-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';

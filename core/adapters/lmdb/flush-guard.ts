@@ -8,7 +8,9 @@ import { BackendUnavailableError } from '../../errors/shortlink-error';
  */
 export const FLUSH_TIMEOUT_MS = 10_000;
 
-/** Resolves once every commit made so far is on disk; rejects (code 23) past the bound. */
+/**
+ * Resolves once every commit made so far is on disk; rejects (BACKEND_UNAVAILABLE) past the bound.
+ */
 type UntilFlushed = (operation: string) => Promise<void>;
 
 /**

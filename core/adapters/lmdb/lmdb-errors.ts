@@ -4,7 +4,7 @@ import { BackendUnavailableError, StoreRuleError } from '../../errors/shortlink-
 /**
  * True for failures of the storage itself: a commit the OS refused (full disk, I/O error,
  * read-only file system), LMDB's own MDB_* errors, or an environment already closed. A TypeError
- * from a bug in this adapter is not one of them and stays what it is (code 1), nor is a write
+ * from a bug in this adapter is not one of them and stays what it is (INTERNAL), nor is a write
  * refused by a store rule.
  */
 function isStorageFailure(error: unknown): boolean {

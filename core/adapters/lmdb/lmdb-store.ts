@@ -104,7 +104,7 @@ export function openEnvironment(path: string, { readOnly = false } = {}): RootDa
     // Writes are still batched (a transaction starts at the next turn, or after a few writes),
     // but every commit promise goes to its caller. With event-turn batching lmdb-js 3.5 makes a
     // promise of its own per batch, and when a commit fails (a full disk) it rejects unhandled,
-    // which stops the process instead of answering code 23.
+    // which stops the process instead of answering BACKEND_UNAVAILABLE.
     eventTurnBatching: false,
     // data.mdb and lock.mdb readable and writable by this user only (LMDB's default is 0664;
     // lmdb-js passes the option on, though its types leave it out).
@@ -222,7 +222,8 @@ function lmdbStoreOn(
       }),
     backup: (targetDir) => backupTo(dbs, path, targetDir),
     // A sweep in progress begins no further transaction; closing waits for its current one.
-    // Every operation asked for from now on is refused (code 23) instead of reaching lmdb-js.
+    // Every operation asked for from now on is refused (BACKEND_UNAVAILABLE) instead of reaching
+    // lmdb-js.
     close: () => {
       dbs.closed = true;
       idempotency.stopSweeping();

@@ -20,7 +20,7 @@ export interface MemoryLinkStoreOptions {
   mapCapacity?: number;
   /**
    * The most links this store takes; past it an insert fails with BackendUnavailableError
-   * (code 23, as a full disk does on LMDB) and writes nothing. Unlimited when not set.
+   * (BACKEND_UNAVAILABLE, as a full disk does on LMDB) and writes nothing. Unlimited when not set.
    */
   maxLinks?: number;
   /**

@@ -9,7 +9,9 @@ export const MONGO_DEFAULTS = {
   /** Acknowledged by a majority of the replica set: a created link survives a failover. */
   w: 'majority',
   retryWrites: true,
-  /** How long an operation waits for a usable server before failing (then 503 code 23). */
+  /**
+   * How long an operation waits for a usable server before failing (then 503 BACKEND_UNAVAILABLE).
+   */
   serverSelectionTimeoutMS: 5000,
   connectTimeoutMS: 5000,
   /** A socket silent this long is dropped, so a server that stops answering cannot hang us. */

@@ -82,7 +82,8 @@ export async function insertKeyed(
   );
   if (marked.matchedCount === 0) return 'claim_lost';
   // A taken alias leaves the pending link in the record: the request's next step (another
-  // generated alias, or its recorded 15) replaces it, and a claim meanwhile takes the key over.
+  // generated alias, or its recorded ALIAS_TAKEN) replaces it, and a claim meanwhile takes the key
+  // over.
   if ((await insertLinkOnce(links, document)) === 'alias_taken') return 'alias_taken';
   // When a claim has finished the request meanwhile, the record is completed already, with the
   // same answer: this write then matches nothing.

@@ -11,7 +11,7 @@ export { holdClusterRateLimits } from './cluster/cluster-limits-primary';
  * cluster's IPC channel, batched per event-loop turn), so every worker counts against one budget
  * per key: one token's 60 per minute hold exactly however the requests spread. The primary must
  * hold the counters (`holdClusterRateLimits`). A primary that does not answer in time makes the
- * call fail as a backend outage (code 23), never an unlimited pass.
+ * call fail as a backend outage (BACKEND_UNAVAILABLE), never an unlimited pass.
  */
 export function createClusterRateLimiter(
   /** `maxKeys`: the primary holds at most this many keys of the budget (client addresses). */

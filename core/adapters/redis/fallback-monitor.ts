@@ -108,7 +108,8 @@ export class FallbackMonitor {
 
   /**
    * Redis refused REDIS_URL's credentials or database during a connection's handshake: a
-   * misconfiguration, logged once as such; calls fail (code 23) until a connection is accepted.
+   * misconfiguration, logged once as such; calls fail (BACKEND_UNAVAILABLE) until a connection is
+   * accepted.
    */
   connectionRefused(cause: unknown): void {
     this.refused = cause instanceof Error ? cause : new Error(messageOf(cause));
@@ -123,8 +124,8 @@ export class FallbackMonitor {
 
   /**
    * Redis answered in a way that means REDIS_URL does not match the deployment (MOVED, ASK,
-   * READONLY). Logged as an error once per process; the calls fail (code 23) rather than count
-   * per process, and the mode does not change.
+   * READONLY). Logged as an error once per process; the calls fail (BACKEND_UNAVAILABLE) rather
+   * than count per process, and the mode does not change.
    */
   configurationError(cause: unknown): void {
     if (this.misconfigurationLogged) return;

@@ -113,9 +113,9 @@ class MonitoredRedisLimiter extends RateLimiterRedis {
   /**
    * rate-limiter-flexible's hook for a failed call, which hands it to the insurance limiter. An
    * answer saying REDIS_URL does not match the deployment (MOVED, ASK, READONLY) is no outage:
-   * counting per process would hide it for good. It fails the call (code 23) and is logged as a
-   * configuration error instead. (The hook is not in the library's type definitions, hence the
-   * untyped call to the inherited one.)
+   * counting per process would hide it for good. It fails the call (BACKEND_UNAVAILABLE) and is
+   * logged as a configuration error instead. (The hook is not in the library's type definitions,
+   * hence the untyped call to the inherited one.)
    */
   _handleError(
     error: unknown,
@@ -163,7 +163,8 @@ class MonitoredRedisLimiter extends RateLimiterRedis {
     viaRedis: () => Promise<T>,
     viaInsurance: () => Promise<T>,
   ): Promise<T> {
-    // Redis refuses REDIS_URL itself (credentials, database): no count anywhere, code 23.
+    // Redis refuses REDIS_URL itself (credentials, database): no count anywhere,
+    // BACKEND_UNAVAILABLE.
     const refusal = this.monitor.refusal;
     if (refusal !== undefined) throw refusal;
     const admission = this.monitor.admit(canTry);

@@ -35,7 +35,7 @@ const CLUSTER_LIMITS_TIMEOUT_MS = 5000;
  * is paid once per turn rather than once per request; with two workers, a message per call
  * measured about a fifth of a create's CPU over all processes. A primary that does not answer
  * within `timeoutMs`, or a channel that cannot be written, fails the calls as a backend outage
- * (code 23), never as an unlimited pass.
+ * (BACKEND_UNAVAILABLE), never as an unlimited pass.
  */
 export class ClusterLimitsClient {
   private queued: PendingCall[] = [];

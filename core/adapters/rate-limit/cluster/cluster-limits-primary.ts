@@ -47,8 +47,9 @@ const holding = new WeakSet<LimitsPrimarySource>();
  * requests spread over the workers (a restarted worker finds its budgets where it left them).
  * Each worker sends the calls of one event-loop turn as one message and gets one answer, in
  * order: the counting is the limiters', only the transport is batched. A malformed call, or one
- * asking a budget for other terms than it was made with, is answered with an error (code 23 in
- * the worker), never counted. Registering twice on one source changes nothing.
+ * asking a budget for other terms than it was made with, is answered with an error
+ * (BACKEND_UNAVAILABLE in the worker), never counted. Registering twice on one source changes
+ * nothing.
  */
 export function holdClusterRateLimits(source: LimitsPrimarySource = cluster): void {
   if (holding.has(source)) return;

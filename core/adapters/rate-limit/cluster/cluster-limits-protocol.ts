@@ -55,7 +55,10 @@ export function isLimitBatchAnswer(message: unknown): message is LimitBatchAnswe
 const positiveInteger = (value: unknown): boolean =>
   typeof value === 'number' && Number.isInteger(value) && value > 0;
 
-/** A call the primary can count: anything else is answered with an error (code 23 there). */
+/**
+ * A call the primary can count: anything else is answered with an error (BACKEND_UNAVAILABLE
+ * there).
+ */
 export function isLimitCall(call: unknown): call is LimitCall {
   if (typeof call !== 'object' || call === null) return false;
   const { prefix, limit, windowSeconds, op, key, maxKeys } = call as Record<string, unknown>;
