@@ -103,15 +103,21 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     const request = given ?? {};
     const ctx: CoreContext = { deps: full, following, request, response: request.response ?? {} };
     return createCaller(appRouter, ctx, {
-      // A caller reused for several calls: `response` tells of the latest call alone.
+      // A caller reused for several calls: `response` tells of the latest call alone. One the
+      // core could not fill in (frozen, not an object) fails the call before anything is done.
       onCall: () => {
+        if (!Object.isExtensible(ctx.response)) {
+          throw new TypeError(
+            "the request context's response must be an object the core can write",
+          );
+        }
         for (const field of Object.keys(ctx.response) as (keyof ResponseInfo)[]) {
           delete ctx.response[field];
         }
       },
       onError: (failure, path) => {
-        // Logged first: a `response` that cannot be written (frozen, not an object) fails the
-        // write below, and the caller still gets its failure, but the fault is not lost.
+        // Logged first: should the write below fail, the caller still gets its failure, and the
+        // fault is not lost.
         if (failure.isServerFault) {
           (request.logger ?? full.logger).error(
             { err: failure.cause ?? failure, procedure: path },
@@ -121,6 +127,13 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
         // A failure that says when to retry (BACKEND_UNAVAILABLE) tells the transport, as a 429
         // does.
         ctx.response.retryAfterSeconds ??= failure.retryAfterSeconds;
+      },
+      // What the stages added for the transport, returned rather than written by them: the
+      // token's rate-limit state and the replay mark.
+      onSettled: (settledCtx) => {
+        const { rateLimit, idempotentReplayed } = settledCtx as ResponseInfo;
+        if (rateLimit) ctx.response.rateLimit = rateLimit;
+        if (idempotentReplayed) ctx.response.idempotentReplayed = true;
       },
     });
   };

@@ -7,7 +7,12 @@ import type {
   IdempotencyScope,
   RecordedOutcome,
 } from '../ports/idempotency-store';
-import type { Middleware, MiddlewareOptions, MiddlewareResult } from '../procedure/procedure';
+import {
+  failWith,
+  type Middleware,
+  type MiddlewareOptions,
+  type MiddlewareResult,
+} from '../procedure/procedure';
 import { keepLeaseAlive } from './lease-renewal';
 import { ClaimLostError, type PendingCompletion } from './pending-completion';
 import type { IdempotencyKeyContext } from './idempotency-key';
@@ -95,8 +100,15 @@ async function answerHeld(
   // reported yet: answer it only once it would survive a power loss, as its first request does
   // (a no-op on stores whose writes are durable when they answer).
   await ctx.deps.store.flush();
-  ctx.response.idempotentReplayed = true;
-  return answer(replay(existing.outcome));
+  // The replay mark goes to the transport with the answer, or with the recorded failure.
+  const replayed = { idempotentReplayed: true };
+  let output: unknown;
+  try {
+    output = replay(existing.outcome);
+  } catch (failure) {
+    throw failWith(failure, replayed);
+  }
+  return answer(output, replayed);
 }
 
 /**

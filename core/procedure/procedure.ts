@@ -19,9 +19,28 @@ export type MiddlewareResult<TAdded> = NextResult<TAdded>;
 
 /** Not exported: nothing outside this module can make one, so nothing but `next` does. */
 class NextResult<TAdded> {
-  declare private readonly added: TAdded;
-  /** The resolver's output, carried back up the chain. */
-  constructor(readonly output: unknown) {}
+  declare private readonly addedType: TAdded;
+  constructor(
+    /** The resolver's output, carried back up the chain. */
+    readonly output: unknown,
+    /** What a stage that answered by itself added for the transport (see `answer`). */
+    readonly added: object = {},
+  ) {}
+}
+
+/** What failures carry for the transport, added by the stage that threw them (see `failWith`). */
+const addedToFailure = new WeakMap<object, object>();
+
+/**
+ * `error`, carrying `added` to whoever settles the call, as `next(added)` carries it to the later
+ * stages: what a stage that refuses has to tell the transport (a rate limit's state on its own
+ * refusal, the replay mark on a replayed failure). Throw what it returns.
+ */
+export function failWith<TError>(error: TError, added: object): TError {
+  if (typeof error === 'object' && error !== null) {
+    addedToFailure.set(error, { ...addedToFailure.get(error), ...added });
+  }
+  return error;
 }
 
 /** What a stage adds to the context: nothing, unless it says so. */
@@ -40,7 +59,7 @@ export interface MiddlewareOptions<TCtx, TAdded = Nothing> {
    * resolver do not run. For a stage that answers by itself on purpose (an idempotent replay);
    * `output` must be what the procedure's resolver returns.
    */
-  answer: (output: unknown) => MiddlewareResult<TAdded>;
+  answer: (output: unknown, added?: object) => MiddlewareResult<TAdded>;
 }
 
 /** A stage given a context of type TCtx, which adds TAdded to it for the stages after it. */
@@ -57,8 +76,12 @@ interface ResolverOptions<TCtx, TInput> {
 }
 
 export interface Procedure<TBaseCtx, TCallerInput, TOutput> {
-  /** Runs the chain on untrusted input (what transports call). */
-  call(ctx: TBaseCtx, rawInput: unknown): Promise<TOutput>;
+  /**
+   * Runs the chain on untrusted input (what transports call). `settled` is given, once the call
+   * has an outcome, the context as the last stage that ran left it, with what a stage answering
+   * by itself or refusing added: what the stages have for the transport, success or failure.
+   */
+  call(ctx: TBaseCtx, rawInput: unknown, settled?: (ctx: unknown) => void): Promise<TOutput>;
   /** Type-level marker of the input a typed caller passes. */
   readonly _callerInput?: TCallerInput;
 }
@@ -101,7 +124,7 @@ export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
           ctx: state.ctx as TCtx,
           rawInput,
           next: merge,
-          answer: (output) => new NextResult<TAdded>(output),
+          answer: (output, added) => new NextResult<TAdded>(output, added),
         }),
       );
     };
@@ -137,18 +160,32 @@ export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
     resolver: (options: ResolverOptions<TCtx, TInput>) => Promise<TOutput>,
   ): Procedure<TBaseCtx, TCallerInput, TOutput> {
     const steps = this.steps;
-    const run = async (index: number, state: StepState, rawInput: unknown): Promise<StepResult> => {
-      const step = steps[index];
-      if (!step) {
-        return new NextResult(
-          await resolver({ ctx: state.ctx as TCtx, input: state.input as TInput }),
-        );
-      }
-      return step(state, rawInput, (nextState) => run(index + 1, nextState, rawInput));
-    };
     return {
-      call: async (ctx, rawInput) =>
-        (await run(0, { ctx, input: undefined }, rawInput)).output as TOutput,
+      call: async (ctx, rawInput, settled) => {
+        // The context the deepest stage reached was given: what the stages added so far.
+        let reached: unknown = ctx;
+        const run = async (index: number, state: StepState): Promise<StepResult> => {
+          reached = state.ctx;
+          const step = steps[index];
+          if (!step) {
+            return new NextResult(
+              await resolver({ ctx: state.ctx as TCtx, input: state.input as TInput }),
+            );
+          }
+          return step(state, rawInput, (nextState) => run(index + 1, nextState));
+        };
+        const settle = (added: object | undefined) =>
+          settled?.({ ...(reached as object), ...added });
+        let result: StepResult;
+        try {
+          result = await run(0, { ctx, input: undefined });
+        } catch (error) {
+          settle(typeof error === 'object' && error !== null ? addedToFailure.get(error) : {});
+          throw error;
+        }
+        settle(result.added);
+        return result.output as TOutput;
+      },
     };
   }
 }

@@ -32,13 +32,21 @@ function isProcedure<TBaseCtx>(
 }
 
 interface CallerOptions {
-  /** Runs before each call, so that a context reused by several calls can be made ready for one. */
+  /**
+   * Runs before each call, so that a context reused by several calls can be made ready for one;
+   * what it throws fails the call (as INTERNAL) before any stage runs.
+   */
   onCall?: () => void;
   /**
    * Sees every failure once, as the caller will get it, with the procedure's path
    * (`links.create`). Whatever it throws is dropped: the caller gets the failure.
    */
   onError?: (failure: ShortlinkError, path: string) => void;
+  /**
+   * Sees, once a call has its outcome (success or failure), the context its stages left: what
+   * they added for the transport. Whatever it throws is dropped, as for onError.
+   */
+  onSettled?: (settledCtx: unknown) => void;
 }
 
 /**
@@ -57,8 +65,20 @@ export function createCaller<TBaseCtx, TRouter extends RouterRecord<TBaseCtx>>(
     const path = prefix + name;
     caller[name] = isProcedure(entry)
       ? (input: unknown) => {
-          options.onCall?.();
-          return entry.call(ctx, input).catch((error: unknown) => {
+          const settled = (settledCtx: unknown) => {
+            try {
+              options.onSettled?.(settledCtx);
+            } catch {
+              // The caller still gets its answer or its failure.
+            }
+          };
+          // onCall runs inside the call's promise: what it throws fails the call as any fault
+          // of the procedure does, before any stage ran.
+          const called = new Promise<unknown>((resolve) => {
+            options.onCall?.();
+            resolve(entry.call(ctx, input, settled));
+          });
+          return called.catch((error: unknown) => {
             const failure = toShortlinkError(error);
             try {
               options.onError?.(failure, path);

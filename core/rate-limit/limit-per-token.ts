@@ -1,28 +1,33 @@
 import type { AuthenticatedContext } from '../auth/authenticate';
 import { ShortlinkError } from '../errors/shortlink-error';
-import type { Middleware } from '../procedure/procedure';
+import type { RateLimitInfo } from '../context';
+import { failWith, type Middleware } from '../procedure/procedure';
 import { retryAfterSeconds } from '../errors/retry-after';
 
 /**
  * Stage "rate limit" (RATE_LIMITED): every request that passed the token check counts, whatever its
- * outcome. The key is the token's hash, so no secret reaches the limiter's store.
+ * outcome. The key is the token's hash, so no secret reaches the limiter's store. The budget's
+ * state is what every later answer tells the transport (the rate-limit headers): the stage adds
+ * it to the context, or to its own refusal.
  */
-export const limitPerToken: Middleware<AuthenticatedContext> = async ({ ctx, next }) => {
+export const limitPerToken: Middleware<
+  AuthenticatedContext,
+  { rateLimit: RateLimitInfo }
+> = async ({ ctx, next }) => {
   const limiter = ctx.deps.rateLimiter;
   const decision = await limiter.consume(ctx.tokenHash);
   const { limit, remaining, resetAt } = decision;
-  ctx.response.rateLimit = { limit, remaining, resetAt, windowSeconds: limiter.windowSeconds };
+  const rateLimit = { limit, remaining, resetAt, windowSeconds: limiter.windowSeconds };
   if (!decision.allowed) {
     const seconds = retryAfterSeconds(resetAt);
-    throw new ShortlinkError(
+    const refusal = new ShortlinkError(
       'RATE_LIMITED',
       tokenLimitMessage(limit, limiter.windowSeconds, seconds),
-      {
-        retryAfterSeconds: seconds,
-      },
+      { retryAfterSeconds: seconds },
     );
+    throw failWith(refusal, { rateLimit });
   }
-  return next();
+  return next({ rateLimit });
 };
 
 /** The message of a token past its budget: the limit, its window, the seconds to wait. */
