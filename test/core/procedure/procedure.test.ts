@@ -6,7 +6,7 @@ import {
   type CreateLinkRequest,
   type RedirectType,
 } from '../../../core';
-import { ProcedureBuilder, type Middleware } from '../../../core/procedure/procedure';
+import { failWith, ProcedureBuilder, type Middleware } from '../../../core/procedure/procedure';
 import { createCaller } from '../../../core/procedure/router';
 import { createTestCore } from '../../support/core-fixture';
 import { failingStore, failureOf } from '../../support/failures';
@@ -25,6 +25,37 @@ const echo = ProcedureBuilder.create<Ctx>()
   .query(({ ctx, input }) => Promise.resolve(`${ctx.user}: ${input.text}`));
 
 describe('the procedure chain', () => {
+  it('merges what a stage adds into the context: later stages see it, whatever the stages between pass', async () => {
+    const addsTag: Middleware<Ctx, { tag: string }> = ({ next }) => next({ tag: 'kept' });
+    const addsNothing: Middleware<Ctx> = ({ next }) => next();
+    const procedure = ProcedureBuilder.create<Ctx>()
+      .use(addsTag)
+      .use(addsNothing)
+      .use(withUser)
+      .query(({ ctx }) => Promise.resolve(`${ctx.user} ${ctx.tag}`));
+    await expect(createCaller({ procedure }, {}).procedure(undefined)).resolves.toBe('alice kept');
+  });
+
+  it('hands the caller the context a call settled with, on success and on failure', async () => {
+    const settled: unknown[] = [];
+    const addsMark: Middleware<Ctx, { mark: number }> = ({ next }) => next({ mark: 1 });
+    const refuses: Middleware<Ctx> = () =>
+      Promise.reject(failWith(new ShortlinkError('RATE_LIMITED', 'no'), { refusal: 'noted' }));
+    const answers: Middleware<Ctx> = ({ answer }) =>
+      Promise.resolve(answer('early', { early: true }));
+    const build = (last: Middleware<Ctx>) =>
+      ProcedureBuilder.create<Ctx>()
+        .use(addsMark)
+        .use(last)
+        .query(() => Promise.resolve('resolved'));
+    const options = { onSettled: (ctx: unknown) => settled.push(ctx) };
+    const through: Middleware<Ctx> = ({ next }) => next();
+    await createCaller({ procedure: build(through) }, {}, options).procedure(undefined);
+    await failureOf(createCaller({ procedure: build(refuses) }, {}, options).procedure(undefined));
+    await createCaller({ procedure: build(answers) }, {}, options).procedure(undefined);
+    expect(settled).toEqual([{ mark: 1 }, { mark: 1, refusal: 'noted' }, { mark: 1, early: true }]);
+  });
+
   it('carries the resolver output back through every middleware', async () => {
     const caller = createCaller({ echo }, {});
     await expect(caller.echo({ text: 'hi' })).resolves.toBe('alice: hi');
