@@ -15,6 +15,7 @@ import {
 
 /** The gRPC gateway's own settings, from the environment. */
 export const GRPC_SETTINGS = {
+  /** The gRPC port (0: any free port). */
   GRPC_PORT: portSetting.default(50051),
 
   // What one client may hold on the gRPC port (connection/connection-limits.ts).

@@ -14,6 +14,7 @@ const MAX_CACHE_DELTA_SECONDS = 2 ** 31;
 
 /** The REST gateway's own settings (and the ones every gateway reads), from the environment. */
 export const HTTP_SETTINGS = {
+  /** The REST port (0: any free port). */
   PORT: portSetting.default(8080),
   /** max-age of Cache-Control on 301/308 redirects. */
   REDIRECT_CACHE_MAX_AGE: nonnegativeSetting

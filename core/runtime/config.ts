@@ -84,6 +84,7 @@ export const configSchema = z
       .max(MAX_METRICS_SCRAPES, `must be at most ${MAX_METRICS_SCRAPES}`)
       .default(DEFAULT_METRICS_MAX_CONCURRENT_SCRAPES),
     ...SHARED_GATEWAY_SETTINGS,
+    /** MongoDB connection string, used instead of the embedded store (adapters/mongodb/). */
     MONGODB_URI: optionalText,
     /**
      * Link ids a process reserves with one update of MongoDB's counter document and then hands out
@@ -97,8 +98,11 @@ export const configSchema = z
       .default(DEFAULT_ID_BLOCK_SIZE),
     /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
     DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
+    /** Redis for the shared rate limits (one server, a Cluster, or Sentinels; adapters/redis/). */
     REDIS_URL: optionalText,
+    /** Requests per token per minute, across every gateway and process sharing the limiter. */
     RATE_LIMIT_PER_MINUTE: positive.default(DEFAULT_RATE_LIMIT_PER_MINUTE),
+    /** Failed token checks per client address per minute; past it RATE_LIMITED. */
     AUTH_FAILURES_PER_MINUTE: positive.default(DEFAULT_AUTH_FAILURES_PER_MINUTE),
     /**
      * Unknown aliases followed per client address per minute (REST GET/HEAD /<alias> and gRPC
@@ -112,11 +116,15 @@ export const configSchema = z
     AUTH_FAILURE_TRACKED_ADDRESSES: positiveEntriesSetting.default(
       DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
     ),
+    /** JSON file of organizations, groups, users and tokens, applied idempotently at start. */
     SHORTLINK_SEED_FILE: optionalText,
+    /** pino's level for the service's log (one access line per request at `info`). */
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
+    /** Extra reserved aliases, comma-separated, added to the paths the service serves itself. */
     RESERVED_ALIASES: list,
+    /** How long a graceful shutdown may take before the process exits anyway. */
     SHUTDOWN_TIMEOUT_MS: positiveTimerMsSetting.default(10000),
     /** Worker processes serving the gateways (`auto`: one per available core); see ./cluster/. */
     WORKERS: z
@@ -173,25 +181,38 @@ export const configSchema = z
       .enum(['0', '1', 'false', 'true'], { message: 'must be 1 (or true) to allow, 0 (or false)' })
       .optional()
       .transform((value) => value === '1' || value === 'true'),
+    /** Domains of other shorteners to refuse, with their subdomains, comma-separated. */
     BLOCKED_SHORTENER_DOMAINS: list,
+    /** Path of the blocklist file (url-guard/README.md gives its format). */
     URL_BLOCKLIST_FILE: optionalText,
+    /** How often the blocklist file is checked for changes. */
     URL_BLOCKLIST_POLL_MS: positiveTimerMsSetting.default(2000),
     /** How long the link domains are trusted by the loop check and by following, in each process. */
     LINK_DOMAINS_REFRESH_SECONDS: positiveTimerSecondsSetting.default(
       DEFAULT_LINK_DOMAINS_REFRESH_SECONDS,
     ),
+    /** Base URL of a Safe Browsing v4 compatible reputation service; unset: no lookup. */
     SAFE_BROWSING_URL: optionalText.refine(
       (value) => value === undefined || (/^https?:\/\//i.test(value) && URL.canParse(value)),
       'must be an http(s) URL',
     ),
+    /** API key, sent as `?key=` only to SAFE_BROWSING_URL. */
     SAFE_BROWSING_KEY: optionalText,
+    /** What a check without a verdict means: `open` lets the URL pass, `closed` refuses it. */
     SAFE_BROWSING_FAIL: z.enum(['open', 'closed']).default('open'),
+    /** Reputation calls started per minute (the quota), shared fairly between organizations. */
     SAFE_BROWSING_PER_MINUTE: positive.default(600),
+    /** Reputation calls running at the same time. */
     SAFE_BROWSING_CONCURRENCY: positive.default(4),
+    /** Time limit of one reputation call. */
     SAFE_BROWSING_TIMEOUT_MS: positiveTimerMsSetting.default(2000),
+    /** How long a check waits for a free concurrency slot. */
     SAFE_BROWSING_MAX_WAIT_MS: timerMsSetting.default(1000),
+    /** How long a clean answer is cached (0: not cached). */
     SAFE_BROWSING_CLEAN_CACHE_SECONDS: nonnegativeSetting.default(300),
+    /** The most URLs kept in the reputation cache. */
     SAFE_BROWSING_CACHE_ENTRIES: positiveEntriesSetting.default(10000),
+    /** Threat types to ask about, comma-separated (the four usual ones when unset). */
     SAFE_BROWSING_THREAT_TYPES: list.transform((types) =>
       types.length > 0
         ? types

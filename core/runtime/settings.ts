@@ -140,5 +140,6 @@ const trustProxySetting = optionalTextSetting.superRefine((value, ctx) => {
 export const SHARED_GATEWAY_SETTINGS = {
   /** The address both gateways bind (`0.0.0.0` to serve other machines); the demo prints it. */
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** The proxies in front, whose forwarded client address both gateways believe; unset: none. */
   TRUST_PROXY: trustProxySetting,
 };

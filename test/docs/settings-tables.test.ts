@@ -77,6 +77,24 @@ describe("the READMEs' settings tables match the process's one settings schema",
     expect(rows.filter((row) => !declared.includes(row.name))).toEqual([]);
   });
 
+  it('finds each variable declared once, with its documentation line just above it', () => {
+    const sources = [
+      'core/runtime/config.ts',
+      'core/runtime/settings.ts',
+      'gateway-http/http-config.ts',
+      'gateway-grpc/grpc-config.ts',
+    ].map((file) => readFileSync(join(ROOT, file), 'utf8').split('\n'));
+    const undocumented = declared.filter((name) => {
+      const declarations = sources.flatMap((lines) =>
+        lines.flatMap((line, index) =>
+          new RegExp(`^\\s+${name}: `).test(line) ? [lines[index - 1]?.trim() ?? ''] : [],
+        ),
+      );
+      return declarations.length !== 1 || !declarations[0]!.endsWith('*/');
+    });
+    expect(undocumented).toEqual([]);
+  });
+
   it("gives each variable the schema's default", () => {
     const wrong = rows.filter((row) => {
       const expected = written(defaults[row.name]);
