@@ -30,6 +30,7 @@ import {
   type MetricsResults,
 } from './scenarios/metrics-scenario';
 import { countRoundTrips, type RoundTrips } from './in-process/round-trips';
+import type { Rate } from './support/in-flight';
 import type { Summary } from './support/measurement';
 
 interface CoreCeiling {
@@ -135,6 +136,34 @@ function metricsRows({ create }: MetricsResults) {
     }),
     compare('serverCpuMsPerRequest', withMetrics, withoutMetrics, VERSUS.noMetrics),
   ];
+}
+
+/**
+ * The most REST create on LMDB could reach against bare express (reported): a create does at
+ * least what bare express does (the cheaper of its two builds: parse the request and its JSON
+ * body, answer JSON of the same size) plus one durable link write, which lmdb-js alone costs
+ * `write` (one process, the same writes in flight, no shortlink code). A process bound by its
+ * CPU serves in inverse proportion to its CPU per request, so this row's ratio is the ceiling
+ * of the REST create row's, whatever shortlink's own code costs.
+ */
+function createFloorRow(
+  create: Pick<HttpResults['create'], 'baseline' | 'baselinePrebuilt'>,
+  write: Rate,
+): Row {
+  const { baseline, baselinePrebuilt } = create;
+  const bare = Math.min(
+    baseline.serverCpuMsPerRequest ?? Number.NaN,
+    baselinePrebuilt.serverCpuMsPerRequest ?? Number.NaN,
+  );
+  const floorCpuMs = bare + write.cpuMicrosPerCall / 1000;
+  // The plain baseline's rate, scaled from its CPU per request to the floor's.
+  const baselineRate = baseline.requestsPerSecond;
+  const atMost = (baselineRate * (baseline.serverCpuMsPerRequest ?? Number.NaN)) / floorCpuMs;
+  return row(
+    `REST create req/s at most on LMDB (bare express's CPU per request plus lmdb-js alone's per durable write: ${floorCpuMs.toFixed(3)} ms)`,
+    Number.isFinite(atMost) ? atMost : null,
+    baselineRate,
+  );
 }
 
 /** What only REST create measures: the store's latency cost, idempotency keys. */
@@ -344,8 +373,10 @@ async function main(): Promise<void> {
 
     if (settings.only === 'create') {
       const c = await runCreateScenario(seedFile, settings, log, join(work, 'data-create'));
+      const lmdbAlone = await runSharedWrites(join(work, 'data-shared-writes'), settings);
       printOnly([
         ...againstBaseline('REST create', c.subject, c.baseline, REST_CREATE_MIN_RATIO.baseline),
+        createFloorRow(c, lmdbAlone.one),
         rowsOf('REST create')('requestsPerSecond', c.subject, c.subjectMemory, VERSUS.memory, {
           minRatio: REST_CREATE_MIN_RATIO.lmdb,
         }),
@@ -425,6 +456,7 @@ async function main(): Promise<void> {
 
     const rows: Row[] = [
       ...httpPathRows('REST create', http.create, REST_CREATE_MIN_RATIO),
+      createFloorRow(http.create, sharedWrites.one),
       ...createOnlyRows(http.create),
       ...metricsRows(metrics),
       ...httpPathRows('follow link', http.follow, { baseline: 0.8, lmdb: 0.9 }),

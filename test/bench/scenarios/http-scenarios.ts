@@ -189,11 +189,12 @@ export async function runIdempotencyScenario(
   }
 }
 
-export type CreateOnlyTarget = 'baseline' | 'subject' | 'subjectMemory';
+export type CreateOnlyTarget = 'baseline' | 'baselinePrebuilt' | 'subject' | 'subjectMemory';
 
 /**
  * BENCH_ONLY=create: REST create on the default store (LMDB) at the default log level against
- * the bare express baseline and DATA_DIR=:memory:, in alternating rounds as in the full run.
+ * the bare express baseline (plain, and with prebuilt prototypes for the floor row) and
+ * DATA_DIR=:memory:, in alternating rounds as in the full run.
  */
 export async function runCreateScenario(
   seedFile: string,
@@ -206,9 +207,11 @@ export async function runCreateScenario(
     const subjectMemory = await keep(startSubject(seedFile, settings, 'info', IN_MEMORY_DATA_DIR));
     const sample = await createOnce(subject.ready.httpPort);
     const baseline = await keep(startBaseline(sample.link, false));
+    const baselinePrebuilt = await keep(startBaseline(sample.link, true));
     return await alternate(
       [
         { name: 'baseline', run: on(baseline, createLoad) },
+        { name: 'baselinePrebuilt', run: on(baselinePrebuilt, createLoad) },
         { name: 'subject', run: on(subject, createLoad) },
         { name: 'subjectMemory', run: on(subjectMemory, createLoad) },
       ],
