@@ -13,7 +13,7 @@ import { CONCURRENCY } from '../support/concurrency';
 import { CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
 import { quantile, type Round } from '../support/measurement';
 
-/** HTTP/2 connections the calls are spread over. */
+/** HTTP/2 connections the calls are spread over, unless a run asks for another number. */
 const CONNECTIONS = 4;
 /** A call that takes longer counts as failed instead of hanging a round. */
 const CALL_DEADLINE_MS = 10_000;
@@ -48,18 +48,29 @@ const HEADERS = {
   authorization: CREATE_HEADERS.authorization,
 };
 
+/** What the parent asks: a round (`run`) against `address`, or to stop. */
+export interface GrpcLoadMessage {
+  type?: string;
+  address?: string;
+  seconds?: number;
+  /** Connections to spread the calls over (CONNECTIONS unless given). */
+  connections?: number;
+}
+
+/** The open connections per address and number of connections. */
 const sessions = new Map<string, ClientHttp2Session[]>();
 
-function sessionsFor(address: string): ClientHttp2Session[] {
-  let list = sessions.get(address);
+function sessionsFor(address: string, connections: number): ClientHttp2Session[] {
+  const key = `${address} ${connections}`;
+  let list = sessions.get(key);
   if (!list) {
-    list = Array.from({ length: CONNECTIONS }, () => {
+    list = Array.from({ length: connections }, () => {
       const session = connect(`http://${address}`);
       // A failed connection fails its calls (each stream errors); nothing to do here.
       session.on('error', () => undefined);
       return session;
     });
-    sessions.set(address, list);
+    sessions.set(key, list);
   }
   return list;
 }
@@ -99,12 +110,16 @@ function call(session: ClientHttp2Session): Promise<boolean> {
   });
 }
 
-/** `CONCURRENCY` loops of CreateShortLink calls against `address` for `seconds`. */
+/**
+ * `CONCURRENCY` loops of CreateShortLink calls against `address` for `seconds`, over
+ * `connections` connections.
+ */
 async function round(
   address: string,
   seconds: number,
+  connections: number,
 ): Promise<Omit<Round, 'serverCpuMsPerRequest'>> {
-  const list = sessionsFor(address);
+  const list = sessionsFor(address, connections);
   const latencies: number[] = [];
   let failed = 0;
   const started = performance.now();
@@ -140,10 +155,10 @@ async function round(
  * server measured, set the pace (bare grpc-js answered 7,800 calls/s to it and 16,000 to this).
  */
 function main(): void {
-  process.on('message', (message: { type?: string; address?: string; seconds?: number }) => {
+  process.on('message', (message: GrpcLoadMessage) => {
     if (message.type === 'stop') process.exit(0);
     if (message.type !== 'run' || !message.address) return;
-    round(message.address, message.seconds ?? 1)
+    round(message.address, message.seconds ?? 1, message.connections ?? CONNECTIONS)
       .then((result) => tellParent({ type: 'result', ...result }))
       .catch(failChild);
   });

@@ -8,6 +8,8 @@ import { alternate, type Round, type Summary } from '../support/measurement';
 import { withServerCpu } from '../support/process-cpu';
 import type { BenchSettings } from '../support/settings';
 import { httpRound, type HttpLoad } from '../load/http-load';
+import type { GrpcLoadMessage } from '../load/grpc-load';
+import { CONCURRENCY } from '../support/concurrency';
 import { createLinks, createLoad, FOLLOWED_LINKS, followLoad } from './http-scenarios';
 
 type WorkersTarget = 'one' | 'two';
@@ -62,7 +64,11 @@ export async function runWorkersScenario(
           type: 'run',
           address: `127.0.0.1:${service.ready.grpcPort}`,
           seconds,
-        }),
+          // One call per connection, as the REST load: with a few connections the kernel's hash
+          // could hand them all to one worker (4 of 4, one start in 8), and the row would measure
+          // one worker.
+          connections: CONCURRENCY,
+        } satisfies GrpcLoadMessage),
       );
 
     const create = await alternate(
