@@ -44,15 +44,15 @@ export async function runPrimary(settings: ServiceSettings, logger: Logger): Pro
   const claim = await claimServedDataDir(settings, logger);
   // One scrape of the primary answers for every worker: it asks each worker that has started
   // for its registry over the cluster channel and sums the samples (prom-client's aggregation).
+  const metricsAt = metricsSettings(settings);
   const metrics =
     settings.METRICS_PORT === 0
       ? undefined
-      : await listenMetrics(readyWorkersMetrics(), {
-          ...metricsSettings(settings),
-          logger,
-        }).catch((error: unknown) => {
-          throw listenFailure(metricsAddress(metricsSettings(settings)), error);
-        });
+      : await listenMetrics(readyWorkersMetrics(), { ...metricsAt, logger }).catch(
+          (error: unknown) => {
+            throw listenFailure(metricsAddress(metricsAt), error);
+          },
+        );
   if (metrics) {
     logger.info({ port: metrics.port, host: settings.METRICS_HOST }, 'metrics gateway listening');
   }
