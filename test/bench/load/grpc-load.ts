@@ -12,6 +12,7 @@ import { failChild, tellParent } from '../support/child';
 import { CONCURRENCY } from '../support/concurrency';
 import { CREATE_BODY, CREATE_HEADERS } from '../support/credentials';
 import { quantile, type Round } from '../support/measurement';
+import type { GrpcLoadMessage } from './grpc-round';
 
 /** HTTP/2 connections the calls are spread over, unless a run asks for another number. */
 const CONNECTIONS = 4;
@@ -47,15 +48,6 @@ const HEADERS = {
   'grpc-timeout': `${CALL_DEADLINE_MS}m`,
   authorization: CREATE_HEADERS.authorization,
 };
-
-/** What the parent asks: a round (`run`) against `address`, or to stop. */
-export interface GrpcLoadMessage {
-  type?: string;
-  address?: string;
-  seconds?: number;
-  /** Connections to spread the calls over (CONNECTIONS unless given). */
-  connections?: number;
-}
 
 /** The open connections per address and number of connections. */
 const sessions = new Map<string, ClientHttp2Session[]>();

@@ -1,7 +1,7 @@
 import { IN_MEMORY_DATA_DIR } from '../../../core/runtime';
-import { ask, startChild, type BenchChild, withChildren } from '../support/child';
-import { alternate, type Round, type Summary } from '../support/measurement';
-import { withServerCpu } from '../support/process-cpu';
+import { grpcRound } from '../load/grpc-round';
+import { startChild, type BenchChild, withChildren } from '../support/child';
+import { alternate, type Summary } from '../support/measurement';
 import type { BenchSettings } from '../support/settings';
 import { startSubject } from './http-scenarios';
 
@@ -36,13 +36,7 @@ export async function runGrpcScenario(
     const load = await keep(startChild<object>('load/grpc-load'));
 
     const on = (server: BenchChild<GrpcReady>) => (seconds: number) =>
-      withServerCpu(server.process.pid, () =>
-        ask<Omit<Round, 'serverCpuMsPerRequest'>>(load, {
-          type: 'run',
-          address: `127.0.0.1:${server.ready.grpcPort}`,
-          seconds,
-        }),
-      );
+      grpcRound(load, { port: server.ready.grpcPort, pid: server.process.pid }, seconds);
     return await alternate(
       [
         { name: 'baseline', run: on(baseline) },

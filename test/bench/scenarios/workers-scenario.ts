@@ -2,13 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../support/free-port';
 import { BENCH_RATE_LIMIT_PER_MINUTE } from '../support/bench-runtime';
-import { ask, startChild, withChildren } from '../support/child';
+import { startChild, withChildren } from '../support/child';
 import { startEntryPoint, type EntryPoint } from '../support/entry-point';
 import { alternate, type Round, type Summary } from '../support/measurement';
-import { withServerCpu } from '../support/process-cpu';
 import type { BenchSettings } from '../support/settings';
 import { httpRound, type HttpLoad } from '../load/http-load';
-import type { GrpcLoadMessage } from '../load/grpc-load';
+import { grpcRound } from '../load/grpc-round';
 import { CONCURRENCY } from '../support/concurrency';
 import { createLinks, createLoad, FOLLOWED_LINKS, followLoad } from './http-scenarios';
 
@@ -58,17 +57,14 @@ export async function runWorkersScenario(
       );
     const http = (service: EntryPoint, load: HttpLoad) => (seconds: number) =>
       httpRound({ port: service.ready.httpPort, pid: service.process.pid }, load, seconds);
+    // One call per connection, as the REST load: with a few connections the kernel's hash could
+    // hand them all to one worker (4 of 4, one start in 8), and the row would measure one worker.
     const grpc = (service: EntryPoint) => (seconds: number) =>
-      withServerCpu(service.process.pid, () =>
-        ask<Omit<Round, 'serverCpuMsPerRequest'>>(grpcLoad, {
-          type: 'run',
-          address: `127.0.0.1:${service.ready.grpcPort}`,
-          seconds,
-          // One call per connection, as the REST load: with a few connections the kernel's hash
-          // could hand them all to one worker (4 of 4, one start in 8), and the row would measure
-          // one worker.
-          connections: CONCURRENCY,
-        } satisfies GrpcLoadMessage),
+      grpcRound(
+        grpcLoad,
+        { port: service.ready.grpcPort, pid: service.process.pid },
+        seconds,
+        CONCURRENCY,
       );
 
     const create = await alternate(
