@@ -80,6 +80,8 @@ function baseMessage(link: CoreShortLink): ShortLink {
     disabledReason: '',
     disabledAt: undefined,
     disabledBy: '',
+    expiresAt: undefined,
+    maxVisits: undefined,
   };
 }
 
@@ -91,15 +93,32 @@ export function toCreatedLinkMessage(link: CoreShortLink): ShortLink {
   return { ...baseMessage(link), state: LinkState.LINK_STATE_ACTIVE };
 }
 
-/** A link as the reading and governing procedures (and resolve) answer it, every field filled. */
+const timeOf = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
+
+/**
+ * A link as the reading and governing procedures (and resolve) answer it, every field filled:
+ * one entry per field of LinkView (a field added there fails the compiler here until the message
+ * carries it), each giving its message field's value.
+ */
+const MESSAGE_FIELDS = {
+  id: (link) => ({ id: link.id }),
+  short_url: (link) => ({ shortUrl: link.short_url }),
+  url: (link) => ({ url: link.url }),
+  domain: (link) => ({ domain: link.domain }),
+  alias: (link) => ({ alias: link.alias }),
+  redirect_type: (link) => ({ redirectType: link.redirect_type }),
+  url_group_id: (link) => ({ urlGroupId: link.url_group_id }),
+  state: (link) => ({ state: LINK_STATES[link.state] }),
+  created_at: (link) => ({ createdAt: new Date(link.created_at) }),
+  disabled_reason: (link) => ({ disabledReason: link.disabled_reason ?? '' }),
+  disabled_at: (link) => ({ disabledAt: timeOf(link.disabled_at) }),
+  disabled_by: (link) => ({ disabledBy: link.disabled_by ?? '' }),
+  expires_at: (link) => ({ expiresAt: timeOf(link.expires_at) }),
+  max_visits: (link) => ({ maxVisits: link.max_visits }),
+} satisfies Record<keyof Required<LinkView>, (link: LinkView) => Partial<ShortLink>>;
+
 export function toShortLinkMessage(link: LinkView): ShortLink {
-  return {
-    ...baseMessage(link),
-    state: LINK_STATES[link.state],
-    createdAt: new Date(link.created_at),
-    urlGroupId: link.url_group_id,
-    disabledReason: link.disabled_reason ?? '',
-    disabledAt: link.disabled_at === undefined ? undefined : new Date(link.disabled_at),
-    disabledBy: link.disabled_by ?? '',
-  };
+  const message = baseMessage(link);
+  for (const field of Object.values(MESSAGE_FIELDS)) Object.assign(message, field(link));
+  return message;
 }

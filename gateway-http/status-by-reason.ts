@@ -31,4 +31,9 @@ export const HTTP_STATUS_BY_REASON: Record<ErrorReason, number> = {
   IDEMPOTENCY_KEY_INVALID: 400,
   LINK_DISABLED: 410,
   ARGUMENT_INVALID: 400,
+  LINK_EXPIRED: 410,
+  EXPIRES_AT_INVALID: 422,
+  MAX_VISITS_INVALID: 422,
+  // Never answered over REST (governing is gRPC's and the core's); what it would be.
+  LINK_HELD: 403,
 };

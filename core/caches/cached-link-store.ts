@@ -1,6 +1,10 @@
 import type {
+  LinkActing,
+  LinkChangeOutcome,
   LinkCompletion,
   LinkDisabling,
+  LinkEdit,
+  LinkHistoryEntry,
   LinkListQuery,
   LinkRecord,
   LinkStore,
@@ -84,9 +88,34 @@ export class CachedLinkStore implements LinkStore {
   async setDisabled(
     id: number,
     disabling: LinkDisabling | null,
-  ): Promise<{ link: LinkRecord; changed: boolean } | null> {
-    const outcome = await this.inner.setDisabled(id, disabling);
-    if (outcome) this.invalidate(outcome.link.domain, outcome.link.alias);
+    acting: LinkActing,
+  ): Promise<LinkChangeOutcome | 'held' | null> {
+    return this.dropping(await this.inner.setDisabled(id, disabling, acting));
+  }
+
+  async update(
+    id: number,
+    edit: LinkEdit,
+    acting: LinkActing,
+  ): Promise<LinkChangeOutcome | 'held' | null> {
+    return this.dropping(await this.inner.update(id, edit, acting));
+  }
+
+  /** Never cached: counting against max_visits is decided by the store, atomically. */
+  takeVisit(id: number): Promise<'counted' | 'exhausted' | null> {
+    return this.inner.takeVisit(id);
+  }
+
+  history(
+    id: number,
+    page: { after: number; limit: number },
+  ): Promise<Array<{ position: number; entry: LinkHistoryEntry }>> {
+    return this.inner.history(id, page);
+  }
+
+  /** A link changed through this store is dropped at once: the next follow reads it. */
+  private dropping<T extends LinkChangeOutcome | 'held' | null>(outcome: T): T {
+    if (outcome && outcome !== 'held') this.invalidate(outcome.link.domain, outcome.link.alias);
     return outcome;
   }
 

@@ -2,6 +2,7 @@ import { readReason } from '../links/disable-link';
 import { setLinkState } from '../links/set-link-state';
 import type { Clock } from '../ports/clock';
 import { ADMIN_ACTOR, type LinkRecord } from '../ports/link-store';
+import { operatorActing } from '../links/link-actor';
 import type { Store } from '../ports/store';
 import { NotFoundProvisioningError, ProvisioningError } from '../provisioning/provisioning-error';
 import { usageError, type LinkCommand, type Options } from './admin-command-line';
@@ -70,8 +71,15 @@ export function linkCommand(command: LinkReadOrSetCommand, options: Options): Li
       if (typeof reason !== 'string') throw usageError(`--${reason.problem}`);
       return async (store, clock, print) => {
         const link = await findNamedLink(store.links, named);
-        const disabling = { reason, at: clock.now(), by: ADMIN_ACTOR };
-        const { changed, link: now } = await setLinkState({ store }, link, disabling, 'admin');
+        const acting = operatorActing(clock, ADMIN_ACTOR);
+        const disabling = { reason, at: acting.at, by: acting.by };
+        const { changed, link: now } = await setLinkState(
+          { store },
+          link,
+          disabling,
+          acting,
+          'admin',
+        );
         const first = now.disabled;
         await print(
           changed || !first
@@ -82,9 +90,10 @@ export function linkCommand(command: LinkReadOrSetCommand, options: Options): Li
     }
     case 'link enable': {
       const named = readLinkOption(options);
-      return async (store, _clock, print) => {
+      return async (store, clock, print) => {
         const link = await findNamedLink(store.links, named);
-        const { changed } = await setLinkState({ store }, link, null, 'admin');
+        const acting = operatorActing(clock, ADMIN_ACTOR);
+        const { changed } = await setLinkState({ store }, link, null, acting, 'admin');
         await print(
           changed
             ? `link ${link.id} (${shortUrlOf(link)}) is active again`

@@ -5,7 +5,8 @@ import { ShortlinkError } from '../errors/shortlink-error';
 import { setLinkState } from '../links/set-link-state';
 import type { Clock } from '../ports/clock';
 import type { Organization } from '../ports/identity-store';
-import { ADMIN_ACTOR, type LinkRecord } from '../ports/link-store';
+import { RESCAN_ACTOR, type LinkRecord } from '../ports/link-store';
+import { operatorActing } from '../links/link-actor';
 import type { Store } from '../ports/store';
 import type { UrlGuard, UrlVerdict } from '../ports/url-guard';
 import { LINK_PAGE_SIZE } from './link-commands';
@@ -203,9 +204,10 @@ async function disable(
   verdict: Extract<UrlVerdict, { blocked: true }>,
 ): Promise<boolean> {
   const reason = rescanReason(verdict);
-  const disabling = { reason, at: options.clock.now(), by: ADMIN_ACTOR };
+  const acting = operatorActing(options.clock, RESCAN_ACTOR);
+  const disabling = { reason, at: acting.at, by: acting.by };
   const deps = { store: options.store, linkEvents: options.linkEvents };
-  const outcome = await setLinkState(deps, link, disabling, 'rescan');
+  const outcome = await setLinkState(deps, link, disabling, acting, 'rescan');
   if (outcome.changed) options.report.disabled(outcome.link, reason);
   return outcome.changed;
 }

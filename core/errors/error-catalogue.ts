@@ -1,4 +1,9 @@
-import { MAX_ALIAS_LENGTH, REDIRECT_TYPES } from '../links/link-field-limits';
+import {
+  MAX_ALIAS_LENGTH,
+  MAX_EXPIRY_YEARS,
+  MAX_VISITS_LIMIT,
+  REDIRECT_TYPES,
+} from '../links/link-field-limits';
 
 /** What the product knows about one error, whatever the transport. */
 export interface ErrorEntry {
@@ -115,6 +120,24 @@ export const ERROR_CATALOGUE = {
   LINK_DISABLED: entry(28, 'This short link has been disabled.'),
   /** A field of a request reading or governing links is invalid (page size, token, reason...). */
   ARGUMENT_INVALID: entry(29, 'An argument of the request is invalid.'),
+  /** Following a link past its expires_at, or that has redirected max_visits times. */
+  LINK_EXPIRED: entry(30, 'This short link has expired.'),
+  EXPIRES_AT_INVALID: entry(
+    31,
+    `expires_at must be an RFC 3339 date-time with an offset, in the future and at most ${MAX_EXPIRY_YEARS} years ahead.`,
+    RECORDED,
+  ),
+  MAX_VISITS_INVALID: entry(
+    32,
+    `max_visits must be an integer from 1 to ${MAX_VISITS_LIMIT.toLocaleString('en-US')}.`,
+    RECORDED,
+  ),
+  /** A member's enable or edit of a link the operator or a rescan disabled. */
+  LINK_HELD: entry(
+    33,
+    'This link was disabled by the operator; only the operator can enable or change it.',
+    AFTER_TOKEN,
+  ),
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorReason = keyof typeof ERROR_CATALOGUE;

@@ -4,6 +4,7 @@ import { linkReferenceArguments } from './get-link';
 import { toLinkView, type LinkView } from './link-view';
 import { ownField } from '../procedure/raw-input';
 import { MAX_DISABLE_REASON_LENGTH, setLinkState } from './set-link-state';
+import { memberActing } from './link-actor';
 
 /** What an in-process caller passes to `links.disable`. */
 export interface DisableLinkRequest {
@@ -53,16 +54,20 @@ export const disableLink = governingProcedure
   .input(disableArguments, argumentsError)
   .mutation(async ({ ctx, input }): Promise<LinkView> => {
     const link = await findLinkOf(ctx.deps.store.links, ctx.organization, input.reference);
-    const disabling = { reason: input.reason, at: ctx.deps.clock.now(), by: ctx.userId };
-    const outcome = await setLinkState(ctx.deps, link, disabling, 'member');
+    const acting = memberActing(ctx);
+    const disabling = { reason: input.reason, at: acting.at, by: acting.by };
+    const outcome = await setLinkState(ctx.deps, link, disabling, acting, 'member');
     return toLinkView(outcome.link);
   });
 
-/** `links.enable`: the link is followed again; enabling an active link changes nothing. */
+/**
+ * `links.enable`: the link is followed again; enabling an active link changes nothing. A link the
+ * operator or a rescan disabled stays so (LINK_HELD): only the operator's CLI lifts it.
+ */
 export const enableLink = governingProcedure
   .input(linkReferenceArguments, argumentsError)
   .mutation(async ({ ctx, input }): Promise<LinkView> => {
     const link = await findLinkOf(ctx.deps.store.links, ctx.organization, input);
-    const outcome = await setLinkState(ctx.deps, link, null, 'member');
+    const outcome = await setLinkState(ctx.deps, link, null, memberActing(ctx), 'member');
     return toLinkView(outcome.link);
   });

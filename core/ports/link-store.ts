@@ -6,16 +6,37 @@ export type RedirectType = 301 | 302 | 303 | 307 | 308;
 /** A link is `active` (followed) or `disabled` (answered 410, LINK_DISABLED); never deleted. */
 export type LinkState = 'active' | 'disabled';
 
-/** Who disabled a link, when and why: a user's id, or `admin` for the operator's CLI. */
+/**
+ * Who changed a link: `user:<id>` (a member, through the core's procedures), `admin` (the
+ * operator's CLI) or `rescan` (the CLI's rescan). Links disabled before actors were named carry a
+ * bare user id (or `admin`): see actorOf in links/link-actor.ts.
+ */
+export type LinkActor = `user:${string}` | 'admin' | 'rescan';
+
+/** The operator's name in `LinkDisabling.by` (the admin CLI, for any organization). */
+export const ADMIN_ACTOR = 'admin' satisfies LinkActor;
+/** A rescan's name in `LinkDisabling.by`: a takedown only the operator lifts, as the CLI's. */
+export const RESCAN_ACTOR = 'rescan' satisfies LinkActor;
+
+/** Who disabled a link, when and why. */
 export interface LinkDisabling {
   /** 1 to MAX_DISABLE_REASON_LENGTH characters; for operators, never shown to a follower. */
   reason: string;
   at: Date;
+  /** A LinkActor (or, on a link disabled before actors were named, a bare user id). */
   by: string;
 }
 
-/** The operator's name in `LinkDisabling.by` (the admin CLI, for any organization). */
-export const ADMIN_ACTOR = 'admin';
+/** Who makes a change and when, and whether a takedown by the operator stops it. */
+export interface LinkActing {
+  at: Date;
+  by: LinkActor;
+  /**
+   * A member's change: refused ('held') when the link is disabled by the operator or a rescan,
+   * decided in the same atomic write as the change.
+   */
+  refuseHeld: boolean;
+}
 
 export interface LinkRecord {
   id: number;
@@ -32,10 +53,56 @@ export interface LinkRecord {
   createdAt: Date;
   /** Present while the link is disabled; absent (never null) while it is active. */
   disabled?: LinkDisabling;
+  /** When the link stops being followed (LINK_EXPIRED); absent: never. */
+  expiresAt?: Date;
+  /** The most redirects the link makes (then LINK_EXPIRED); absent: no limit. */
+  maxVisits?: number;
+  /**
+   * Redirects counted against maxVisits (atomically, LinkStore.takeVisit); present only on a link
+   * with maxVisits. Kept when maxVisits is edited, so a raised limit continues from it.
+   */
+  visits?: number;
 }
 
-/** A link to insert: everything but the id, which the store assigns; a new link is active. */
-export type NewLink = Omit<LinkRecord, 'id' | 'disabled'>;
+/**
+ * Every field of T present as a key, even its optional ones (undefined where absent). An encoder
+ * or decoder of links written as an object of this type names every field of LinkRecord: a field
+ * added to the record and forgotten there fails the compiler at that place (see link-shape.ts).
+ */
+export type EveryField<T> = { [K in keyof Required<T>]: Required<T>[K] | undefined };
+
+/** A link to insert: everything but what the store assigns or a change makes; a new link is active. */
+export type NewLink = Omit<LinkRecord, 'id' | 'disabled' | 'visits'>;
+
+/** The fields of a link an edit may change (never its alias, domain or owner). */
+export interface LinkEdit {
+  url?: string;
+  redirectType?: RedirectType;
+  /** null: never expires. */
+  expiresAt?: Date | null;
+  /** null: no limit. */
+  maxVisits?: number | null;
+}
+
+/** An edited field as the history keeps it: its wire name, its value before and after. */
+export interface LinkFieldChange {
+  field: 'url' | 'redirect_type' | 'expires_at' | 'max_visits';
+  /** The value as text (a URL, a status, an ISO 8601 time, a count); null: none. */
+  from: string | null;
+  to: string | null;
+}
+
+/** One entry of a link's history, as the store keeps it; nothing later changes or removes it. */
+export type LinkHistoryEntry =
+  | { kind: 'updated'; at: Date; by: string; changes: LinkFieldChange[] }
+  | { kind: 'disabled'; at: Date; by: string; reason: string }
+  | { kind: 'enabled'; at: Date; by: string };
+
+/** What a change of a link answered: the link as it now is, and whether this call changed it. */
+export interface LinkChangeOutcome {
+  link: LinkRecord;
+  changed: boolean;
+}
 
 /** An idempotency key's running record, to complete in the same write as its link. */
 export interface LinkCompletion {
@@ -103,16 +170,53 @@ export interface LinkStore {
    */
   list(query: LinkListQuery): Promise<LinkRecord[]>;
   /**
-   * Disables the link with this id (`disabling`) or enables it (`null`), read and written in one
-   * atomic write. A link already in the asked state is left as it is (a disabled link keeps its
-   * first reason). Answers the link as it now is, with `changed` telling whether this call
-   * changed it; null when no link has the id (nothing is written). Nothing else of the link
+   * Disables the link with this id (`disabling`) or enables it (`null`, by `acting.by` at
+   * `acting.at`), read and written in one atomic write with its history entry. A link already in
+   * the asked state is left as it is (a disabled link keeps its first reason; no entry). Answers
+   * the link as it now is, with `changed` telling whether this call changed it; 'held' (nothing
+   * written) for a member's enable (`acting.refuseHeld`) of a link the operator or a rescan
+   * disabled; null when no link has the id (nothing is written). Nothing else of the link
    * changes, and nothing is ever deleted.
    */
   setDisabled(
     id: number,
     disabling: LinkDisabling | null,
-  ): Promise<{ link: LinkRecord; changed: boolean } | null>;
+    acting: LinkActing,
+  ): Promise<LinkChangeOutcome | 'held' | null>;
+  /**
+   * Applies `edit` to the link with this id and appends its history entry (each changed field's
+   * old and new value), in one atomic write. Fields equal to the stored ones change nothing; an
+   * edit that changes nothing writes nothing (changed: false). 'held' (nothing written) when
+   * `acting.refuseHeld` and the link is disabled by the operator or a rescan; null when no link
+   * has the id.
+   */
+  update(
+    id: number,
+    edit: LinkEdit,
+    acting: LinkActing,
+  ): Promise<LinkChangeOutcome | 'held' | null>;
+  /**
+   * Counts one redirect of a link with maxVisits, atomically: 'counted' while its visits were
+   * below its maxVisits (they grow by one), 'exhausted' when they were not (nothing written).
+   * Exact across processes sharing the store. A link without maxVisits is 'counted' and nothing
+   * is written; null when no link has the id.
+   */
+  takeVisit(id: number): Promise<'counted' | 'exhausted' | null>;
+  /**
+   * The entries of the link's history after its `after`-th (0: from the first), oldest first, at
+   * most `limit`, each with its position (1 for the first). State changes and edits only: the
+   * creation is the link's own createdAt and userId.
+   */
+  history(
+    id: number,
+    page: { after: number; limit: number },
+  ): Promise<Array<{ position: number; entry: LinkHistoryEntry }>>;
+}
+
+/** Whether the link is disabled by the operator or a rescan: a takedown only the CLI lifts. */
+export function isHeldByOperator(link: Pick<LinkRecord, 'disabled'>): boolean {
+  const by = link.disabled?.by;
+  return by === ADMIN_ACTOR || by === RESCAN_ACTOR;
 }
 
 export function linkStateOf(link: Pick<LinkRecord, 'disabled'>): LinkState {

@@ -1,6 +1,6 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { Organization, TokenRecord, UrlGroup, User } from '../../ports/identity-store';
-import type { LinkDisabling, LinkRecord } from '../../ports/link-store';
+import type { LinkRecord } from '../../ports/link-store';
 
 /**
  * What the environment holds, one named database each. Keys are ordered-binary (lmdb-js's
@@ -50,6 +50,8 @@ export const DATABASES = {
   idempotency: 'idempotency',
   /** [expiresAt ms, idempotency key, userId] → true: completed records in the order they expire. */
   idempotencyExpiry: 'idempotency_expiry',
+  /** [link id, position] → StoredHistoryEntry: every link's changes, in order (format 4). */
+  linkHistory: 'link_history',
   /**
    * [idempotency key, userId] → StoredRunningRecord: the claims of requests still running. It
    * holds only the requests in flight, so it stays a few pages that every batch's claims share;
@@ -76,9 +78,10 @@ export type StoredDisabling = [reason: string, atMs: number, by: string];
 
 /**
  * A link without its key (domain and alias) as a fixed-order tuple: about half the bytes of a
- * MessagePack map with field names, which counts at millions of links. `disabled` is present only
- * while the link is disabled; a link written before links had a state (format 2) has 8 elements
- * and reads as active, as does an active one now.
+ * MessagePack map with field names, which counts at millions of links. The optional fields follow
+ * the eight every link has, each `null` where absent when a later one is present, and the tuple
+ * ends after its last present one: a link written by format 2 has 8 elements, an active link of
+ * format 3 has 8 and a disabled one 9, all read as they were (see link-tuple.ts).
  */
 export type StoredLink = [
   id: number,
@@ -89,11 +92,25 @@ export type StoredLink = [
   groupApiId: string,
   userId: string,
   createdAtMs: number,
-  disabled?: StoredDisabling,
+  disabled?: StoredDisabling | null,
+  expiresAtMs?: number | null,
+  maxVisits?: number | null,
+  visits?: number | null,
 ];
 
-/** The number of elements of an active link's StoredLink (no `disabled`). */
-const ACTIVE_LINK_LENGTH = 8;
+/** One entry of a link's history as a tuple (see LinkHistoryEntry). */
+export type StoredHistoryEntry =
+  | [
+      kind: 'updated',
+      atMs: number,
+      by: string,
+      changes: Array<[string, string | null, string | null]>,
+    ]
+  | [kind: 'disabled', atMs: number, by: string, reason: string]
+  | [kind: 'enabled', atMs: number, by: string];
+
+/** [link id, position from 1] → the link's entry at that position. */
+export type HistoryKey = [linkId: number, position: number];
 
 /** A running claim as a tuple (in `idempotency_running`; format 1 kept them in `idempotency`). */
 export type StoredRunningRecord = [
@@ -134,6 +151,7 @@ export interface LmdbDatabases {
   linksByOrganization: Database<number, string>;
   /** Duplicate keys: several ids per group (getValues). */
   linksByGroup: Database<number, GroupKey>;
+  linkHistory: Database<StoredHistoryEntry, HistoryKey>;
   organizations: Database<Organization, string>;
   organizationsByKeyHash: Database<string, string>;
   organizationsByDomain: Database<string, string>;
@@ -164,6 +182,7 @@ export function openDatabases(root: RootDatabase): LmdbDatabases {
       ...LINK_ID_INDEX,
     }),
     linksByGroup: root.openDB<number, GroupKey>({ name: DATABASES.linksByGroup, ...LINK_ID_INDEX }),
+    linkHistory: root.openDB<StoredHistoryEntry, HistoryKey>({ name: DATABASES.linkHistory }),
     organizations: root.openDB<Organization, string>({ name: DATABASES.organizations }),
     organizationsByKeyHash: root.openDB<string, string>({
       name: DATABASES.organizationsByKeyHash,
@@ -181,52 +200,4 @@ export function openDatabases(root: RootDatabase): LmdbDatabases {
       name: DATABASES.idempotencyRunning,
     }),
   };
-}
-
-export function toStoredLink(link: LinkRecord): StoredLink {
-  const stored: StoredLink = [
-    link.id,
-    link.url,
-    link.redirectType,
-    link.scheme,
-    link.organizationId,
-    link.groupApiId,
-    link.userId,
-    link.createdAt.getTime(),
-  ];
-  return link.disabled ? withDisabling(stored, link.disabled) : stored;
-}
-
-/** `stored` disabled by `disabling`, or active again (`null`): a new tuple, `stored` unchanged. */
-export function withDisabling(stored: StoredLink, disabling: LinkDisabling | null): StoredLink {
-  const active = stored.slice(0, ACTIVE_LINK_LENGTH) as StoredLink;
-  if (!disabling) return active;
-  active.push([disabling.reason, disabling.at.getTime(), disabling.by]);
-  return active;
-}
-
-export function isStoredDisabled(stored: StoredLink): boolean {
-  return Array.isArray(stored[ACTIVE_LINK_LENGTH]);
-}
-
-export function fromStoredLink([domain, alias]: LinkKey, stored: StoredLink): LinkRecord {
-  const [id, url, redirectType, scheme, organizationId, groupApiId, userId, createdAtMs, disabled] =
-    stored;
-  const record: LinkRecord = {
-    id,
-    domain,
-    alias,
-    url,
-    redirectType,
-    scheme,
-    organizationId,
-    groupApiId,
-    userId,
-    createdAt: new Date(createdAtMs),
-  };
-  if (Array.isArray(disabled)) {
-    const [reason, atMs, by] = disabled;
-    record.disabled = { reason, at: new Date(atMs), by };
-  }
-  return record;
 }

@@ -14,10 +14,14 @@ import { DataDirError } from './data-dir';
  *   `links_by_id`, `links_by_organization`, `links_by_group`, written with every link. Code of
  *   format 2 would follow a disabled link and write links the indexes miss. A store of format 1 or
  *   2 gets its indexes built at opening (link-indexes.ts), and is then marked 3.
+ * - 4: links may expire and have a limit of visits (elements 10 to 12 of the stored tuple, the
+ *   9th null while active: link-tuple.ts), and their changes are kept in `link_history`. Code of
+ *   format 3 would follow an expired link and edit one without its history. A store of format 3
+ *   needs nothing rewritten: its tuples read as they are, and it is marked 4 at opening.
  *
  * Older code refuses a store of a newer format, so marking one shuts out the previous releases.
  */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 
 /** The first format whose stores have the link indexes (link-indexes.ts). */
 export const LINK_INDEXES_SINCE = 3;

@@ -1,21 +1,19 @@
-import type {
-  LinkCompletion,
-  LinkDisabling,
-  LinkListQuery,
-  LinkRecord,
-  LinkStore,
-  NewLink,
-} from '../../ports/link-store';
 import {
-  fromStoredLink,
-  isStoredDisabled,
-  META_KEYS,
-  toStoredLink,
-  withDisabling,
-  type LinkKey,
-  type LmdbDatabases,
-  type StoredLink,
-} from './databases';
+  isHeldByOperator,
+  type LinkActing,
+  type LinkChangeOutcome,
+  type LinkCompletion,
+  type LinkDisabling,
+  type LinkEdit,
+  type LinkHistoryEntry,
+  type LinkListQuery,
+  type LinkRecord,
+  type LinkStore,
+  type NewLink,
+} from '../../ports/link-store';
+import { applyEdit, editEntry, stateEntry } from '../link-edit';
+import { META_KEYS, type LinkKey, type LmdbDatabases, type StoredLink } from './databases';
+import { fromStoredEntry, fromStoredLink, toStoredEntry, toStoredLink } from './link-tuple';
 import { ownsClaim, replaceOwnedRecord } from './lmdb-idempotency-store';
 import { onLmdb, readLmdb } from './lmdb-errors';
 import { indexKeysFit, putLinkIndexes } from './link-indexes';
@@ -85,7 +83,11 @@ export class LmdbLinkStore implements LinkStore {
         }
         if (links.doesExist(key)) return undefined;
         const last = meta.get(META_KEYS.linkIds);
-        const record = { ...link, id: (typeof last === 'number' ? last : 0) + 1 };
+        const record: LinkRecord = {
+          ...link,
+          id: (typeof last === 'number' ? last : 0) + 1,
+          ...(link.maxVisits !== undefined && { visits: 0 }),
+        };
         // Made before the first write: lmdb-js's transaction() commits what a callback wrote
         // before it threw (no rollback), so nothing that can throw may follow a write.
         const answer = completion?.completed(record);
@@ -157,31 +159,112 @@ export class LmdbLinkStore implements LinkStore {
   }
 
   /**
-   * One read and at most one write in one write transaction: a link already in the asked state is
-   * answered as it is (a disabled link keeps its first reason, time and author).
+   * One read and at most one write in one write transaction, with the history entry: a link
+   * already in the asked state is answered as it is (a disabled link keeps its first reason, time
+   * and author).
    */
-  async setDisabled(
+  setDisabled(
     id: number,
     disabling: LinkDisabling | null,
-  ): Promise<{ link: LinkRecord; changed: boolean } | null> {
+    acting: LinkActing,
+  ): Promise<LinkChangeOutcome | 'held' | null> {
+    return this.change(id, 'link state change', (link) => {
+      if (!disabling && acting.refuseHeld && isHeldByOperator(link)) return 'held';
+      if ((link.disabled !== undefined) === (disabling !== null)) return { link, entry: null };
+      const { disabled: _, ...active } = link;
+      const changed: LinkRecord = disabling ? { ...active, disabled: disabling } : active;
+      return { link: changed, entry: stateEntry(disabling, acting) };
+    });
+  }
+
+  update(
+    id: number,
+    edit: LinkEdit,
+    acting: LinkActing,
+  ): Promise<LinkChangeOutcome | 'held' | null> {
+    return this.change(id, 'link update', (link) => {
+      if (acting.refuseHeld && isHeldByOperator(link)) return 'held';
+      const edited = applyEdit(link, edit);
+      if (edited.changes.length === 0) return { link, entry: null };
+      return { link: edited.link, entry: editEntry(edited.changes, acting) };
+    });
+  }
+
+  /** Only a link with a limit writes: its count, in a write transaction of its own. */
+  async takeVisit(id: number): Promise<'counted' | 'exhausted' | null> {
+    let answer: 'counted' | 'exhausted' = 'counted';
+    const outcome = await this.change(id, 'link visit', (link) => {
+      if (link.maxVisits === undefined) return { link, entry: null };
+      const visits = link.visits ?? 0;
+      if (visits >= link.maxVisits) {
+        answer = 'exhausted';
+        return { link, entry: null };
+      }
+      return { link: { ...link, visits: visits + 1 }, entry: null, write: true };
+    });
+    return outcome === null ? null : answer;
+  }
+
+  history(
+    id: number,
+    page: { after: number; limit: number },
+  ): Promise<Array<{ position: number; entry: LinkHistoryEntry }>> {
+    return readLmdb(this.dbs, this.path, 'link history', () => {
+      if (!isLinkId(id) || !(page.limit >= 1)) return [];
+      const entries: Array<{ position: number; entry: LinkHistoryEntry }> = [];
+      const range = {
+        start: [id, Math.max(0, Math.floor(page.after)) + 1],
+        end: [id, Number.MAX_SAFE_INTEGER],
+        limit: Math.floor(page.limit),
+      };
+      for (const { key, value } of this.dbs.linkHistory.getRange(range)) {
+        entries.push({ position: key[1], entry: fromStoredEntry(value) });
+      }
+      return entries;
+    });
+  }
+
+  /**
+   * Reads the link with this id and writes what `decide` makes of it, in one write transaction:
+   * the link when it changed (or `write` says so) and its history entry at the next position.
+   */
+  private async change(
+    id: number,
+    operation: string,
+    decide: (
+      link: LinkRecord,
+    ) => { link: LinkRecord; entry: LinkHistoryEntry | null; write?: boolean } | 'held',
+  ): Promise<LinkChangeOutcome | 'held' | null> {
     // Without the indexes the key is found by reading every link, outside the write transaction
     // (LMDB's single writer is not held for a full read); a link's key never changes.
     const scanned = this.indexed
       ? undefined
       : await readLmdb(this.dbs, this.path, 'link lookup by id', () => this.keyOf(id));
     if (scanned === null) return null;
-    const { links, linksById } = this.dbs;
-    return onLmdb(this.dbs, this.path, 'link state change', () =>
-      links.transaction(() => {
+    const { links, linksById, linkHistory } = this.dbs;
+    return onLmdb(this.dbs, this.path, operation, () =>
+      links.transaction((): LinkChangeOutcome | 'held' | null => {
         const key = scanned ?? (isLinkId(id) ? linksById.get(id) : undefined);
         const stored = key && links.get(key);
         if (!key || !stored || stored[0] !== id) return null;
-        const changed = isStoredDisabled(stored) !== (disabling !== null);
-        const now: StoredLink = changed ? withDisabling(stored, disabling) : stored;
-        if (changed) void links.put(key, now);
-        return { link: fromStoredLink(key, now), changed };
+        const decided = decide(fromStoredLink(key, stored));
+        if (decided === 'held') return decided;
+        // Everything that can throw runs before the first write (lmdb-js commits what a callback
+        // wrote before it threw).
+        const value = decided.entry || decided.write ? toStoredLink(decided.link) : undefined;
+        const entry = decided.entry && toStoredEntry(decided.entry);
+        if (value) void links.put(key, value);
+        if (entry) void linkHistory.put([id, this.lastPosition(id) + 1], entry);
+        return { link: decided.link, changed: decided.entry !== null };
       }),
     );
+  }
+
+  /** The position of the link's last history entry; 0 when it has none. */
+  private lastPosition(id: number): number {
+    const range = { start: [id, Number.MAX_SAFE_INTEGER], end: [id, 0], reverse: true, limit: 1 };
+    for (const key of this.dbs.linkHistory.getKeys(range)) return key[1];
+    return 0;
   }
 
   /** Number of links held (tests and benchmarks). */

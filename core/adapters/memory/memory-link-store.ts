@@ -1,13 +1,21 @@
 import { BackendUnavailableError } from '../../errors/shortlink-error';
 import type { CompletedRecord, IdempotencyScope } from '../../ports/idempotency-store';
-import type {
-  LinkCompletion,
-  LinkDisabling,
-  LinkListQuery,
-  LinkRecord,
-  LinkStore,
-  NewLink,
+import {
+  isHeldByOperator,
+  type EveryField,
+  type LinkActing,
+  type LinkChangeOutcome,
+  type LinkCompletion,
+  type LinkDisabling,
+  type LinkEdit,
+  type LinkHistoryEntry,
+  type LinkListQuery,
+  type LinkRecord,
+  type LinkStore,
+  type NewLink,
 } from '../../ports/link-store';
+import { withoutAbsent } from '../../links/link-shape';
+import { applyEdit, editEntry, stateEntry } from '../link-edit';
 
 /**
  * Entries per Map. V8 refuses a Map's 2^24th entry with a RangeError; the store moves on to a
@@ -43,14 +51,29 @@ function inThisTick<T>(write: () => T): Promise<T> {
   return new Promise((resolve) => resolve(write()));
 }
 
-/** A copy, as LMDB and MongoDB answer: a caller that changes it changes nothing stored. */
+/**
+ * A copy, as LMDB and MongoDB answer: a caller that changes it changes nothing stored. Every
+ * field is named (EveryField), so a field added to LinkRecord is flagged here.
+ */
 function copyOf(link: LinkRecord): LinkRecord {
-  const { disabled, ...rest } = link;
-  return {
-    ...rest,
+  const { disabled } = link;
+  const copy: EveryField<LinkRecord> = {
+    id: link.id,
+    domain: link.domain,
+    alias: link.alias,
+    url: link.url,
+    redirectType: link.redirectType,
+    scheme: link.scheme,
+    organizationId: link.organizationId,
+    groupApiId: link.groupApiId,
+    userId: link.userId,
     createdAt: new Date(link.createdAt),
-    ...(disabled && { disabled: { ...disabled, at: new Date(disabled.at) } }),
+    disabled: disabled && { reason: disabled.reason, at: new Date(disabled.at), by: disabled.by },
+    expiresAt: link.expiresAt && new Date(link.expiresAt),
+    maxVisits: link.maxVisits,
+    visits: link.visits,
   };
+  return withoutAbsent(copy);
 }
 
 /**
@@ -65,6 +88,8 @@ export class MemoryLinkStore implements LinkStore {
   private readonly byId: LinkRecord[] = [];
   /** Every domain a link is stored under: links are never deleted, so it only grows. */
   private readonly domains = new Set<string>();
+  /** Each link's history by id (only links that changed have one). */
+  private readonly histories = new Map<number, LinkHistoryEntry[]>();
   private readonly mapCapacity: number;
   private readonly maxLinks: number;
   private readonly claims: MemoryClaims | undefined;
@@ -124,18 +149,12 @@ export class MemoryLinkStore implements LinkStore {
       );
     }
     // Only the fields a new link has: a `disabled` passed by plain JavaScript is not stored.
-    return {
+    return copyOf({
+      ...link,
       id: this.lastId + 1,
-      domain: link.domain,
-      alias: link.alias,
-      url: link.url,
-      redirectType: link.redirectType,
-      scheme: link.scheme,
-      organizationId: link.organizationId,
-      groupApiId: link.groupApiId,
-      userId: link.userId,
-      createdAt: new Date(link.createdAt),
-    };
+      disabled: undefined,
+      visits: link.maxVisits === undefined ? undefined : 0,
+    });
   }
 
   /** Stores a record `prepare` made, in the same tick. */
@@ -183,18 +202,85 @@ export class MemoryLinkStore implements LinkStore {
   setDisabled(
     id: number,
     disabling: LinkDisabling | null,
-  ): Promise<{ link: LinkRecord; changed: boolean } | null> {
-    const link = this.storedById(id);
-    if (!link) return Promise.resolve(null);
-    const changed = (link.disabled !== undefined) !== (disabling !== null);
-    if (changed) {
-      if (disabling) {
-        link.disabled = { reason: disabling.reason, at: new Date(disabling.at), by: disabling.by };
-      } else {
-        delete link.disabled;
+    acting: LinkActing,
+  ): Promise<LinkChangeOutcome | 'held' | null> {
+    return inThisTick(() => {
+      const link = this.storedById(id);
+      if (!link) return null;
+      if (!disabling && acting.refuseHeld && isHeldByOperator(link)) return 'held';
+      const changed = (link.disabled !== undefined) !== (disabling !== null);
+      if (changed) {
+        if (disabling) {
+          link.disabled = {
+            reason: disabling.reason,
+            at: new Date(disabling.at),
+            by: disabling.by,
+          };
+        } else {
+          delete link.disabled;
+        }
+        this.record(id, stateEntry(disabling, acting));
       }
+      return { link: copyOf(link), changed };
+    });
+  }
+
+  update(
+    id: number,
+    edit: LinkEdit,
+    acting: LinkActing,
+  ): Promise<LinkChangeOutcome | 'held' | null> {
+    return inThisTick(() => {
+      const link = this.storedById(id);
+      if (!link) return null;
+      if (acting.refuseHeld && isHeldByOperator(link)) return 'held';
+      const { link: edited, changes } = applyEdit(copyOf(link), edit);
+      if (changes.length === 0) return { link: copyOf(link), changed: false };
+      this.replace(edited);
+      this.record(id, editEntry(changes, acting));
+      return { link: copyOf(edited), changed: true };
+    });
+  }
+
+  takeVisit(id: number): Promise<'counted' | 'exhausted' | null> {
+    return inThisTick(() => {
+      const link = this.storedById(id);
+      if (!link) return null;
+      if (link.maxVisits === undefined) return 'counted';
+      const visits = link.visits ?? 0;
+      if (visits >= link.maxVisits) return 'exhausted';
+      link.visits = visits + 1;
+      return 'counted';
+    });
+  }
+
+  history(
+    id: number,
+    page: { after: number; limit: number },
+  ): Promise<Array<{ position: number; entry: LinkHistoryEntry }>> {
+    const entries = this.histories.get(id) ?? [];
+    const from = Math.max(0, Math.floor(page.after));
+    return Promise.resolve(
+      entries
+        .slice(from, from + Math.max(0, page.limit))
+        .map((entry, index) => ({ position: from + index + 1, entry: structuredClone(entry) })),
+    );
+  }
+
+  /** Appends an entry to a link's history (kept as given: entries are never changed). */
+  private record(id: number, entry: LinkHistoryEntry): void {
+    const entries = this.histories.get(id);
+    if (entries) entries.push(structuredClone(entry));
+    else this.histories.set(id, [structuredClone(entry)]);
+  }
+
+  /** Puts `edited` in the place of the stored link with its id (same key: aliases never change). */
+  private replace(edited: LinkRecord): void {
+    const key = keyOf(edited.domain, edited.alias);
+    for (const map of this.maps) {
+      if (map.has(key)) map.set(key, edited);
     }
-    return Promise.resolve({ link: copyOf(link), changed });
+    this.byId[edited.id - 1] = edited;
   }
 
   private stored(domain: string, alias: string): LinkRecord | undefined {

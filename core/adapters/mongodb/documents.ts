@@ -5,7 +5,7 @@ import type {
   RunningRecord,
 } from '../../ports/idempotency-store';
 import type { Organization, TokenRecord, UrlGroup, User } from '../../ports/identity-store';
-import type { LinkDisabling, LinkRecord } from '../../ports/link-store';
+import type { LinkDisabling, LinkHistoryEntry, LinkRecord } from '../../ports/link-store';
 
 /**
  * What each collection holds: the ports' records, with the id as `_id` where it is the key.
@@ -15,12 +15,21 @@ import type { LinkDisabling, LinkRecord } from '../../ports/link-store';
 
 /**
  * A link; its `_id` is the link id from the counter. `disabled` is there only while the link is
- * disabled (an enable `$unset`s it), so "active" is `{disabled: {$exists: false}}`.
+ * disabled (an enable `$unset`s it), so "active" is `{disabled: {$exists: false}}`; the other
+ * optional fields too are there only when present. `revision` counts the link's changes (absent
+ * before its first): each change is written only over the revision it read, and `lastChange`
+ * holds its history entry in the same write, copied to `link_history` just after (see
+ * mongo-link-changes.ts). link-document.ts maps every field.
  */
 export type LinkDocument = Omit<LinkRecord, 'id' | 'disabled'> & {
   _id: number;
   disabled?: LinkDisabling;
+  revision?: number;
+  lastChange?: HistoryDocument;
 };
+
+/** One entry of a link's history; `_id` is the link's id and the entry's position (from 1). */
+export type HistoryDocument = LinkHistoryEntry & { _id: { link: number; position: number } };
 
 /** An organization; `_id` is its id, the secret key only as `keyHash`. */
 export type OrganizationDocument = Omit<Organization, 'id'> & { _id: string };
@@ -75,6 +84,7 @@ export type IdempotencyDocument = (
 
 export const COLLECTIONS = {
   links: 'links',
+  linkHistory: 'link_history',
   organizations: 'organizations',
   groups: 'groups',
   users: 'users',

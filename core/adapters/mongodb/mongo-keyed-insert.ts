@@ -3,6 +3,7 @@ import type * as ports from '../../ports/idempotency-store';
 import type { LinkCompletion, LinkRecord } from '../../ports/link-store';
 import { asBackendError, isDuplicateKeyOn, onMongo } from './backend-errors';
 import type { IdempotencyDocument, LinkDocument, PendingLink } from './documents';
+import { toLinkFields } from './link-document';
 import { ID_INDEX, INDEXES } from './indexes';
 
 /**
@@ -72,8 +73,8 @@ export async function insertKeyed(
   completion: LinkCompletion,
 ): Promise<LinkRecord | 'alias_taken' | 'claim_lost'> {
   const completed = completion.completed(record);
-  const { id, ...fields } = record;
-  const document: LinkDocument = { _id: id, ...fields };
+  const { id } = record;
+  const document: LinkDocument = toLinkFields(record);
   const pending: PendingLink = { link: document, outcome: completed.outcome };
   const marked = await onMongo('idempotency pending link', () =>
     records.updateOne(ownedRunning(recordId, completion.owner), {

@@ -1,43 +1,30 @@
+import type { Collection, Filter } from 'mongodb';
 import {
-  MongoServerError,
-  type Collection,
-  type Filter,
-  type UpdateFilter,
-  type WithId,
-} from 'mongodb';
-import type {
-  LinkCompletion,
-  LinkDisabling,
-  LinkListQuery,
-  LinkRecord,
-  LinkStore,
-  NewLink,
+  isHeldByOperator,
+  type LinkActing,
+  type LinkChangeOutcome,
+  type LinkCompletion,
+  type LinkDisabling,
+  type LinkEdit,
+  type LinkHistoryEntry,
+  type LinkListQuery,
+  type LinkRecord,
+  type LinkStore,
+  type NewLink,
 } from '../../ports/link-store';
+import { applyEdit, editEntry, stateEntry } from '../link-edit';
 import { asBackendError, isDuplicateKeyOn, onMongo } from './backend-errors';
-import type { IdempotencyDocument, LinkDocument } from './documents';
+import type { HistoryDocument, IdempotencyDocument, LinkDocument } from './documents';
+import { toLinkFields, toLinkRecord as toRecord } from './link-document';
+import { changeLink } from './mongo-link-changes';
 import { INDEXES } from './indexes';
 import type { MongoIdSequence } from './mongo-id-sequence';
 import { idempotencyDocumentId } from './mongo-idempotency-store';
 import { insertKeyed } from './mongo-keyed-insert';
 
-/** ShardKeyNotFound: a sharded cluster before 7.0 targets a findAndModify by the shard key only. */
-const SHARD_KEY_NOT_FOUND = 61;
-
-function toRecord(document: WithId<LinkDocument>): LinkRecord {
-  const { disabled } = document;
-  return {
-    id: document._id,
-    domain: document.domain,
-    alias: document.alias,
-    url: document.url,
-    redirectType: document.redirectType,
-    scheme: document.scheme,
-    organizationId: document.organizationId,
-    groupApiId: document.groupApiId,
-    userId: document.userId,
-    createdAt: document.createdAt,
-    ...(disabled && { disabled: { reason: disabled.reason, at: disabled.at, by: disabled.by } }),
-  };
+/** A new link's record: its id, and a count of 0 when it has a limit of visits. */
+function newRecord(link: NewLink, id: number): LinkRecord {
+  return { ...link, id, ...(link.maxVisits !== undefined && { visits: 0 }) };
 }
 
 /**
@@ -49,15 +36,16 @@ export class MongoLinkStore implements LinkStore {
   constructor(
     private readonly links: Collection<LinkDocument>,
     private readonly ids: MongoIdSequence,
+    /** Every link's history entries (update, setDisabled). */
+    private readonly linkHistory: Collection<HistoryDocument>,
     /** The idempotency records a keyed insert is conditional on (insertCompleting). */
     private readonly records?: Collection<IdempotencyDocument>,
   ) {}
 
   async insert(link: NewLink): Promise<LinkRecord | 'alias_taken'> {
-    const id = await this.ids.next();
-    const record: LinkRecord = { ...link, id };
+    const record = newRecord(link, await this.ids.next());
     try {
-      await this.links.insertOne({ _id: id, ...link });
+      await this.links.insertOne(toLinkFields(record));
       return record;
     } catch (error) {
       if (isDuplicateKeyOn(error, INDEXES.linkAlias)) return 'alias_taken';
@@ -71,7 +59,7 @@ export class MongoLinkStore implements LinkStore {
     completion: LinkCompletion,
   ): Promise<LinkRecord | 'alias_taken' | 'claim_lost'> {
     if (!this.records) throw new Error('this link store was made without the idempotency records');
-    const record: LinkRecord = { ...link, id: await this.ids.next() };
+    const record = newRecord(link, await this.ids.next());
     const recordId = idempotencyDocumentId(completion.scope);
     return insertKeyed(this.links, this.records, recordId, record, completion);
   }
@@ -106,54 +94,89 @@ export class MongoLinkStore implements LinkStore {
     return documents.map(toRecord);
   }
 
-  /**
-   * One conditional update that matches only a link in the other state, so of concurrent calls
-   * exactly one changes it (and a disabled link keeps its first reason). When it matches nothing
-   * the link is read, to tell "already so" (changed false) from "no such id" (null); the state
-   * read then is the link as it now is.
-   */
-  async setDisabled(
+  /** A change conditional on the link's revision, with its history entry: mongo-link-changes.ts. */
+  setDisabled(
     id: number,
     disabling: LinkDisabling | null,
-  ): Promise<{ link: LinkRecord; changed: boolean } | null> {
-    const condition: Filter<LinkDocument> = disabling
-      ? { _id: id, disabled: { $exists: false } }
-      : { _id: id, disabled: { $exists: true } };
-    const update: UpdateFilter<LinkDocument> = disabling
-      ? { $set: { disabled: { reason: disabling.reason, at: disabling.at, by: disabling.by } } }
-      : { $unset: { disabled: '' } };
-    const updated = await onMongo('link state change', () =>
-      this.updateWhere(id, condition, update),
-    );
-    if (updated) return { link: toRecord(updated), changed: true };
-    const current = await onMongo('link lookup', () => this.links.findOne({ _id: id }));
-    return current ? { link: toRecord(current), changed: false } : null;
+    acting: LinkActing,
+  ): Promise<LinkChangeOutcome | 'held' | null> {
+    return changeLink(this.links, this.linkHistory, id, 'link state change', (link) => {
+      if (!disabling && acting.refuseHeld && isHeldByOperator(link)) return 'held';
+      if ((link.disabled !== undefined) === (disabling !== null)) return { link, entry: null };
+      const { disabled: _, ...active } = link;
+      const changed: LinkRecord = disabling ? { ...active, disabled: disabling } : active;
+      return { link: changed, entry: stateEntry(disabling, acting) };
+    });
+  }
+
+  update(
+    id: number,
+    edit: LinkEdit,
+    acting: LinkActing,
+  ): Promise<LinkChangeOutcome | 'held' | null> {
+    return changeLink(this.links, this.linkHistory, id, 'link update', (link) => {
+      if (acting.refuseHeld && isHeldByOperator(link)) return 'held';
+      const edited = applyEdit(link, edit);
+      if (edited.changes.length === 0) return { link, entry: null };
+      return { link: edited.link, entry: editEntry(edited.changes, acting) };
+    });
   }
 
   /**
-   * `findOneAndUpdate(condition, update)`. On a cluster sharded on {domain, alias} before
-   * MongoDB 7.0 the server refuses a findAndModify without the shard key: the link's domain and
-   * alias (which never change) are then read by id and added to the condition.
+   * One conditional `$inc` that matches only a link below its limit, so of concurrent follows
+   * across every process exactly `maxVisits` are counted. When it matches nothing the link is
+   * read, to tell a link without a limit or an unknown id from a used-up limit.
    */
-  private async updateWhere(
+  async takeVisit(id: number): Promise<'counted' | 'exhausted' | null> {
+    const counted = await onMongo('link visit', () =>
+      this.links.updateOne(
+        {
+          _id: id,
+          maxVisits: { $exists: true },
+          $expr: { $lt: [{ $ifNull: ['$visits', 0] }, '$maxVisits'] },
+        },
+        { $inc: { visits: 1 } },
+      ),
+    );
+    if (counted.matchedCount === 1) return 'counted';
+    const link = await onMongo('link lookup', () =>
+      this.links.findOne({ _id: id }, { projection: { maxVisits: 1 } }),
+    );
+    if (!link) return null;
+    return link.maxVisits == null ? 'counted' : 'exhausted';
+  }
+
+  /** Served by `_id` ({link, position}); the last change, if not yet copied, from the link. */
+  async history(
     id: number,
-    condition: Filter<LinkDocument>,
-    update: UpdateFilter<LinkDocument>,
-  ): Promise<WithId<LinkDocument> | null> {
-    try {
-      return await this.links.findOneAndUpdate(condition, update, { returnDocument: 'after' });
-    } catch (error) {
-      if (!(error instanceof MongoServerError) || error.code !== SHARD_KEY_NOT_FOUND) throw error;
-      const key = await this.links.findOne(
-        { _id: id },
-        { projection: { _id: 0, domain: 1, alias: 1 } },
-      );
-      if (!key) return null;
-      return this.links.findOneAndUpdate(
-        { ...condition, domain: key.domain, alias: key.alias },
-        update,
-        { returnDocument: 'after' },
-      );
+    page: { after: number; limit: number },
+  ): Promise<Array<{ position: number; entry: LinkHistoryEntry }>> {
+    const limit = Math.floor(page.limit);
+    if (!(limit >= 1)) return [];
+    const after = Math.max(0, Math.floor(page.after));
+    const [documents, link] = await Promise.all([
+      onMongo('link history', () =>
+        this.linkHistory
+          .find({ '_id.link': id, '_id.position': { $gt: after } })
+          .sort({ '_id.link': 1, '_id.position': 1 })
+          .limit(limit)
+          .toArray(),
+      ),
+      onMongo('link lookup', () =>
+        this.links.findOne({ _id: id }, { projection: { lastChange: 1 } }),
+      ),
+    ]);
+    const last = link?.lastChange;
+    if (
+      last &&
+      last._id.position > after &&
+      !documents.some((d) => d._id.position === last._id.position)
+    ) {
+      documents.push(last);
     }
+    return documents
+      .sort((a, b) => a._id.position - b._id.position)
+      .slice(0, limit)
+      .map(({ _id, ...entry }) => ({ position: _id.position, entry: entry as LinkHistoryEntry }));
   }
 }

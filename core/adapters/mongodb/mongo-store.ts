@@ -76,6 +76,7 @@ export function mongoStoreOn(
     links: new MongoLinkStore(
       db.collection(COLLECTIONS.links),
       new MongoIdSequence(db.collection(COLLECTIONS.counters), settings.idBlockSize),
+      db.collection(COLLECTIONS.linkHistory),
       db.collection(COLLECTIONS.idempotency),
     ),
     idempotency: new MongoIdempotencyStore(

@@ -18,11 +18,69 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { FieldMask } from "../../google/protobuf/field_mask";
 import { Timestamp } from "../../google/protobuf/timestamp";
 
 export const protobufPackage = "shortlink.v1";
 
 export const protobufFileName = "shortlink/v1/shortlink.proto";
+
+/** What happened to a link. */
+export enum LinkChangeKind {
+  /** LINK_CHANGE_KIND_UNSPECIFIED - Never sent by the server. */
+  LINK_CHANGE_KIND_UNSPECIFIED = 0,
+  /** LINK_CHANGE_KIND_CREATED - The link was created. */
+  LINK_CHANGE_KIND_CREATED = 1,
+  /** LINK_CHANGE_KIND_UPDATED - Fields were edited (see changes). */
+  LINK_CHANGE_KIND_UPDATED = 2,
+  /** LINK_CHANGE_KIND_DISABLED - The link was disabled (see reason). */
+  LINK_CHANGE_KIND_DISABLED = 3,
+  /** LINK_CHANGE_KIND_ENABLED - The link was enabled. */
+  LINK_CHANGE_KIND_ENABLED = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function linkChangeKindFromJSON(object: any): LinkChangeKind {
+  switch (object) {
+    case 0:
+    case "LINK_CHANGE_KIND_UNSPECIFIED":
+      return LinkChangeKind.LINK_CHANGE_KIND_UNSPECIFIED;
+    case 1:
+    case "LINK_CHANGE_KIND_CREATED":
+      return LinkChangeKind.LINK_CHANGE_KIND_CREATED;
+    case 2:
+    case "LINK_CHANGE_KIND_UPDATED":
+      return LinkChangeKind.LINK_CHANGE_KIND_UPDATED;
+    case 3:
+    case "LINK_CHANGE_KIND_DISABLED":
+      return LinkChangeKind.LINK_CHANGE_KIND_DISABLED;
+    case 4:
+    case "LINK_CHANGE_KIND_ENABLED":
+      return LinkChangeKind.LINK_CHANGE_KIND_ENABLED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return LinkChangeKind.UNRECOGNIZED;
+  }
+}
+
+export function linkChangeKindToJSON(object: LinkChangeKind): string {
+  switch (object) {
+    case LinkChangeKind.LINK_CHANGE_KIND_UNSPECIFIED:
+      return "LINK_CHANGE_KIND_UNSPECIFIED";
+    case LinkChangeKind.LINK_CHANGE_KIND_CREATED:
+      return "LINK_CHANGE_KIND_CREATED";
+    case LinkChangeKind.LINK_CHANGE_KIND_UPDATED:
+      return "LINK_CHANGE_KIND_UPDATED";
+    case LinkChangeKind.LINK_CHANGE_KIND_DISABLED:
+      return "LINK_CHANGE_KIND_DISABLED";
+    case LinkChangeKind.LINK_CHANGE_KIND_ENABLED:
+      return "LINK_CHANGE_KIND_ENABLED";
+    case LinkChangeKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 /** Whether a link is followed. */
 export enum LinkState {
@@ -85,6 +143,15 @@ export interface CreateShortLinkRequest {
   alias: string;
   /** 301, 302, 303, 307 or 308; 0: the default, 301. */
   redirectType: number;
+  /**
+   * When the link stops being followed: an RFC 3339 date-time with an offset, in the future, at
+   * most 10 years ahead (else code 31). Unset: never.
+   */
+  expiresAt?:
+    | string
+    | undefined;
+  /** The most redirects the link makes, 1 to 1,000,000,000 (else code 32). Unset: no limit. */
+  maxVisits?: number | undefined;
 }
 
 export interface CreateShortLinkResponse {
@@ -182,6 +249,93 @@ export interface EnableShortLinkResponse {
   shortLink: ShortLink | undefined;
 }
 
+/** Names the link as GetShortLinkRequest does, and the fields to change. */
+export interface UpdateShortLinkRequest {
+  /** The organization's secret key. Empty: code 4. */
+  organizationKey: string;
+  /** The link's id; 0: not given (see GetShortLinkRequest.id). */
+  id: number;
+  /** The link's alias; empty: not given (see GetShortLinkRequest.alias). */
+  alias: string;
+  /**
+   * The fields to change, by name: `url`, `redirect_type`, `expires_at`, `max_visits`. A named
+   * field that is unset (expires_at, max_visits) removes the expiry or the limit; fields not named
+   * are left as they are, whatever they hold.
+   */
+  updateMask:
+    | string[]
+    | undefined;
+  /** The new long URL, as CreateShortLinkRequest.url (6 when empty, 7 when invalid). */
+  url: string;
+  /** The new redirect status, as CreateShortLinkRequest.redirect_type (0: 301). */
+  redirectType: number;
+  /** The new expiry, as CreateShortLinkRequest.expires_at; unset: never. */
+  expiresAt?:
+    | string
+    | undefined;
+  /**
+   * The new limit of redirects, as CreateShortLinkRequest.max_visits; unset: no limit. Redirects
+   * already counted still count.
+   */
+  maxVisits?: number | undefined;
+}
+
+export interface UpdateShortLinkResponse {
+  /** The link as it now is. */
+  shortLink: ShortLink | undefined;
+}
+
+/** Names the link as GetShortLinkRequest does, and a page of its history. */
+export interface ListShortLinkHistoryRequest {
+  /** The organization's secret key. Empty: code 4. */
+  organizationKey: string;
+  /** The link's id; 0: not given (see GetShortLinkRequest.id). */
+  id: number;
+  /** The link's alias; empty: not given (see GetShortLinkRequest.alias). */
+  alias: string;
+  /** Entries per page, 1 to 100; 0: the default, 50. Other values: code 29. */
+  pageSize: number;
+  /** The `next_page_token` of the previous page of the same link; empty: the first page. */
+  pageToken: string;
+}
+
+export interface ListShortLinkHistoryResponse {
+  /** At most page_size entries, oldest first. */
+  entries: LinkHistoryEntry[];
+  /** Opaque: give it as `page_token` for the next page. Empty when this page is the last. */
+  nextPageToken: string;
+}
+
+/** One change of a link. */
+export interface LinkHistoryEntry {
+  kind: LinkChangeKind;
+  /** When (millisecond precision). */
+  at:
+    | Date
+    | undefined;
+  /** Who: `user:<id>` (a member, through the API), `admin` (the operator's CLI) or `rescan`. */
+  by: string;
+  /** Why, for LINK_CHANGE_KIND_DISABLED; empty otherwise. */
+  reason: string;
+  /** Each field an edit changed, for LINK_CHANGE_KIND_UPDATED; empty otherwise. */
+  changes: LinkFieldChange[];
+}
+
+/**
+ * One field an edit changed, with its value before and after as text (a URL, a status, an RFC
+ * 3339 time, a count).
+ */
+export interface LinkFieldChange {
+  /** `url`, `redirect_type`, `expires_at` or `max_visits`. */
+  field: string;
+  /** The value before; unset: none (no expiry, no limit). */
+  oldValue?:
+    | string
+    | undefined;
+  /** The value after; unset: none. */
+  newValue?: string | undefined;
+}
+
 /** A short link: the fields of the REST `data` (1 to 6), then its group, state and times. */
 export interface ShortLink {
   /** Unique across the deployment, increasing, starting at 1. */
@@ -210,14 +364,29 @@ export interface ShortLink {
     | Date
     | undefined;
   /**
-   * Who disabled it: the id of the user whose token did, or `admin` for the operator's CLI;
-   * empty while it is active.
+   * Who disabled it: `user:<id>` for a member whose token did, `admin` for the operator's CLI,
+   * `rescan` for the CLI's rescan; empty while it is active. A link disabled by `admin` or
+   * `rescan` is enabled or edited only by the operator.
    */
   disabledBy: string;
+  /** When the link stops being followed (FAILED_PRECONDITION, 30); unset: never. */
+  expiresAt:
+    | Date
+    | undefined;
+  /** The most redirects it makes (then FAILED_PRECONDITION, 30); unset: no limit. */
+  maxVisits?: number | undefined;
 }
 
 function createBaseCreateShortLinkRequest(): CreateShortLinkRequest {
-  return { organizationKey: "", urlGroupId: "", url: "", alias: "", redirectType: 0 };
+  return {
+    organizationKey: "",
+    urlGroupId: "",
+    url: "",
+    alias: "",
+    redirectType: 0,
+    expiresAt: undefined,
+    maxVisits: undefined,
+  };
 }
 
 export const CreateShortLinkRequest: MessageFns<CreateShortLinkRequest> = {
@@ -236,6 +405,12 @@ export const CreateShortLinkRequest: MessageFns<CreateShortLinkRequest> = {
     }
     if (message.redirectType !== 0) {
       writer.uint32(40).int32(message.redirectType);
+    }
+    if (message.expiresAt !== undefined) {
+      writer.uint32(50).string(message.expiresAt);
+    }
+    if (message.maxVisits !== undefined) {
+      writer.uint32(56).int64(message.maxVisits);
     }
     return writer;
   },
@@ -293,6 +468,22 @@ export const CreateShortLinkRequest: MessageFns<CreateShortLinkRequest> = {
             message.redirectType = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.maxVisits = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -324,6 +515,16 @@ export const CreateShortLinkRequest: MessageFns<CreateShortLinkRequest> = {
         : isSet(object.redirect_type)
         ? globalThis.Number(object.redirect_type)
         : 0,
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : undefined,
+      maxVisits: isSet(object.maxVisits)
+        ? globalThis.Number(object.maxVisits)
+        : isSet(object.max_visits)
+        ? globalThis.Number(object.max_visits)
+        : undefined,
     };
   },
 
@@ -344,6 +545,12 @@ export const CreateShortLinkRequest: MessageFns<CreateShortLinkRequest> = {
     if (message.redirectType !== 0) {
       obj.redirectType = Math.round(message.redirectType);
     }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.maxVisits !== undefined) {
+      obj.maxVisits = Math.round(message.maxVisits);
+    }
     return obj;
   },
 
@@ -357,6 +564,8 @@ export const CreateShortLinkRequest: MessageFns<CreateShortLinkRequest> = {
     message.url = object.url ?? "";
     message.alias = object.alias ?? "";
     message.redirectType = object.redirectType ?? 0;
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.maxVisits = object.maxVisits ?? undefined;
     return message;
   },
 };
@@ -1374,6 +1583,771 @@ export const EnableShortLinkResponse: MessageFns<EnableShortLinkResponse> = {
   },
 };
 
+function createBaseUpdateShortLinkRequest(): UpdateShortLinkRequest {
+  return {
+    organizationKey: "",
+    id: 0,
+    alias: "",
+    updateMask: undefined,
+    url: "",
+    redirectType: 0,
+    expiresAt: undefined,
+    maxVisits: undefined,
+  };
+}
+
+export const UpdateShortLinkRequest: MessageFns<UpdateShortLinkRequest> = {
+  encode(message: UpdateShortLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationKey !== "") {
+      writer.uint32(10).string(message.organizationKey);
+    }
+    if (message.id !== 0) {
+      writer.uint32(16).int64(message.id);
+    }
+    if (message.alias !== "") {
+      writer.uint32(26).string(message.alias);
+    }
+    if (message.updateMask !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.updateMask), writer.uint32(34).fork()).join();
+    }
+    if (message.url !== "") {
+      writer.uint32(42).string(message.url);
+    }
+    if (message.redirectType !== 0) {
+      writer.uint32(48).int32(message.redirectType);
+    }
+    if (message.expiresAt !== undefined) {
+      writer.uint32(58).string(message.expiresAt);
+    }
+    if (message.maxVisits !== undefined) {
+      writer.uint32(64).int64(message.maxVisits);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateShortLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateShortLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.alias = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.updateMask = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.redirectType = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.maxVisits = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateShortLinkRequest {
+    return {
+      organizationKey: isSet(object.organizationKey)
+        ? globalThis.String(object.organizationKey)
+        : isSet(object.organization_key)
+        ? globalThis.String(object.organization_key)
+        : "",
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      alias: isSet(object.alias) ? globalThis.String(object.alias) : "",
+      updateMask: isSet(object.updateMask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
+        : isSet(object.update_mask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.update_mask))
+        : undefined,
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      redirectType: isSet(object.redirectType)
+        ? globalThis.Number(object.redirectType)
+        : isSet(object.redirect_type)
+        ? globalThis.Number(object.redirect_type)
+        : 0,
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : undefined,
+      maxVisits: isSet(object.maxVisits)
+        ? globalThis.Number(object.maxVisits)
+        : isSet(object.max_visits)
+        ? globalThis.Number(object.max_visits)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateShortLinkRequest): unknown {
+    const obj: any = {};
+    if (message.organizationKey !== "") {
+      obj.organizationKey = message.organizationKey;
+    }
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.alias !== "") {
+      obj.alias = message.alias;
+    }
+    if (message.updateMask !== undefined) {
+      obj.updateMask = FieldMask.toJSON(FieldMask.wrap(message.updateMask));
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.redirectType !== 0) {
+      obj.redirectType = Math.round(message.redirectType);
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.maxVisits !== undefined) {
+      obj.maxVisits = Math.round(message.maxVisits);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateShortLinkRequest>, I>>(base?: I): UpdateShortLinkRequest {
+    return UpdateShortLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateShortLinkRequest>, I>>(object: I): UpdateShortLinkRequest {
+    const message = createBaseUpdateShortLinkRequest();
+    message.organizationKey = object.organizationKey ?? "";
+    message.id = object.id ?? 0;
+    message.alias = object.alias ?? "";
+    message.updateMask = object.updateMask ?? undefined;
+    message.url = object.url ?? "";
+    message.redirectType = object.redirectType ?? 0;
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.maxVisits = object.maxVisits ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateShortLinkResponse(): UpdateShortLinkResponse {
+  return { shortLink: undefined };
+}
+
+export const UpdateShortLinkResponse: MessageFns<UpdateShortLinkResponse> = {
+  encode(message: UpdateShortLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.shortLink !== undefined) {
+      ShortLink.encode(message.shortLink, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateShortLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateShortLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.shortLink = ShortLink.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateShortLinkResponse {
+    return {
+      shortLink: isSet(object.shortLink)
+        ? ShortLink.fromJSON(object.shortLink)
+        : isSet(object.short_link)
+        ? ShortLink.fromJSON(object.short_link)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateShortLinkResponse): unknown {
+    const obj: any = {};
+    if (message.shortLink !== undefined) {
+      obj.shortLink = ShortLink.toJSON(message.shortLink);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateShortLinkResponse>, I>>(base?: I): UpdateShortLinkResponse {
+    return UpdateShortLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateShortLinkResponse>, I>>(object: I): UpdateShortLinkResponse {
+    const message = createBaseUpdateShortLinkResponse();
+    message.shortLink = (object.shortLink !== undefined && object.shortLink !== null)
+      ? ShortLink.fromPartial(object.shortLink)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListShortLinkHistoryRequest(): ListShortLinkHistoryRequest {
+  return { organizationKey: "", id: 0, alias: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListShortLinkHistoryRequest: MessageFns<ListShortLinkHistoryRequest> = {
+  encode(message: ListShortLinkHistoryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationKey !== "") {
+      writer.uint32(10).string(message.organizationKey);
+    }
+    if (message.id !== 0) {
+      writer.uint32(16).int64(message.id);
+    }
+    if (message.alias !== "") {
+      writer.uint32(26).string(message.alias);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(32).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(42).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListShortLinkHistoryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListShortLinkHistoryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.alias = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListShortLinkHistoryRequest {
+    return {
+      organizationKey: isSet(object.organizationKey)
+        ? globalThis.String(object.organizationKey)
+        : isSet(object.organization_key)
+        ? globalThis.String(object.organization_key)
+        : "",
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      alias: isSet(object.alias) ? globalThis.String(object.alias) : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListShortLinkHistoryRequest): unknown {
+    const obj: any = {};
+    if (message.organizationKey !== "") {
+      obj.organizationKey = message.organizationKey;
+    }
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.alias !== "") {
+      obj.alias = message.alias;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListShortLinkHistoryRequest>, I>>(base?: I): ListShortLinkHistoryRequest {
+    return ListShortLinkHistoryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListShortLinkHistoryRequest>, I>>(object: I): ListShortLinkHistoryRequest {
+    const message = createBaseListShortLinkHistoryRequest();
+    message.organizationKey = object.organizationKey ?? "";
+    message.id = object.id ?? 0;
+    message.alias = object.alias ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListShortLinkHistoryResponse(): ListShortLinkHistoryResponse {
+  return { entries: [], nextPageToken: "" };
+}
+
+export const ListShortLinkHistoryResponse: MessageFns<ListShortLinkHistoryResponse> = {
+  encode(message: ListShortLinkHistoryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      LinkHistoryEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListShortLinkHistoryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListShortLinkHistoryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(LinkHistoryEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListShortLinkHistoryResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries)
+        ? object.entries.map((e: any) => LinkHistoryEntry.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListShortLinkHistoryResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => LinkHistoryEntry.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListShortLinkHistoryResponse>, I>>(base?: I): ListShortLinkHistoryResponse {
+    return ListShortLinkHistoryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListShortLinkHistoryResponse>, I>>(object: I): ListShortLinkHistoryResponse {
+    const message = createBaseListShortLinkHistoryResponse();
+    message.entries = object.entries?.map((e) => LinkHistoryEntry.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseLinkHistoryEntry(): LinkHistoryEntry {
+  return { kind: 0, at: undefined, by: "", reason: "", changes: [] };
+}
+
+export const LinkHistoryEntry: MessageFns<LinkHistoryEntry> = {
+  encode(message: LinkHistoryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    if (message.at !== undefined) {
+      Timestamp.encode(toTimestamp(message.at), writer.uint32(18).fork()).join();
+    }
+    if (message.by !== "") {
+      writer.uint32(26).string(message.by);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    for (const v of message.changes) {
+      LinkFieldChange.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LinkHistoryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLinkHistoryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.by = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.changes.push(LinkFieldChange.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LinkHistoryEntry {
+    return {
+      kind: isSet(object.kind) ? linkChangeKindFromJSON(object.kind) : 0,
+      at: isSet(object.at) ? fromJsonTimestamp(object.at) : undefined,
+      by: isSet(object.by) ? globalThis.String(object.by) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      changes: globalThis.Array.isArray(object?.changes)
+        ? object.changes.map((e: any) => LinkFieldChange.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: LinkHistoryEntry): unknown {
+    const obj: any = {};
+    if (message.kind !== 0) {
+      obj.kind = linkChangeKindToJSON(message.kind);
+    }
+    if (message.at !== undefined) {
+      obj.at = message.at.toISOString();
+    }
+    if (message.by !== "") {
+      obj.by = message.by;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.changes?.length) {
+      obj.changes = message.changes.map((e) => LinkFieldChange.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LinkHistoryEntry>, I>>(base?: I): LinkHistoryEntry {
+    return LinkHistoryEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LinkHistoryEntry>, I>>(object: I): LinkHistoryEntry {
+    const message = createBaseLinkHistoryEntry();
+    message.kind = object.kind ?? 0;
+    message.at = object.at ?? undefined;
+    message.by = object.by ?? "";
+    message.reason = object.reason ?? "";
+    message.changes = object.changes?.map((e) => LinkFieldChange.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseLinkFieldChange(): LinkFieldChange {
+  return { field: "", oldValue: undefined, newValue: undefined };
+}
+
+export const LinkFieldChange: MessageFns<LinkFieldChange> = {
+  encode(message: LinkFieldChange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.field !== "") {
+      writer.uint32(10).string(message.field);
+    }
+    if (message.oldValue !== undefined) {
+      writer.uint32(18).string(message.oldValue);
+    }
+    if (message.newValue !== undefined) {
+      writer.uint32(26).string(message.newValue);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LinkFieldChange {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLinkFieldChange();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.field = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.oldValue = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.newValue = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LinkFieldChange {
+    return {
+      field: isSet(object.field) ? globalThis.String(object.field) : "",
+      oldValue: isSet(object.oldValue)
+        ? globalThis.String(object.oldValue)
+        : isSet(object.old_value)
+        ? globalThis.String(object.old_value)
+        : undefined,
+      newValue: isSet(object.newValue)
+        ? globalThis.String(object.newValue)
+        : isSet(object.new_value)
+        ? globalThis.String(object.new_value)
+        : undefined,
+    };
+  },
+
+  toJSON(message: LinkFieldChange): unknown {
+    const obj: any = {};
+    if (message.field !== "") {
+      obj.field = message.field;
+    }
+    if (message.oldValue !== undefined) {
+      obj.oldValue = message.oldValue;
+    }
+    if (message.newValue !== undefined) {
+      obj.newValue = message.newValue;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LinkFieldChange>, I>>(base?: I): LinkFieldChange {
+    return LinkFieldChange.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LinkFieldChange>, I>>(object: I): LinkFieldChange {
+    const message = createBaseLinkFieldChange();
+    message.field = object.field ?? "";
+    message.oldValue = object.oldValue ?? undefined;
+    message.newValue = object.newValue ?? undefined;
+    return message;
+  },
+};
+
 function createBaseShortLink(): ShortLink {
   return {
     id: 0,
@@ -1388,6 +2362,8 @@ function createBaseShortLink(): ShortLink {
     disabledReason: "",
     disabledAt: undefined,
     disabledBy: "",
+    expiresAt: undefined,
+    maxVisits: undefined,
   };
 }
 
@@ -1428,6 +2404,12 @@ export const ShortLink: MessageFns<ShortLink> = {
     }
     if (message.disabledBy !== "") {
       writer.uint32(98).string(message.disabledBy);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(106).fork()).join();
+    }
+    if (message.maxVisits !== undefined) {
+      writer.uint32(112).int64(message.maxVisits);
     }
     return writer;
   },
@@ -1541,6 +2523,22 @@ export const ShortLink: MessageFns<ShortLink> = {
             message.disabledBy = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.maxVisits = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1595,6 +2593,16 @@ export const ShortLink: MessageFns<ShortLink> = {
         : isSet(object.disabled_by)
         ? globalThis.String(object.disabled_by)
         : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+      maxVisits: isSet(object.maxVisits)
+        ? globalThis.Number(object.maxVisits)
+        : isSet(object.max_visits)
+        ? globalThis.Number(object.max_visits)
+        : undefined,
     };
   },
 
@@ -1636,6 +2644,12 @@ export const ShortLink: MessageFns<ShortLink> = {
     if (message.disabledBy !== "") {
       obj.disabledBy = message.disabledBy;
     }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    if (message.maxVisits !== undefined) {
+      obj.maxVisits = Math.round(message.maxVisits);
+    }
     return obj;
   },
 
@@ -1656,6 +2670,8 @@ export const ShortLink: MessageFns<ShortLink> = {
     message.disabledReason = object.disabledReason ?? "";
     message.disabledAt = object.disabledAt ?? undefined;
     message.disabledBy = object.disabledBy ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.maxVisits = object.maxVisits ?? undefined;
     return message;
   },
 };
@@ -1774,6 +2790,9 @@ export const ShortLinkServiceService = {
    * Enables a link: it is followed again (within the same bound). Enabling an active link changes
    * nothing and answers it as it is. Authenticated (see above). Errors past the common stages:
    * as for GetShortLink.
+   *
+   * A link the operator (the admin CLI) or a rescan disabled stays disabled: a member's enable is
+   * PERMISSION_DENIED (33, reason "LINK_HELD") and changes nothing.
    */
   enableShortLink: {
     path: "/shortlink.v1.ShortLinkService/EnableShortLink" as const,
@@ -1785,6 +2804,45 @@ export const ShortLinkServiceService = {
     responseSerialize: (value: EnableShortLinkResponse): Buffer =>
       Buffer.from(EnableShortLinkResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): EnableShortLinkResponse => EnableShortLinkResponse.decode(value),
+  },
+  /**
+   * Edits a link: the fields named by update_mask among url, redirect_type, expires_at and
+   * max_visits (the alias never changes). A new url passes the whole anti-phishing check, as a
+   * create's does (18: FAILED_PRECONDITION). The change reaches every process within the
+   * propagation bound and is kept in the link's history. Authenticated (see above). Errors past
+   * the common stages: INVALID_ARGUMENT (29) for a link named as GetShortLink refuses, or an
+   * update_mask that is empty or names another field; the create's field codes (6, 7, 16, 31, 32:
+   * INVALID_ARGUMENT) for a value it would refuse; NOT_FOUND (24) as for GetShortLink;
+   * PERMISSION_DENIED (33) for a link the operator or a rescan disabled.
+   */
+  updateShortLink: {
+    path: "/shortlink.v1.ShortLinkService/UpdateShortLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateShortLinkRequest): Buffer =>
+      Buffer.from(UpdateShortLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateShortLinkRequest => UpdateShortLinkRequest.decode(value),
+    responseSerialize: (value: UpdateShortLinkResponse): Buffer =>
+      Buffer.from(UpdateShortLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateShortLinkResponse => UpdateShortLinkResponse.decode(value),
+  },
+  /**
+   * One page of a link's history, oldest first: created, then every edit (each changed field with
+   * its old and new value), disable (with its reason) and enable, each with its time and who made
+   * it (`user:<id>`, `admin` or `rescan`). Nothing later erases an entry. Authenticated (see
+   * above). Errors past the common stages: as for GetShortLink, and INVALID_ARGUMENT (29) for a
+   * page_size or page_token as ListShortLinks refuses them.
+   */
+  listShortLinkHistory: {
+    path: "/shortlink.v1.ShortLinkService/ListShortLinkHistory" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListShortLinkHistoryRequest): Buffer =>
+      Buffer.from(ListShortLinkHistoryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListShortLinkHistoryRequest => ListShortLinkHistoryRequest.decode(value),
+    responseSerialize: (value: ListShortLinkHistoryResponse): Buffer =>
+      Buffer.from(ListShortLinkHistoryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListShortLinkHistoryResponse => ListShortLinkHistoryResponse.decode(value),
   },
 } as const;
 
@@ -1831,8 +2889,30 @@ export interface ShortLinkServiceServer extends UntypedServiceImplementation {
    * Enables a link: it is followed again (within the same bound). Enabling an active link changes
    * nothing and answers it as it is. Authenticated (see above). Errors past the common stages:
    * as for GetShortLink.
+   *
+   * A link the operator (the admin CLI) or a rescan disabled stays disabled: a member's enable is
+   * PERMISSION_DENIED (33, reason "LINK_HELD") and changes nothing.
    */
   enableShortLink: handleUnaryCall<EnableShortLinkRequest, EnableShortLinkResponse>;
+  /**
+   * Edits a link: the fields named by update_mask among url, redirect_type, expires_at and
+   * max_visits (the alias never changes). A new url passes the whole anti-phishing check, as a
+   * create's does (18: FAILED_PRECONDITION). The change reaches every process within the
+   * propagation bound and is kept in the link's history. Authenticated (see above). Errors past
+   * the common stages: INVALID_ARGUMENT (29) for a link named as GetShortLink refuses, or an
+   * update_mask that is empty or names another field; the create's field codes (6, 7, 16, 31, 32:
+   * INVALID_ARGUMENT) for a value it would refuse; NOT_FOUND (24) as for GetShortLink;
+   * PERMISSION_DENIED (33) for a link the operator or a rescan disabled.
+   */
+  updateShortLink: handleUnaryCall<UpdateShortLinkRequest, UpdateShortLinkResponse>;
+  /**
+   * One page of a link's history, oldest first: created, then every edit (each changed field with
+   * its old and new value), disable (with its reason) and enable, each with its time and who made
+   * it (`user:<id>`, `admin` or `rescan`). Nothing later erases an entry. Authenticated (see
+   * above). Errors past the common stages: as for GetShortLink, and INVALID_ARGUMENT (29) for a
+   * page_size or page_token as ListShortLinks refuses them.
+   */
+  listShortLinkHistory: handleUnaryCall<ListShortLinkHistoryRequest, ListShortLinkHistoryResponse>;
 }
 
 export interface ShortLinkServiceClient extends Client {
@@ -1948,6 +3028,9 @@ export interface ShortLinkServiceClient extends Client {
    * Enables a link: it is followed again (within the same bound). Enabling an active link changes
    * nothing and answers it as it is. Authenticated (see above). Errors past the common stages:
    * as for GetShortLink.
+   *
+   * A link the operator (the admin CLI) or a rescan disabled stays disabled: a member's enable is
+   * PERMISSION_DENIED (33, reason "LINK_HELD") and changes nothing.
    */
   enableShortLink(
     request: EnableShortLinkRequest,
@@ -1963,6 +3046,53 @@ export interface ShortLinkServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EnableShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Edits a link: the fields named by update_mask among url, redirect_type, expires_at and
+   * max_visits (the alias never changes). A new url passes the whole anti-phishing check, as a
+   * create's does (18: FAILED_PRECONDITION). The change reaches every process within the
+   * propagation bound and is kept in the link's history. Authenticated (see above). Errors past
+   * the common stages: INVALID_ARGUMENT (29) for a link named as GetShortLink refuses, or an
+   * update_mask that is empty or names another field; the create's field codes (6, 7, 16, 31, 32:
+   * INVALID_ARGUMENT) for a value it would refuse; NOT_FOUND (24) as for GetShortLink;
+   * PERMISSION_DENIED (33) for a link the operator or a rescan disabled.
+   */
+  updateShortLink(
+    request: UpdateShortLinkRequest,
+    callback: (error: ServiceError | null, response: UpdateShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  updateShortLink(
+    request: UpdateShortLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  updateShortLink(
+    request: UpdateShortLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One page of a link's history, oldest first: created, then every edit (each changed field with
+   * its old and new value), disable (with its reason) and enable, each with its time and who made
+   * it (`user:<id>`, `admin` or `rescan`). Nothing later erases an entry. Authenticated (see
+   * above). Errors past the common stages: as for GetShortLink, and INVALID_ARGUMENT (29) for a
+   * page_size or page_token as ListShortLinks refuses them.
+   */
+  listShortLinkHistory(
+    request: ListShortLinkHistoryRequest,
+    callback: (error: ServiceError | null, response: ListShortLinkHistoryResponse) => void,
+  ): ClientUnaryCall;
+  listShortLinkHistory(
+    request: ListShortLinkHistoryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListShortLinkHistoryResponse) => void,
+  ): ClientUnaryCall;
+  listShortLinkHistory(
+    request: ListShortLinkHistoryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListShortLinkHistoryResponse) => void,
   ): ClientUnaryCall;
 }
 
