@@ -12,6 +12,8 @@ const ROOT = join(__dirname, '..', '..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const run = promisify(execFile);
 const dirs = tempDirs('start-script');
+/** prestart's script: compiles only when a source is newer than the last build. */
+const BUILD_IF_STALE = join('gateway-http', 'build-if-stale.mjs');
 const scripts = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
@@ -42,6 +44,7 @@ async function project(): Promise<string> {
     await mkdir(join(dir, folder));
     await writeFile(join(dir, folder, 'part.ts'), `export const part = '${folder}';\n`);
   }
+  await copyFile(join(ROOT, BUILD_IF_STALE), join(dir, BUILD_IF_STALE));
   await writeFile(join(dir, 'gateway-http', 'main.ts'), `export const main = 'entry point';\n`);
   return dir;
 }
@@ -78,6 +81,24 @@ describe('npm start', () => {
     // dist/ (and with it the code a running server's restarted workers load).
     await npmRun(dir, 'prestart');
     expect(builtFiles(dir)).toEqual(built);
+  });
+
+  it('runs no compiler on an unchanged build, and compiles once a source changes', async () => {
+    const dir = await project();
+    await npmRun(dir, 'build');
+    const built = builtFiles(dir);
+    // Without TypeScript reachable, a start that ran the compiler would fail.
+    await rm(join(dir, 'node_modules'));
+    await npmRun(dir, 'prestart');
+    expect(builtFiles(dir)).toEqual(built);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await writeFile(join(dir, 'gateway-grpc', 'part.ts'), `export const part = 'edited';\n`);
+    await expect(npmRun(dir, 'prestart')).rejects.toThrow();
+    await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    await npmRun(dir, 'prestart');
+    expect(readFileSync(join(dir, 'dist', 'gateway-grpc', 'part.js'), 'utf8')).toContain(
+      "'edited'",
+    );
   });
 
   it('compiles again only what changed', async () => {
