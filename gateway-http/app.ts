@@ -37,7 +37,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
     app.set('trust proxy', compileTrustProxy(options.trustProxy));
   app.use(requestLogging(app, options.logger));
 
-  addHealthRoutes(app, core, options.readiness ?? { accepting: true });
+  addHealthRoutes(app, core, options.readiness ?? { accepting: true, awaitingWorkers: false });
 
   app.post('/api/create', createLinkHandler(core, options.metrics));
   const wrongMethod = options.metrics?.operation('rest', 'create');

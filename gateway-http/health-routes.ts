@@ -3,7 +3,8 @@ import type { Core } from '../core';
 import type { Readiness } from '../core/runtime';
 
 /**
- * /healthz: the process runs. /readyz: the store answers and the server is not draining.
+ * /healthz: the process runs. /readyz: the store answers, the server is not draining, and (with
+ * WORKERS) every worker listens.
  * Registered on the app itself: a mounted Router would be one more layer every request walks.
  */
 export function addHealthRoutes(app: Express, core: Core, readiness: Readiness): void {
@@ -13,6 +14,10 @@ export function addHealthRoutes(app: Express, core: Core, readiness: Readiness):
   app.get('/readyz', async (req, res) => {
     if (!readiness.accepting) {
       res.status(503).json({ status: 'shutting_down' });
+      return;
+    }
+    if (readiness.awaitingWorkers) {
+      res.status(503).json({ status: 'starting' });
       return;
     }
     try {

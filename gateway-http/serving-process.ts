@@ -1,7 +1,13 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
-import { WORKER_READY, WORKER_ROLE_ENV, workersReusePort, type WorkerReady } from '../core/runtime';
+import {
+  isWorkersListening,
+  WORKER_READY,
+  WORKER_ROLE_ENV,
+  workersReusePort,
+  type WorkerReady,
+} from '../core/runtime';
 import { demoBanner } from './demo-banner';
 import { startService } from './service';
 import type { ServiceSettings } from './service-settings';
@@ -18,6 +24,7 @@ export async function serveInThisProcess(settings: ServiceSettings, logger: Logg
   const service = await startService(settings, logger, {
     mayProvisionDemo: firstProcess,
     reusePort: cluster.isWorker && workersReusePort(),
+    awaitingWorkers: cluster.isWorker,
     runtimeOptions: {
       localLimits: cluster.isWorker ? 'cluster' : 'process',
       applySeedFile: firstProcess,
@@ -43,6 +50,12 @@ export async function serveInThisProcess(settings: ServiceSettings, logger: Logg
     );
   }
   if (cluster.isWorker) {
+    const onListening = (message: unknown) => {
+      if (!isWorkersListening(message)) return;
+      process.off('message', onListening);
+      service.readiness.awaitingWorkers = false;
+    };
+    process.on('message', onListening);
     const ready: WorkerReady = {
       type: WORKER_READY,
       ports: { http: service.http.port, grpc: service.grpc.port },

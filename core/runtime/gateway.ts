@@ -6,6 +6,11 @@ import type { Runtime } from './create-runtime';
 /** Whether the process takes new work; answered by readiness checks (REST /readyz). */
 export interface Readiness {
   accepting: boolean;
+  /**
+   * A WORKERS worker whose primary has not yet said that every worker listens: not ready, so that
+   * a load balancer's connections made during the start-up are not all kept by the first worker.
+   */
+  awaitingWorkers: boolean;
 }
 
 /** What the composition root hands every gateway it starts. */

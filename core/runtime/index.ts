@@ -46,6 +46,7 @@ export { listenOptions, reservePort, workersReusePort } from './cluster/reuse-po
 export { claimServedDataDir } from './data-dir-claim';
 export {
   isWorkerReady,
+  isWorkersListening,
   WORKER_READY,
   WORKER_ROLE_ENV,
   type WorkerReady,

@@ -31,12 +31,16 @@ export interface ServiceOptions<G extends Listenings> {
   runtimeOptions?: RuntimeOptions;
   /** Bind the ports with SO_REUSEPORT, as a WORKERS worker where `workersReusePort` holds. */
   reusePort?: boolean;
+  /** A WORKERS worker: not ready until its primary says every worker listens (Readiness). */
+  awaitingWorkers?: boolean;
   /** Builds the runtime (createRuntime; tests wrap it to inject failures). */
   createRuntime?: typeof createRuntime;
 }
 
 export type RunningService<G extends Listenings> = G & {
   runtime: Runtime;
+  /** What the readiness checks answer; a WORKERS worker clears awaitingWorkers when told. */
+  readiness: Readiness;
   /** The demo credentials, when this process provisioned the demo organization. */
   demo: DemoCredentials | undefined;
   /** Stops taking new work, lets in-flight requests finish, then releases the backends. */
@@ -61,7 +65,10 @@ export async function serveGateways<G extends Listenings>(
     logger,
     options.runtimeOptions,
   );
-  const readiness: Readiness = { accepting: true };
+  const readiness: Readiness = {
+    accepting: true,
+    awaitingWorkers: options.awaitingWorkers ?? false,
+  };
   const context = {
     runtime,
     logger,
@@ -98,7 +105,7 @@ export async function serveGateways<G extends Listenings>(
         : undefined;
     let stopping: Promise<void> | undefined;
     const shutdown = () => (stopping ??= closeAll());
-    return Object.assign(gateways, { runtime, demo, shutdown });
+    return Object.assign(gateways, { runtime, readiness, demo, shutdown });
   } catch (error) {
     await closeAll().catch((closeError: unknown) =>
       logger.error({ err: closeError }, 'closing after a failed start-up failed'),

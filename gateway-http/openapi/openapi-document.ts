@@ -66,12 +66,13 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       '/readyz': operationsEndpoint({
         operationId: 'readiness',
         summary: 'Readiness',
-        description: 'Answers 200 only when the store answers and the server is not shutting down.',
+        description:
+          'Answers 200 only when the store answers, the server is not shutting down and, with WORKERS, every worker listens.',
         responses: {
           '200': withRequestId('Ready.', jsonStatus(['ready'])),
           '503': withRequestId(
-            'Shutting down, or the store does not answer.',
-            jsonStatus(['shutting_down', 'store_unavailable']),
+            'Starting (WORKERS: not every worker listens yet), shutting down, or the store does not answer.',
+            jsonStatus(['starting', 'shutting_down', 'store_unavailable']),
           ),
         },
       }),

@@ -4,12 +4,21 @@ import { silentLogger } from '../../core';
 import { MAX_TIMER_MS } from '../../core/runtime/settings';
 import { superviseWorkers } from '../../core/runtime/cluster/supervise-workers';
 import { MAX_WORKERS } from '../../core/runtime/config';
-import { WORKER_READY } from '../../core/runtime/cluster/worker-messages';
+import { WORKER_READY, WORKERS_LISTENING } from '../../core/runtime/cluster/worker-messages';
 
 /** A stand-in for a forked worker: it records the signals the primary sends it. */
 class FakeWorker extends EventEmitter {
   readonly signals: string[] = [];
+  /** The messages the primary sent it. */
+  readonly sent: unknown[] = [];
   readonly process = { pid: 4242, kill: (signal: string) => this.signals.push(signal) };
+  isConnected() {
+    return true;
+  }
+  send(message: unknown) {
+    this.sent.push(message);
+    return true;
+  }
 }
 
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
@@ -215,5 +224,52 @@ describe('a WORKERS count past what loadConfig allows, from an embedder', () => 
       superviseWorkers({ workers, shutdownTimeoutMs: 1_000, logger: silentLogger }),
     ).rejects.toThrow(new RangeError(`workers must be a whole number from 1 to ${MAX_WORKERS}`));
     expect(cluster.fork).not.toHaveBeenCalled();
+  });
+});
+
+describe('readiness across the workers', () => {
+  let forked: FakeWorker[];
+  withFakeCluster(() => {
+    const worker = new FakeWorker();
+    forked.push(worker);
+    return worker;
+  });
+  beforeEach(() => {
+    forked = [];
+  });
+  const ready = (worker: FakeWorker) =>
+    worker.emit('message', { type: WORKER_READY, ports: { rest: 1 } });
+  const told = (worker: FakeWorker) =>
+    worker.sent.filter((message) => (message as { type?: unknown }).type === WORKERS_LISTENING)
+      .length;
+
+  it('tells every worker that all listen only once the last one does, and a replacement when it does', async () => {
+    const supervising = superviseWorkers({
+      workers: 2,
+      shutdownTimeoutMs: 1_000,
+      logger: silentLogger,
+    });
+    await Promise.resolve();
+    ready(forked[0]!);
+    await jest.advanceTimersByTimeAsync(0);
+    // The first worker listens, the second does not yet: its /readyz must stay 503.
+    expect(forked).toHaveLength(2);
+    expect(told(forked[0]!)).toBe(0);
+    ready(forked[1]!);
+    const supervisor = await supervising;
+    expect(forked.map(told)).toEqual([1, 1]);
+
+    cluster.emit('exit', forked[1], 1, null);
+    await jest.advanceTimersByTimeAsync(60_000);
+    const replacement = forked[2]!;
+    expect(told(replacement)).toBe(0);
+    ready(replacement);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(forked.map(told)).toEqual([1, 1, 1]);
+
+    process.emit('SIGTERM', 'SIGTERM');
+    cluster.emit('exit', forked[0], 0, null);
+    cluster.emit('exit', replacement, 0, null);
+    expect(await supervisor.stopped).toBe(0);
   });
 });

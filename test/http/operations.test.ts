@@ -48,12 +48,26 @@ describe('operations endpoints', () => {
   });
 
   it('GET /readyz answers 503 once the server stops accepting', async () => {
-    const readiness = { accepting: true };
+    const readiness = { accepting: true, awaitingWorkers: false };
     const server = await startHttp(f.core, { readiness });
     try {
       expect((await server.request({ path: '/readyz' })).status).toBe(200);
       readiness.accepting = false;
       expect((await server.request({ path: '/readyz' })).status).toBe(503);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('GET /readyz answers 503 "starting" while a WORKERS worker waits for the others to listen', async () => {
+    const readiness = { accepting: true, awaitingWorkers: true };
+    const server = await startHttp(f.core, { readiness });
+    try {
+      const starting = await server.request({ path: '/readyz' });
+      expect([starting.status, starting.json()]).toEqual([503, { status: 'starting' }]);
+      expect((await server.request({ path: '/healthz' })).status).toBe(200);
+      readiness.awaitingWorkers = false;
+      expect((await server.request({ path: '/readyz' })).status).toBe(200);
     } finally {
       await server.close();
     }

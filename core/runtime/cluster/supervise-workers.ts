@@ -6,6 +6,7 @@ import { MAX_WORKERS } from '../config';
 import { RestartBackoff, type BackoffOptions } from './restart-backoff';
 import {
   isWorkerReady,
+  WORKERS_LISTENING,
   WORKER_ROLE_ENV,
   type WorkerReady,
   type WorkerRole,
@@ -97,6 +98,8 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
         if (!isWorkerReady(message)) return;
         worker.off('message', onMessage);
         ready.add(worker);
+        // A replacement joins workers that all listen; the start-up's are told together below.
+        if (started) tellListening(worker);
         resolve(message);
       };
       worker.on('message', onMessage);
@@ -108,6 +111,9 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
       });
     });
 
+  const tellListening = (worker: Worker) => {
+    if (worker.isConnected()) worker.send({ type: WORKERS_LISTENING });
+  };
   const pids = () => [...live.keys()].map((worker) => worker.process.pid ?? 0);
 
   cluster.on('exit', (worker, code, signal) => {
@@ -180,6 +186,7 @@ export async function superviseWorkers(options: SuperviseOptions): Promise<Super
   }
   if (!stopping) {
     started = true;
+    for (const worker of live.keys()) if (ready.has(worker)) tellListening(worker);
     logger.info({ workers: pids(), ports }, 'workers ready');
   }
   return { pids, stopped: whenAllStopped.then(() => exitCode) };

@@ -19,6 +19,20 @@ export function isWorkerReady(message: unknown): message is WorkerReady {
 }
 
 /**
+ * From the primary to a worker: every worker listens (sent to all once the start-up's workers
+ * are ready, and to a replacement once it is). Until then a worker's /readyz answers 503.
+ */
+export const WORKERS_LISTENING = 'shortlink:workers-listening';
+
+export function isWorkersListening(message: unknown): boolean {
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    (message as { type?: unknown }).type === WORKERS_LISTENING
+  );
+}
+
+/**
  * The environment variable by which the primary tells a worker whether it is the first one: only
  * the first provisions the demo and prints its banner. Internal; not a setting.
  */
