@@ -24,6 +24,14 @@ const EMBEDDED_STORE_KINDS: ReadonlySet<string> = new Set([MEMORY_STORE_KIND, LM
 
 /** Logged at start-up when the embedded store already holds organizations (no new demo). */
 export const NO_DEMO_MESSAGE = 'the store already holds organizations: no demo provisioned';
+/**
+ * Said with NO_DEMO_MESSAGE: the demo's secrets were printed at its first start only, and a
+ * person who restarts without them needs to know how to get new ones.
+ */
+export const NEW_CREDENTIALS_HINT =
+  'secrets are shown only when made: for a new token run `npm run admin -- token create --user demo`, ' +
+  'for a new organization key `npm run admin -- org rotate-key --id demo` (another user or ' +
+  'organization by its id), or start on an empty DATA_DIR for a new demo';
 /** Logged at start-up once SHORTLINK_SEED_FILE has been applied (no demo then). */
 export const SEED_FILE_APPLIED_MESSAGE = 'seed file applied';
 
@@ -139,7 +147,7 @@ export async function createRuntime(
       EMBEDDED_STORE_KINDS.has(store.kind) &&
       (await store.identities.listLinkDomains()).length === 0;
     if (!wantsDemo && !config.SHORTLINK_SEED_FILE && EMBEDDED_STORE_KINDS.has(store.kind)) {
-      logger.info({ store: store.kind }, NO_DEMO_MESSAGE);
+      logger.info({ store: store.kind, credentials: NEW_CREDENTIALS_HINT }, NO_DEMO_MESSAGE);
     }
     return {
       core,

@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLmdbStore, FORMAT_VERSION } from '../../core/adapters/lmdb';
-import { NO_DEMO_MESSAGE } from '../../core/runtime/create-runtime';
+import { NEW_CREDENTIALS_HINT, NO_DEMO_MESSAGE } from '../../core/runtime/create-runtime';
+import { adminSucceeds, shownOnce } from '../support/admin-cli';
+import { logRecords } from '../support/service-log';
 import { freePort } from '../support/free-port';
 import {
   fillUp,
@@ -269,6 +271,14 @@ describe('LMDB: the demo on the first start, and the same credentials after a re
     children.push(second);
     expect(second.output()).toContain(NO_DEMO_MESSAGE);
     expect(second.output()).not.toContain('personal access token');
+    // The line says how to get secrets again, and the command it names works beside the server.
+    const noDemo = logRecords(second.output()).find((record) => record.msg === NO_DEMO_MESSAGE);
+    expect(noDemo?.credentials).toBe(NEW_CREDENTIALS_HINT);
+    const issued = shownOnce(
+      await adminSucceeds(build.dir, { DATA_DIR: dataDir }, 'token', 'create', '--user', 'demo'),
+    );
+    const withNewToken = await create(second.httpPort, issued, createBody(first, 'new-token'));
+    expect(withNewToken.status).toBe(200);
     const after = await create(second.httpPort, first.token, createBody(first, 'after'));
     expect(after.status).toBe(200);
     expect(JSON.parse(after.text)).toMatchObject({ code: 0, data: { id: 2, alias: 'after' } });
