@@ -3,6 +3,7 @@ import { runPrimary } from './cluster-primary';
 import { createLogger } from './logger';
 import { serveInThisProcess } from './serving-process';
 import { loadServiceSettings } from './service-settings';
+import { STOPPED_MESSAGE } from './stop-signals';
 
 /**
  * `npm start`: reads the environment once, then serves in this process, or with WORKERS > 1 runs
@@ -12,7 +13,9 @@ async function main(): Promise<void> {
   const settings = loadServiceSettings();
   const logger = createLogger(settings.LOG_LEVEL);
   if (cluster.isPrimary && settings.WORKERS > 1) {
-    process.exit(await runPrimary(settings, logger));
+    const code = await runPrimary(settings, logger);
+    if (code === 0) logger.info(STOPPED_MESSAGE);
+    process.exit(code);
   }
   await serveInThisProcess(settings, logger);
 }

@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 import { STOP_SIGNALS } from '../core/runtime';
 import type { Service } from './service';
 
+/** The last line a process logs when it stopped gracefully (one process, a worker, a primary). */
+export const STOPPED_MESSAGE = 'stopped';
+
 /**
  * Stops the service on SIGTERM, SIGINT or SIGHUP (and on a crash), within SHUTDOWN_TIMEOUT_MS.
  * The stop signals are heard by heedStopSignals; close-with-grace handles a crash and the deadline.
@@ -19,6 +22,9 @@ export function stopOnSignals(
     async ({ err }) => {
       if (err) logger.error({ err }, 'shutting down after an error');
       await service.shutdown();
+      // The last line of a stop, so a person reading the log knows it ended cleanly (pino writes
+      // what is queued when the process exits).
+      logger.info(STOPPED_MESSAGE);
     },
   );
   onStop(() => void grace.close());

@@ -13,6 +13,7 @@ import { logRecords, workerPids, type LogRecord } from '../support/service-log';
 import { sendCreatesOnBothGateways } from '../support/held-creates';
 import { workersServices } from '../support/workers-services';
 import { within } from '../support/within';
+import { STOPPED_MESSAGE } from '../../gateway-http/stop-signals';
 
 jest.setTimeout(180_000);
 
@@ -206,6 +207,9 @@ describe('WORKERS=2 and SIGTERM', () => {
     expect(await within(s.exited, 60_000)).toBe(0);
     for (const pid of workers) expect(isRunning(pid)).toBe(false);
     expect(pidsLogging(s, 'shutting down')).toEqual(new Set([s.child.pid!, ...workers]));
+    // Every process says it stopped, the primary last.
+    expect(pidsLogging(s, STOPPED_MESSAGE)).toEqual(new Set([s.child.pid!, ...workers]));
+    expect(logRecords(s.output()).at(-1)).toMatchObject({ pid: s.child.pid, msg: STOPPED_MESSAGE });
     // Both workers served some of the held creates.
     expect(
       pidsLogging(

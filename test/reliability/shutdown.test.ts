@@ -4,6 +4,8 @@ import type { Socket } from 'node:net';
 import type { ShortLink } from '../../core';
 import { compileToTemp, type TempBuild } from '../support/compile-to-temp';
 import { within } from '../support/within';
+import { logRecords } from '../support/service-log';
+import { STOPPED_MESSAGE } from '../../gateway-http/stop-signals';
 import { startChildService, type ChildService } from '../support/child-service';
 import { expectEnvelope } from '../support/envelope';
 import { grpcClient, grpcCreate } from '../support/grpc-client';
@@ -251,6 +253,8 @@ describe('SIGTERM to the process under load', () => {
     agent.destroy();
     expect(await within(s.exited, 60_000)).toBe(0);
     expect(s.output()).not.toMatch(/killed by timeout|"level":50/);
+    // The log ends by saying so.
+    expect(logRecords(s.output()).at(-1)?.msg).toBe(STOPPED_MESSAGE);
   });
 });
 
