@@ -1701,7 +1701,10 @@ export const ShortLinkServiceService = {
   },
   /**
    * Resolves a short link by its link domain and alias, for following it. Public: following a
-   * short link needs no credentials, so no token is required, and no rate limit applies.
+   * short link needs no credentials, so no token is required, and no rate limit applies. The
+   * answer holds only what a follow shows and naming the link says: short_url, url, domain,
+   * alias and redirect_type; id is 0, state unspecified, and the group and times are unset
+   * (GetShortLink gives them to a member).
    * Errors: NOT_FOUND (24) when there is no such link; FAILED_PRECONDITION (28, reason
    * "LINK_DISABLED") when the link must not be followed: it is disabled, its organization is
    * inactive, or its target now fails the local anti-phishing rules (the same answer for each).
@@ -1797,7 +1800,10 @@ export interface ShortLinkServiceServer extends UntypedServiceImplementation {
   createShortLink: handleUnaryCall<CreateShortLinkRequest, CreateShortLinkResponse>;
   /**
    * Resolves a short link by its link domain and alias, for following it. Public: following a
-   * short link needs no credentials, so no token is required, and no rate limit applies.
+   * short link needs no credentials, so no token is required, and no rate limit applies. The
+   * answer holds only what a follow shows and naming the link says: short_url, url, domain,
+   * alias and redirect_type; id is 0, state unspecified, and the group and times are unset
+   * (GetShortLink gives them to a member).
    * Errors: NOT_FOUND (24) when there is no such link; FAILED_PRECONDITION (28, reason
    * "LINK_DISABLED") when the link must not be followed: it is disabled, its organization is
    * inactive, or its target now fails the local anti-phishing rules (the same answer for each).
@@ -1858,7 +1864,10 @@ export interface ShortLinkServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Resolves a short link by its link domain and alias, for following it. Public: following a
-   * short link needs no credentials, so no token is required, and no rate limit applies.
+   * short link needs no credentials, so no token is required, and no rate limit applies. The
+   * answer holds only what a follow shows and naming the link says: short_url, url, domain,
+   * alias and redirect_type; id is 0, state unspecified, and the group and times are unset
+   * (GetShortLink gives them to a member).
    * Errors: NOT_FOUND (24) when there is no such link; FAILED_PRECONDITION (28, reason
    * "LINK_DISABLED") when the link must not be followed: it is disabled, its organization is
    * inactive, or its target now fails the local anti-phishing rules (the same answer for each).
