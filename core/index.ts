@@ -33,6 +33,7 @@ export type * from './ports';
 export { silentLogger } from './ports/logger';
 export type { ShortLink } from './links/short-link';
 export type { LinkView } from './links/link-view';
+export { toPublicLinkView, type PublicLinkView } from './links/public-link-view';
 export type { LinkPage, ListLinksRequest } from './links/list-links';
 export type { GetLinkRequest } from './links/get-link';
 export type { DisableLinkRequest, EnableLinkRequest } from './links/disable-link';

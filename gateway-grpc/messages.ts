@@ -1,4 +1,4 @@
-import type { Core, ShortLink as CoreShortLink } from '../core';
+import type { Core, PublicLinkView, ShortLink as CoreShortLink } from '../core';
 import {
   LinkState,
   type CreateShortLinkRequest,
@@ -8,7 +8,7 @@ import {
   type ShortLink,
 } from './generated/shortlink/v1/shortlink';
 
-/** A link as links.get, list, disable, enable and resolve answer it (core/links/link-view.ts). */
+/** A link as links.get, list, disable and enable answer it (core/links/link-view.ts). */
 type LinkView = Awaited<ReturnType<ReturnType<Core['createUntypedCaller']>['links']['get']>>;
 
 /**
@@ -65,10 +65,10 @@ const LINK_STATES: Record<LinkView['state'], LinkState> = {
   disabled: LinkState.LINK_STATE_DISABLED,
 };
 
-/** The spec's six fields; the rest stay proto3's "not set" unless a LinkView fills them. */
-function baseMessage(link: CoreShortLink): ShortLink {
+/** A link's public fields; the rest stay proto3's "not set" (id 0, no state, no times). */
+export function toPublicLinkMessage(link: PublicLinkView): ShortLink {
   return {
-    id: link.id,
+    id: 0,
     shortUrl: link.short_url,
     url: link.url,
     domain: link.domain,
@@ -85,6 +85,11 @@ function baseMessage(link: CoreShortLink): ShortLink {
   };
 }
 
+/** The spec's six fields; the rest stay proto3's "not set" unless a LinkView fills them. */
+function baseMessage(link: CoreShortLink): ShortLink {
+  return { ...toPublicLinkMessage(link), id: link.id };
+}
+
 /**
  * A created link: the core answers the spec's six fields. A link is active when it is created,
  * so the state is known; its creation time and group are not in the answer and stay unset.
@@ -96,7 +101,7 @@ export function toCreatedLinkMessage(link: CoreShortLink): ShortLink {
 const timeOf = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
 
 /**
- * A link as the reading and governing procedures (and resolve) answer it, every field filled:
+ * A link as the reading and governing procedures answer it, every field filled:
  * one entry per field of LinkView (a field added there fails the compiler here until the message
  * carries it), each giving its message field's value.
  */

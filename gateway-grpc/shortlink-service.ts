@@ -1,6 +1,7 @@
 import type { ServerUnaryCall } from '@grpc/grpc-js';
 import {
   ShortlinkError,
+  toPublicLinkView,
   type Core,
   type Logger,
   type Operation,
@@ -22,6 +23,7 @@ import {
   toDisableBody,
   toLinkReferenceBody,
   toListBody,
+  toPublicLinkMessage,
   toShortLinkMessage,
 } from './messages';
 import { setRateLimitMetadata } from './rate-limit-metadata';
@@ -126,7 +128,8 @@ export function createShortLinkService(
             .createCaller({ clientAddress: clientAddressOf(call, trustProxy), logger, response })
             .links.resolve({ domain, alias });
           followed?.(0);
-          return { shortLink: toShortLinkMessage(link) };
+          // No member's credentials are asked for: the answer is what a follow shows.
+          return { shortLink: toPublicLinkMessage(toPublicLinkView(link)) };
         } catch (error) {
           followed?.(error instanceof ShortlinkError ? error.code : 1);
           throw error;

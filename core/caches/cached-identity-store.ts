@@ -24,7 +24,7 @@ export const DEFAULT_IDENTITY_CACHE_SIZE = 10_000;
  * - at once everywhere when the backend reports changes (invalidate(), fed by change streams):
  *   the organization (by its id and key hash), token, membership or group it names, or a whole
  *   kind when the backend cannot tell which;
- * - otherwise within the TTL.
+ * - otherwise within the TTL; tokens and organizations within `propagationTtlMs` when shorter.
  * Nothing "not found" is kept, so a new token or membership works at once everywhere.
  */
 export class CachedIdentityStore implements IdentityStore {
@@ -39,10 +39,11 @@ export class CachedIdentityStore implements IdentityStore {
     options: {
       ttlMs: number;
       /**
-       * How long an organization is trusted, when shorter than `ttlMs`: its deactivation stops
-       * following its links within the change propagation bound.
+       * How long a token or an organization is trusted, when shorter than `ttlMs`: a token's
+       * revocation, and an organization's deactivation or key rotation, then take effect in every
+       * process within the change propagation bound, as a link's disable does.
        */
-      organizationTtlMs?: number;
+      propagationTtlMs?: number;
       now?: () => number;
       /** Entries kept per lookup kind (IDENTITY_CACHE_SIZE); the least recently used go first. */
       maxEntries?: number;
@@ -53,10 +54,10 @@ export class CachedIdentityStore implements IdentityStore {
       ttlMs: options.ttlMs,
       ...(options.now ? { now: options.now } : {}),
     };
-    const organizationShape = { ...shape, ttlMs: options.organizationTtlMs ?? options.ttlMs };
-    this.tokens = new LookupCache(shape);
-    this.organizationsByKey = new LookupCache(organizationShape);
-    this.organizationsById = new LookupCache(organizationShape);
+    const revocableShape = { ...shape, ttlMs: options.propagationTtlMs ?? options.ttlMs };
+    this.tokens = new LookupCache(revocableShape);
+    this.organizationsByKey = new LookupCache(revocableShape);
+    this.organizationsById = new LookupCache(revocableShape);
     this.memberships = new LookupCache(shape);
     this.groups = new LookupCache(shape);
   }

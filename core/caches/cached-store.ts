@@ -6,20 +6,24 @@ export const DEFAULT_LINK_CACHE_SIZE = 100_000;
 export const DEFAULT_IDENTITY_CACHE_TTL_SECONDS = 10;
 export { DEFAULT_IDENTITY_CACHE_SIZE };
 /**
- * The bound within which a link's disable or enable, and an organization's deactivation, reach
- * every process (CHANGE_PROPAGATION_SECONDS): nothing cached about them is trusted longer.
+ * The bound within which a link's disable or enable, an organization's deactivation and a token's
+ * revocation reach every process (CHANGE_PROPAGATION_SECONDS): nothing cached about them is
+ * trusted longer.
  */
 export const DEFAULT_CHANGE_PROPAGATION_SECONDS = 5;
 
 export interface CacheOptions {
   /** Found links kept for following; 0 turns the link cache off. */
   linkCacheSize: number;
-  /** How long identity lookups are trusted; 0 turns the identity cache off. */
+  /**
+   * How long identity lookups are trusted (tokens and organizations at most
+   * `propagationSeconds`); 0 turns the identity cache off.
+   */
   identityTtlSeconds: number;
   /** Identity lookups kept per kind (default DEFAULT_IDENTITY_CACHE_SIZE). */
   identityCacheSize?: number;
   /**
-   * How long a cached link or organization is trusted at most (default
+   * How long a cached link, organization or token is trusted at most (default
    * DEFAULT_CHANGE_PROPAGATION_SECONDS): a change made by another process is seen within it.
    */
   propagationSeconds?: number;
@@ -62,7 +66,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
   if (options.identityTtlSeconds > 0) {
     const cached = new CachedIdentityStore(backend.identities, {
       ttlMs: options.identityTtlSeconds * 1000,
-      organizationTtlMs: Math.min(options.identityTtlSeconds * 1000, propagationMs),
+      propagationTtlMs: Math.min(options.identityTtlSeconds * 1000, propagationMs),
       maxEntries: options.identityCacheSize ?? DEFAULT_IDENTITY_CACHE_SIZE,
       ...now,
     });

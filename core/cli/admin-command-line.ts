@@ -113,7 +113,17 @@ type CommandLine =
     };
 
 /** A mistake on the command line: exit status 2, with the usage. */
-export const usageError = (problem: string) => new ProvisioningError(`${problem}\n\n${USAGE}`);
+export class UsageError extends ProvisioningError {
+  /** The mistake alone, without the usage: what may repeat the command line's own text. */
+  readonly problem: string;
+
+  constructor(problem: string) {
+    super(`${problem}\n\n${USAGE}`);
+    this.problem = problem;
+  }
+}
+
+export const usageError = (problem: string) => new UsageError(problem);
 
 /**
  * A word of the command line as a refusal may repeat it: a command word is, anything else (a

@@ -5,13 +5,17 @@ import type { LinkCommand, Options } from './admin-command-line';
 import { openLinkStore } from './admin-store';
 import { linkCommand, type PrintLine } from './link-commands';
 import { runRescanCommand } from './rescan-command';
+import { terminalText } from './terminal-text';
 
 /** Exit statuses of a rescan stopped by a signal, as a shell reports a process it killed. */
 const STOPPED_BY: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
-/** Standard output, waiting when a pipe is full rather than holding a whole listing in memory. */
+/**
+ * Standard output, waiting when a pipe is full rather than holding a whole listing in memory;
+ * every line holds stored text (reasons, URLs), escaped for the terminal.
+ */
 const printToStdout: PrintLine = (line) =>
-  process.stdout.write(`${line}\n`)
+  process.stdout.write(`${terminalText(line)}\n`)
     ? undefined
     : once(process.stdout, 'drain').then(() => undefined);
 

@@ -8,6 +8,7 @@ import {
   LISTING_COMMANDS,
   parseCommandLine,
   usageError,
+  UsageError,
   USAGE,
   type Options,
 } from './admin-command-line';
@@ -15,6 +16,7 @@ import { runLinkCommandLine } from './admin-links';
 import { openAdminReader, openAdminTarget, targetsSeedFile, type AdminTarget } from './admin-store';
 import { rotatedInSeedFile, rotatedInStore } from './key-rotation';
 import { runBackup } from './backup';
+import { terminalText } from './terminal-text';
 import { readTokenInput, tokenFromInput } from './token-input';
 import { REVOKE_ON_SEED_FILE_REFUSED, revokesByUser, seedFileStillLists } from './token-revoke';
 
@@ -148,7 +150,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const config = loadConfig();
   if (commandLine.command === 'backup') {
-    process.stdout.write((await runBackup(config, commandLine.target)) + '\n');
+    process.stdout.write(terminalText(await runBackup(config, commandLine.target)) + '\n');
     return;
   }
   const seedFile = commandLine.seedFile ?? config.SHORTLINK_SEED_FILE;
@@ -183,8 +185,8 @@ async function main(argv: string[]): Promise<void> {
       const targetSeedFile = targetsSeedFile(config, seedFile) ? seedFile : undefined;
       lines.push(await rotationNote(target, organizationId, targetSeedFile));
     }
-    // An empty listing prints nothing, not an empty line.
-    if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n');
+    // An empty listing prints nothing, not an empty line. Names are the members' own text.
+    if (lines.length > 0) process.stdout.write(lines.map(terminalText).join('\n') + '\n');
   } finally {
     await target.close();
   }
@@ -192,7 +194,11 @@ async function main(argv: string[]): Promise<void> {
 
 if (require.main === module) {
   main(process.argv.slice(2)).catch((error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
+    // A refusal may repeat what was typed or stored; the usage after it is the CLI's own text.
+    const message =
+      error instanceof UsageError
+        ? `${terminalText(error.problem)}\n\n${USAGE}`
+        : terminalText(error instanceof Error ? error.message : String(error));
     process.stderr.write(`admin: ${message}\n`);
     process.exit(error instanceof ProvisioningError ? 2 : 1);
   });

@@ -6,7 +6,7 @@
 
 /** After a rotation in the store (DATA_DIR or MONGODB_URI). */
 export const rotatedInStore = (organizationId: string, keyHash: string) =>
-  `the old key no longer works (a running server may take it for IDENTITY_CACHE_TTL_SECONDS more). If a server applies a seed file listing organization ${organizationId}, set its secret_key_sha256 there to ${keyHash}, or that server's next start restores the old key`;
+  `the old key no longer works (a running server may take it for CHANGE_PROPAGATION_SECONDS more). If a server applies a seed file listing organization ${organizationId}, set its secret_key_sha256 there to ${keyHash}, or that server's next start restores the old key`;
 
 /** After a rotation in a seed file: the server takes it when it applies the file. */
 export const rotatedInSeedFile = (seedFile: string) =>

@@ -42,7 +42,10 @@ export async function requireOrganization(store: Store, organizationId: string):
 
 const shortUrlOf = (link: LinkRecord) => `${link.scheme}://${link.domain}/${link.alias}`;
 
-/** Prints one line; a promise when the output is full (a pipe), resolved once it drains. */
+/**
+ * Prints one line, escaped for the terminal (terminal-text.ts); a promise when the output is full
+ * (a pipe), resolved once it drains.
+ */
 export type PrintLine = (line: string) => void | Promise<void>;
 
 /** A link command read from its command line, ready to run on a store. */

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { ProvisioningError } from '../provisioning/provisioning-error';
@@ -92,11 +92,22 @@ export async function readCheckpoint(path: string): Promise<RescanCheckpoint | n
   return parsed.data;
 }
 
-/** Fails before any work when the checkpoint could not be saved: its folder is missing. */
+/**
+ * Fails before any work when the checkpoint could not be read or saved: its folder is missing or
+ * is a file, or the path names a directory (`--checkpoint .`), a mistake the person corrects.
+ */
 export function checkCheckpointFolder(path: string): void {
   const folder = dirname(path);
   if (!existsSync(folder)) {
     throw new ProvisioningError(`the checkpoint's folder ${folder} does not exist`);
+  }
+  if (!statSync(folder).isDirectory()) {
+    throw new ProvisioningError(`the checkpoint's folder ${folder} is not a directory`);
+  }
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    throw new ProvisioningError(
+      `the checkpoint ${path} is a directory: give --checkpoint a file's path, such as ${join(path, CHECKPOINT_FILE_NAME)}`,
+    );
   }
 }
 

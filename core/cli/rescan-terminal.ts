@@ -1,6 +1,7 @@
 import type { LinkRecord } from '../ports/link-store';
 import type { RescanReport } from './link-rescan';
 import type { RescanCounts } from './rescan-checkpoint';
+import { terminalText } from './terminal-text';
 
 /** The streams a rescan writes to: results on `out`, notes and the progress bar on `err`. */
 export interface RescanStreams {
@@ -90,9 +91,8 @@ export function createRescanTerminal(
     },
     disabled(link: LinkRecord, reason: string) {
       above(() => {
-        streams.out.write(
-          `disabled link ${link.id} ${link.scheme}://${link.domain}/${link.alias} (${reason})\n`,
-        );
+        const line = `disabled link ${link.id} ${link.scheme}://${link.domain}/${link.alias} (${reason})`;
+        streams.out.write(`${terminalText(line)}\n`);
       }, latest);
     },
     waiting(seconds) {
@@ -107,7 +107,8 @@ export function createRescanTerminal(
       draw(counts);
     },
     note(line) {
-      above(() => streams.err.write(`${line}\n`), latest);
+      // A guard's warning may quote a stored URL.
+      above(() => streams.err.write(`${terminalText(line)}\n`), latest);
     },
     finish(summary) {
       clear();

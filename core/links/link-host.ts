@@ -1,5 +1,6 @@
 import { domainToASCII } from 'node:url';
 import type { LinkScheme } from '../ports/identity-store';
+import type { LinkRecord, LinkStore } from '../ports/link-store';
 import { DEFAULT_PORTS, withoutTrailingDot } from '../url-guard/host';
 
 /**
@@ -57,4 +58,20 @@ function asciiName(name: string): string | null {
   // UTS 46 as browsers apply it: case folded, compatibility forms mapped, then punycode.
   const ascii = domainToASCII(name);
   return ascii === '' ? null : ascii;
+}
+
+/**
+ * The link `alias` names under the first of `domains` (domainCandidates) holding one of the
+ * domain's scheme: what a follow of that Host finds, read from the store candidate by candidate.
+ */
+export async function findLinkUnderHost(
+  links: LinkStore,
+  domains: readonly DomainCandidate[],
+  alias: string,
+): Promise<LinkRecord | null> {
+  for (const { domain, scheme } of domains) {
+    const link = await links.findByAlias(domain, alias);
+    if (link && (scheme === undefined || link.scheme === scheme)) return link;
+  }
+  return null;
 }

@@ -154,7 +154,10 @@ export const configSchema = z
       .default(DEFAULT_IDEMPOTENCY_LEASE_SECONDS),
     /** Found links kept in each process for following; 0 = no link cache. */
     LINK_CACHE_SIZE: entriesSetting.default(DEFAULT_LINK_CACHE_SIZE),
-    /** How long identity lookups are trusted in each process; 0 = no identity cache. */
+    /**
+     * How long identity lookups are trusted in each process, tokens and organizations at most
+     * CHANGE_PROPAGATION_SECONDS; 0 = no identity cache.
+     */
     IDENTITY_CACHE_TTL_SECONDS: nonnegativeSetting.default(DEFAULT_IDENTITY_CACHE_TTL_SECONDS),
     /**
      * Identity lookups kept in each process per kind (tokens, organizations by key and by id,
@@ -162,9 +165,9 @@ export const configSchema = z
      */
     IDENTITY_CACHE_SIZE: positiveEntriesSetting.default(DEFAULT_IDENTITY_CACHE_SIZE),
     /**
-     * The bound, in seconds, within which a link's disable or enable and an organization's
-     * deactivation reach every process and worker: cached links and organizations are trusted no
-     * longer (sooner where the store reports changes).
+     * The bound, in seconds, within which a link's disable or enable, an organization's
+     * deactivation and a token's revocation reach every process and worker: cached links,
+     * organizations and tokens are trusted no longer (sooner where the store reports changes).
      */
     CHANGE_PROPAGATION_SECONDS: positiveTimerSecondsSetting.default(
       DEFAULT_CHANGE_PROPAGATION_SECONDS,

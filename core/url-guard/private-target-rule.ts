@@ -27,11 +27,22 @@ const REFUSED_RANGES: Readonly<Record<string, string>> = {
 
 /**
  * Instance-metadata endpoints of the large clouds: AWS, GCP and Azure's address (and AWS's IPv6
- * one), Alibaba's (inside carrier-grade NAT), and GCP's names, `metadata.google.internal` and the
- * single label `metadata` that its resolvers answer. Named apart from their class for the message.
+ * one), Alibaba's (inside carrier-grade NAT), and the names that reach them without an address,
+ * as the clouds' own resolvers answer them inside an instance: GCP's `metadata.google.internal`,
+ * `metadata.goog` and single label `metadata`, AWS's `instance-data` and
+ * `instance-data.ec2.internal`, Tencent Cloud's `metadata.tencentyun.com`. A public resolver
+ * does not know them, so only this list refuses them. Named apart from their class for the
+ * message.
  */
 const CLOUD_METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200']);
-const CLOUD_METADATA_NAMES = new Set(['metadata.google.internal', 'metadata']);
+const CLOUD_METADATA_NAMES = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.tencentyun.com',
+]);
 
 const REFUSED = 'private targets are refused (ALLOW_PRIVATE_TARGETS=1 allows them)';
 

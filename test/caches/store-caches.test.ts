@@ -27,12 +27,22 @@ const TTL_SECONDS = 10;
  * `other` provisions straight on the backend, as another process (or the admin CLI) would:
  * this process's caches hear nothing of it.
  */
-async function setUp(options: { watchable?: boolean; ttlSeconds?: number; links?: number } = {}) {
+async function setUp(
+  options: {
+    watchable?: boolean;
+    ttlSeconds?: number;
+    links?: number;
+    propagationSeconds?: number;
+  } = {},
+) {
   let now = 1_000_000;
   const backend: CountingStore = countingStore(createMemoryStore(), options);
   const store: CachedStore = withCaches(backend, {
     linkCacheSize: options.links ?? 1000,
     identityTtlSeconds: options.ttlSeconds ?? TTL_SECONDS,
+    ...(options.propagationSeconds !== undefined && {
+      propagationSeconds: options.propagationSeconds,
+    }),
     now: () => now,
   });
   const here = new Provisioner(store.identities, systemClock);
@@ -97,6 +107,17 @@ describe('store port calls per create and per follow', () => {
     expect(t.backend.tally.total()).toBe(5);
   });
 
+  it('past CHANGE_PROPAGATION_SECONDS, within the TTL, a create looks its token and organization up again, not its membership or group', async () => {
+    const t = await setUp();
+    await t.caller().links.create(t.body());
+    t.advance(DEFAULT_CHANGE_PROPAGATION_SECONDS * 1000 + 1);
+    t.backend.tally.reset();
+    await t.caller().links.create(t.body({ url: 'https://example.com/b' }));
+    expect(t.backend.tally.of('identities.findUserIdByTokenHash')).toBe(1);
+    expect(t.backend.tally.of('identities.findOrganizationByKeyHash')).toBe(1);
+    expect(t.backend.tally.total()).toBe(3);
+  });
+
   it('follows a link with one lookup the first time and none after', async () => {
     const t = await setUp();
     const other = await setUp();
@@ -155,7 +176,8 @@ describe('identity changes and the cache', () => {
     {
       change: 'a token revoked elsewhere (the admin CLI)',
       code: ErrorCode.TOKEN_UNKNOWN,
-      bound: TTL_SECONDS,
+      // Tokens too: a revocation meets the bound every other change meets, not the longer TTL.
+      bound: DEFAULT_CHANGE_PROPAGATION_SECONDS,
       make: (t: Awaited<ReturnType<typeof setUp>>) => t.other.revokeToken(t.token),
     },
   ])('$change answers code $code within $bound s, not before', async ({ code, bound, make }) => {
@@ -172,6 +194,21 @@ describe('identity changes and the cache', () => {
       t.caller().links.create(t.body({ url: 'https://example.com/c' })),
     );
     expect(refused.code).toBe(code);
+  });
+
+  it('a token revoked elsewhere answers code 11 within a CHANGE_PROPAGATION_SECONDS set shorter', async () => {
+    const t = await setUp({ propagationSeconds: 2 });
+    await t.caller().links.create(t.body());
+    await t.other.revokeToken(t.token);
+    t.advance(2000 - 1);
+    await expect(
+      t.caller().links.create(t.body({ url: 'https://example.com/b' })),
+    ).resolves.toBeDefined();
+    t.advance(2);
+    const refused = await failureOf(
+      t.caller().links.create(t.body({ url: 'https://example.com/c' })),
+    );
+    expect(refused.reason).toBe('TOKEN_UNKNOWN');
   });
 
   it('a deactivation made through this process shows code 13 at once', async () => {

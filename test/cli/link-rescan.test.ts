@@ -351,6 +351,36 @@ describe('link rescan checkpoint', () => {
       rescanLinks({ ...options(guard, signal), checkpointPath: join(dir, 'no', 'where.json') }),
     ).rejects.toThrow(`the checkpoint's folder ${join(dir, 'no')} does not exist`);
   });
+
+  it('refuses a directory, or a path under a file, as a mistake to correct (exit status 2), before any check', async () => {
+    await insertLink(store, 'acme', 'l1', 'https://l1.example/');
+    const { guard, checked } = countingGuard(() => false);
+    const signal = new AbortController().signal;
+    await expect(rescanLinks({ ...options(guard, signal), checkpointPath: dir })).rejects.toThrow(
+      new ProvisioningError(
+        `the checkpoint ${dir} is a directory: give --checkpoint a file's path, such as ${join(dir, 'rescan-checkpoint.json')}`,
+      ),
+    );
+    const file = join(dir, 'plain.txt');
+    await writeFile(file, 'x');
+    await expect(
+      rescanLinks({ ...options(guard, signal), checkpointPath: join(file, 'checkpoint.json') }),
+    ).rejects.toThrow(new ProvisioningError(`the checkpoint's folder ${file} is not a directory`));
+    expect(checked).toEqual([]);
+    expect(await stateOf(1)).toBe('active');
+  });
+
+  it('says so through the command, --checkpoint naming the directory', async () => {
+    const config = loadConfig({ DATA_DIR: dir });
+    const run = runRescanCommand(
+      config,
+      store,
+      { checkpoint: dir },
+      { streams: capture().streams, signal: new AbortController().signal },
+    );
+    await expect(run).rejects.toBeInstanceOf(ProvisioningError);
+    await expect(run).rejects.toThrow(`the checkpoint ${dir} is a directory`);
+  });
 });
 
 describe('link rescan on a terminal', () => {

@@ -145,10 +145,18 @@ describe('anti-phishing rules against abuse (REST and gRPC)', () => {
     ['http://100.127.255.254/', 'a carrier-grade NAT address'],
     ['http://100.100.100.200/latest/meta-data/', 'a cloud metadata address'],
     ['http://[64:ff9b::6440:1]/', 'a carrier-grade NAT address'],
-    // GCP's metadata names.
+    // The clouds' metadata names: GCP's, AWS's, Tencent Cloud's; any case, a trailing dot.
     ['http://metadata.google.internal/computeMetadata/v1/', 'a cloud metadata name'],
     ['http://METADATA.Google.Internal./', 'a cloud metadata name'],
     ['http://metadata/computeMetadata/v1/', 'a cloud metadata name'],
+    ['http://metadata.goog/computeMetadata/v1/', 'a cloud metadata name'],
+    ['http://Metadata.GOOG./', 'a cloud metadata name'],
+    ['http://instance-data/latest/meta-data/', 'a cloud metadata name'],
+    ['http://INSTANCE-DATA./latest/meta-data/', 'a cloud metadata name'],
+    ['http://instance-data.ec2.internal/latest/meta-data/', 'a cloud metadata name'],
+    ['https://Instance-Data.EC2.Internal.:443/', 'a cloud metadata name'],
+    ['http://metadata.tencentyun.com/latest/meta-data/', 'a cloud metadata name'],
+    ['http://METADATA.TencentYun.com./', 'a cloud metadata name'],
     // IPv4-compatible (::a.b.c.d) and IPv4-translated (::ffff:0:a.b.c.d) IPv6 forms.
     ['http://[::7f00:1]/', 'a loopback address'],
     ['http://[::127.0.0.1]/', 'a loopback address'],
@@ -182,6 +190,9 @@ describe('anti-phishing rules against abuse (REST and gRPC)', () => {
     'http://[64:ff9b::808:808]/',
     'http://metadata.example.com/',
     'http://google.internal.example/',
+    'http://www.metadata.goog/',
+    'http://instance-data.example/',
+    'http://tencentyun.com/',
   ])('lets the public target %s through', async (url) => {
     expect((await outcome(served!, url)).code).toBe(0);
   });
@@ -215,6 +226,8 @@ describe('ALLOW_PRIVATE_TARGETS=1', () => {
     'http://10.0.0.5/wiki',
     'http://100.64.0.1/',
     'http://metadata.google.internal/',
+    'http://instance-data.ec2.internal/',
+    'http://metadata.tencentyun.com/',
     'http://[::7f00:1]/',
   ])('lets %s through for an intranet deployment', async (url) => {
     expect((await outcome(served!, url)).code).toBe(0);

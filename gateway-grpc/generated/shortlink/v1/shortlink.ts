@@ -2717,7 +2717,10 @@ export const ShortLinkServiceService = {
   },
   /**
    * Resolves a short link by its link domain and alias, for following it. Public: following a
-   * short link needs no credentials, so no token is required, and no rate limit applies.
+   * short link needs no credentials, so no token is required, and no rate limit applies. The
+   * answer holds only what a follow shows and naming the link says: short_url, url, domain,
+   * alias and redirect_type; id is 0, state unspecified, and the group and times are unset
+   * (GetShortLink gives them to a member).
    * Errors: NOT_FOUND (24) when there is no such link; FAILED_PRECONDITION (28, reason
    * "LINK_DISABLED") when the link must not be followed: it is disabled, its organization is
    * inactive, or its target now fails the local anti-phishing rules (the same answer for each).
@@ -2855,7 +2858,10 @@ export interface ShortLinkServiceServer extends UntypedServiceImplementation {
   createShortLink: handleUnaryCall<CreateShortLinkRequest, CreateShortLinkResponse>;
   /**
    * Resolves a short link by its link domain and alias, for following it. Public: following a
-   * short link needs no credentials, so no token is required, and no rate limit applies.
+   * short link needs no credentials, so no token is required, and no rate limit applies. The
+   * answer holds only what a follow shows and naming the link says: short_url, url, domain,
+   * alias and redirect_type; id is 0, state unspecified, and the group and times are unset
+   * (GetShortLink gives them to a member).
    * Errors: NOT_FOUND (24) when there is no such link; FAILED_PRECONDITION (28, reason
    * "LINK_DISABLED") when the link must not be followed: it is disabled, its organization is
    * inactive, or its target now fails the local anti-phishing rules (the same answer for each).
@@ -2938,7 +2944,10 @@ export interface ShortLinkServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Resolves a short link by its link domain and alias, for following it. Public: following a
-   * short link needs no credentials, so no token is required, and no rate limit applies.
+   * short link needs no credentials, so no token is required, and no rate limit applies. The
+   * answer holds only what a follow shows and naming the link says: short_url, url, domain,
+   * alias and redirect_type; id is 0, state unspecified, and the group and times are unset
+   * (GetShortLink gives them to a member).
    * Errors: NOT_FOUND (24) when there is no such link; FAILED_PRECONDITION (28, reason
    * "LINK_DISABLED") when the link must not be followed: it is disabled, its organization is
    * inactive, or its target now fails the local anti-phishing rules (the same answer for each).
