@@ -29,6 +29,7 @@ import {
 } from '../idempotency/idempotency-defaults';
 import { DEFAULT_LINK_DOMAINS_REFRESH_SECONDS } from '../links/link-domain-directory';
 import { DEFAULT_ID_BLOCK_SIZE, MAX_ID_BLOCK_SIZE } from '../adapters/mongodb/block-id-allocator';
+import { DEFAULT_MONGODB_TIMEOUT_MS } from '../adapters/mongodb/operation-deadline';
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
@@ -96,6 +97,12 @@ export const configSchema = z
         `must be at most ${MAX_ID_BLOCK_SIZE} (a stopped process loses the rest of its block)`,
       )
       .default(DEFAULT_ID_BLOCK_SIZE),
+    /**
+     * The longest one MongoDB call of a request (a store or limiter call, with its round trips)
+     * waits before the request answers 23; 0: no bound but the driver's server-selection (5 s)
+     * and socket (10 s) timeouts.
+     */
+    MONGODB_TIMEOUT_MS: timerMsSetting.default(DEFAULT_MONGODB_TIMEOUT_MS),
     /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
     DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
     /** Redis for the shared rate limits (one server, a Cluster, or Sentinels; adapters/redis/). */

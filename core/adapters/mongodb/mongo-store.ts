@@ -15,6 +15,7 @@ import { MongoIdSequence } from './mongo-id-sequence';
 import { MongoIdempotencyStore } from './mongo-idempotency-store';
 import { MongoIdentityStore } from './mongo-identity-store';
 import { MongoLinkStore } from './mongo-link-store';
+import { withDeadline, withinDeadline } from './operation-deadline';
 
 export const MONGO_STORE_KIND = 'mongodb';
 
@@ -35,6 +36,8 @@ export interface MongoStoreOptions {
   dbName?: string;
   /** Link ids reserved per counter update (ID_BLOCK_SIZE; default DEFAULT_ID_BLOCK_SIZE). */
   idBlockSize?: number;
+  /** The longest one store call waits (MONGODB_TIMEOUT_MS; absent or 0: unbounded). */
+  operationTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -43,6 +46,11 @@ export interface MongoStoreSettings {
   logger?: Logger;
   /** Link ids reserved per counter update (default DEFAULT_ID_BLOCK_SIZE). */
   idBlockSize?: number;
+  /**
+   * The longest one store call (a port method, with every round trip it makes) waits before it
+   * fails with BackendUnavailableError (MONGODB_TIMEOUT_MS; absent or 0: unbounded).
+   */
+  operationTimeoutMs?: number;
 }
 
 export function isMongoStore(store: Store): store is MongoStore {
@@ -68,26 +76,39 @@ export function mongoStoreOn(
 ): MongoStore {
   const logger = settings.logger ?? silentLogger;
   const operationTime = () => serverOperationTime(db);
+  const bound = <T extends object>(port: T, name: string) =>
+    withDeadline(port, settings.operationTimeoutMs ?? 0, name);
   return {
     kind: MONGO_STORE_KIND,
     client,
     db,
-    identities: new MongoIdentityStore(db),
-    links: new MongoLinkStore(
-      db.collection(COLLECTIONS.links),
-      new MongoIdSequence(db.collection(COLLECTIONS.counters), settings.idBlockSize),
-      db.collection(COLLECTIONS.linkHistory),
-      db.collection(COLLECTIONS.idempotency),
+    identities: bound(new MongoIdentityStore(db), 'identities'),
+    links: bound(
+      new MongoLinkStore(
+        db.collection(COLLECTIONS.links),
+        new MongoIdSequence(db.collection(COLLECTIONS.counters), settings.idBlockSize),
+        db.collection(COLLECTIONS.linkHistory),
+        db.collection(COLLECTIONS.idempotency),
+      ),
+      'links',
     ),
-    idempotency: new MongoIdempotencyStore(
-      db.collection(COLLECTIONS.idempotency),
-      db.collection(COLLECTIONS.links),
+    idempotency: bound(
+      new MongoIdempotencyStore(
+        db.collection(COLLECTIONS.idempotency),
+        db.collection(COLLECTIONS.links),
+      ),
+      'idempotency',
     ),
     watchIdentityChanges: (listener) =>
       watchIdentityChanges(db, listener, { logger, operationTime }),
     watchLinkChanges: (listener) =>
       watchLinkChanges(db.collection(COLLECTIONS.links), listener, { logger, operationTime }),
-    ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
+    ping: () =>
+      withinDeadline(
+        onMongo('ping', () => db.command({ ping: 1 })),
+        settings.operationTimeoutMs ?? 0,
+        'ping',
+      ).then(() => undefined),
     // Each write has answered per the collection's write concern.
     flush: () => Promise.resolve(),
     close: () => (closeClient ? client.close() : Promise.resolve()),
@@ -149,5 +170,8 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Mong
   return mongoStoreOn(client, db, true, {
     logger,
     ...(options.idBlockSize !== undefined && { idBlockSize: options.idBlockSize }),
+    ...(options.operationTimeoutMs !== undefined && {
+      operationTimeoutMs: options.operationTimeoutMs,
+    }),
   });
 }
