@@ -43,6 +43,12 @@ export class CachedIdentityStore implements IdentityStore {
        * following its links within the change propagation bound.
        */
       organizationTtlMs?: number;
+      /**
+       * How long past its time an organization is still answered while the store cannot answer
+       * (ms; 0: never), so its links are followed through an election; see LookupCache. Tokens,
+       * memberships and groups serve creates, which need the store anyway: never stale.
+       */
+      organizationStaleIfErrorMs?: number;
       now?: () => number;
       /** Entries kept per lookup kind (IDENTITY_CACHE_SIZE); the least recently used go first. */
       maxEntries?: number;
@@ -53,7 +59,11 @@ export class CachedIdentityStore implements IdentityStore {
       ttlMs: options.ttlMs,
       ...(options.now ? { now: options.now } : {}),
     };
-    const organizationShape = { ...shape, ttlMs: options.organizationTtlMs ?? options.ttlMs };
+    const organizationShape = {
+      ...shape,
+      ttlMs: options.organizationTtlMs ?? options.ttlMs,
+      staleIfErrorMs: options.organizationStaleIfErrorMs ?? 0,
+    };
     this.tokens = new LookupCache(shape);
     this.organizationsByKey = new LookupCache(organizationShape);
     this.organizationsById = new LookupCache(organizationShape);

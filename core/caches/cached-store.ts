@@ -10,6 +10,12 @@ export { DEFAULT_IDENTITY_CACHE_SIZE };
  * every process (CHANGE_PROPAGATION_SECONDS): nothing cached about them is trusted longer.
  */
 export const DEFAULT_CHANGE_PROPAGATION_SECONDS = 5;
+/**
+ * How long past CHANGE_PROPAGATION_SECONDS a cached link and its organization are still followed
+ * while the store cannot answer (STALE_IF_ERROR_SECONDS): an election (about 12 s) and short
+ * outages pass unnoticed by followers.
+ */
+export const DEFAULT_STALE_IF_ERROR_SECONDS = 60;
 
 export interface CacheOptions {
   /** Found links kept for following; 0 turns the link cache off. */
@@ -23,6 +29,13 @@ export interface CacheOptions {
    * DEFAULT_CHANGE_PROPAGATION_SECONDS): a change made by another process is seen within it.
    */
   propagationSeconds?: number;
+  /**
+   * How long past `propagationSeconds` a cached link or organization is still answered while the
+   * store fails with BackendUnavailableError (default 0: never; the service's default is
+   * DEFAULT_STALE_IF_ERROR_SECONDS). A change this process did not hear of may go unseen that
+   * much longer, during the outage only.
+   */
+  staleIfErrorSeconds?: number;
   /** Monotonic milliseconds for the TTL (tests inject a clock). */
   now?: () => number;
 }
@@ -43,12 +56,14 @@ export interface CachedStore extends Store {
 export function withCaches(backend: Store, options: CacheOptions): CachedStore {
   const propagationMs = (options.propagationSeconds ?? DEFAULT_CHANGE_PROPAGATION_SECONDS) * 1000;
   const now = options.now ? { now: options.now } : {};
+  const staleIfErrorMs = (options.staleIfErrorSeconds ?? 0) * 1000;
   const watches: ChangeWatch[] = [];
   let links = backend.links;
   if (options.linkCacheSize > 0) {
     const cached = new CachedLinkStore(backend.links, {
       maxEntries: options.linkCacheSize,
       ttlMs: propagationMs,
+      staleIfErrorMs,
       ...now,
     });
     links = cached;
@@ -63,6 +78,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     const cached = new CachedIdentityStore(backend.identities, {
       ttlMs: options.identityTtlSeconds * 1000,
       organizationTtlMs: Math.min(options.identityTtlSeconds * 1000, propagationMs),
+      organizationStaleIfErrorMs: staleIfErrorMs,
       maxEntries: options.identityCacheSize ?? DEFAULT_IDENTITY_CACHE_SIZE,
       ...now,
     });

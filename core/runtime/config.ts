@@ -20,6 +20,7 @@ import {
   DEFAULT_IDENTITY_CACHE_SIZE,
   DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
   DEFAULT_LINK_CACHE_SIZE,
+  DEFAULT_STALE_IF_ERROR_SECONDS,
 } from '../caches/cached-store';
 import {
   DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
@@ -176,6 +177,12 @@ export const configSchema = z
     CHANGE_PROPAGATION_SECONDS: positiveTimerSecondsSetting.default(
       DEFAULT_CHANGE_PROPAGATION_SECONDS,
     ),
+    /**
+     * How long past CHANGE_PROPAGATION_SECONDS a cached link and its organization are still
+     * followed while the store cannot answer (an election, an outage); 0: never. A link disabled
+     * elsewhere just before an outage may redirect that much longer.
+     */
+    STALE_IF_ERROR_SECONDS: nonnegativeSetting.default(DEFAULT_STALE_IF_ERROR_SECONDS),
     /** With REDIS_URL listing sentinels: the name of the master they watch. */
     REDIS_SENTINEL_NAME: optionalText,
 
