@@ -1,4 +1,5 @@
-import type { ChangeWatch, Store } from '../ports/store';
+import type { NamedChangeWatch } from '../metrics/shortlink-metrics';
+import type { Store } from '../ports/store';
 import { CachedIdentityStore, DEFAULT_IDENTITY_CACHE_SIZE } from './cached-identity-store';
 import { CachedLinkStore } from './cached-link-store';
 
@@ -43,6 +44,8 @@ export interface CacheOptions {
 /** A store with the caches in front; `backend` is the store underneath, unchanged. */
 export interface CachedStore extends Store {
   readonly backend: Store;
+  /** The backend's change streams the caches follow (none where it reports no changes). */
+  readonly changeWatches: readonly NamedChangeWatch[];
 }
 
 /**
@@ -57,7 +60,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
   const propagationMs = (options.propagationSeconds ?? DEFAULT_CHANGE_PROPAGATION_SECONDS) * 1000;
   const now = options.now ? { now: options.now } : {};
   const staleIfErrorMs = (options.staleIfErrorSeconds ?? 0) * 1000;
-  const watches: ChangeWatch[] = [];
+  const watches: NamedChangeWatch[] = [];
   let links = backend.links;
   if (options.linkCacheSize > 0) {
     const cached = new CachedLinkStore(backend.links, {
@@ -71,7 +74,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
       if (change === 'all') cached.invalidateAll();
       else cached.invalidate(change.domain, change.alias);
     });
-    if (watch) watches.push(watch);
+    if (watch) watches.push({ stream: 'link', watch });
   }
   let identities = backend.identities;
   if (options.identityTtlSeconds > 0) {
@@ -84,11 +87,12 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     });
     identities = cached;
     const watch = backend.watchIdentityChanges?.((change) => cached.invalidate(change));
-    if (watch) watches.push(watch);
+    if (watch) watches.push({ stream: 'identity', watch });
   }
   return {
     kind: backend.kind,
     backend,
+    changeWatches: watches,
     identities,
     links,
     // Idempotency records change on every keyed request: never cached.
@@ -96,7 +100,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     ping: () => backend.ping(),
     flush: () => backend.flush(),
     close: async () => {
-      await Promise.all(watches.map((watch) => watch.close()));
+      await Promise.all(watches.map(({ watch }) => watch.close()));
       await backend.close();
     },
   };
