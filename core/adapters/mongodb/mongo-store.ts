@@ -5,7 +5,7 @@ import type { Store } from '../../ports/store';
 import { messageOf } from '../../errors/message-of';
 import { isBackendUnavailable, onMongo } from './backend-errors';
 import { databaseNameFromUri, mongoClientOptions } from './connection-options';
-import { COLLECTIONS } from './documents';
+import { COLLECTIONS, type IdempotencyDocument, type LinkDocument } from './documents';
 import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
 import { ensureIndexes } from './indexes';
 import { watchIdentityChanges } from './identity-change-stream';
@@ -76,6 +76,13 @@ export function mongoStoreOn(
 ): MongoStore {
   const logger = settings.logger ?? silentLogger;
   const operationTime = () => serverOperationTime(db);
+  // Links, ids and idempotency records are acknowledged by a majority whatever the URI says
+  // (`?w=1` sets only the client's default, which a collection's own write concern overrides):
+  // an acknowledged link must survive a failover, and an id block or a claim lost in a rollback
+  // would hand an id or a key out twice.
+  const durable = { writeConcern: { w: 'majority' } } as const;
+  const links = db.collection<LinkDocument>(COLLECTIONS.links, durable);
+  const idempotency = db.collection<IdempotencyDocument>(COLLECTIONS.idempotency, durable);
   const bound = <T extends object>(port: T, name: string) =>
     withDeadline(port, settings.operationTimeoutMs ?? 0, name);
   return {
@@ -85,20 +92,14 @@ export function mongoStoreOn(
     identities: bound(new MongoIdentityStore(db), 'identities'),
     links: bound(
       new MongoLinkStore(
-        db.collection(COLLECTIONS.links),
-        new MongoIdSequence(db.collection(COLLECTIONS.counters), settings.idBlockSize),
-        db.collection(COLLECTIONS.linkHistory),
-        db.collection(COLLECTIONS.idempotency),
+        links,
+        new MongoIdSequence(db.collection(COLLECTIONS.counters, durable), settings.idBlockSize),
+        db.collection(COLLECTIONS.linkHistory, durable),
+        idempotency,
       ),
       'links',
     ),
-    idempotency: bound(
-      new MongoIdempotencyStore(
-        db.collection(COLLECTIONS.idempotency),
-        db.collection(COLLECTIONS.links),
-      ),
-      'idempotency',
-    ),
+    idempotency: bound(new MongoIdempotencyStore(idempotency, links), 'idempotency'),
     watchIdentityChanges: (listener) =>
       watchIdentityChanges(db, listener, { logger, operationTime }),
     watchLinkChanges: (listener) =>
