@@ -44,6 +44,12 @@ export class CachedIdentityStore implements IdentityStore {
        * process within the change propagation bound, as a link's disable does.
        */
       propagationTtlMs?: number;
+      /**
+       * How long past its time an organization is still answered while the store cannot answer
+       * (ms; 0: never), so its links are followed through an election; see LookupCache. Tokens,
+       * memberships and groups serve creates, which need the store anyway: never stale.
+       */
+      organizationStaleIfErrorMs?: number;
       now?: () => number;
       /** Entries kept per lookup kind (IDENTITY_CACHE_SIZE); the least recently used go first. */
       maxEntries?: number;
@@ -56,8 +62,12 @@ export class CachedIdentityStore implements IdentityStore {
     };
     const revocableShape = { ...shape, ttlMs: options.propagationTtlMs ?? options.ttlMs };
     this.tokens = new LookupCache(revocableShape);
-    this.organizationsByKey = new LookupCache(revocableShape);
-    this.organizationsById = new LookupCache(revocableShape);
+    const organizationShape = {
+      ...revocableShape,
+      staleIfErrorMs: options.organizationStaleIfErrorMs ?? 0,
+    };
+    this.organizationsByKey = new LookupCache(organizationShape);
+    this.organizationsById = new LookupCache(organizationShape);
     this.memberships = new LookupCache(shape);
     this.groups = new LookupCache(shape);
   }

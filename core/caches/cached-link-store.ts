@@ -20,6 +20,11 @@ interface LinkCacheOptions {
    * (a disable, an enable) is seen here when no change stream tells of it sooner.
    */
   ttlMs: number;
+  /**
+   * How long past `ttlMs` a link is still followed while the store cannot answer (ms; 0: never):
+   * see LookupCache.
+   */
+  staleIfErrorMs?: number;
   /** Monotonic milliseconds for the TTL (tests inject a clock). */
   now?: () => number;
 }
@@ -41,6 +46,7 @@ export class CachedLinkStore implements LinkStore {
     this.cache = new LookupCache({
       max: options.maxEntries,
       ttlMs: options.ttlMs,
+      staleIfErrorMs: options.staleIfErrorMs ?? 0,
       ...(options.now ? { now: options.now } : {}),
     });
   }

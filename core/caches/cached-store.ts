@@ -1,4 +1,5 @@
-import type { ChangeWatch, Store } from '../ports/store';
+import type { NamedChangeWatch } from '../metrics/shortlink-metrics';
+import type { Store } from '../ports/store';
 import { CachedIdentityStore, DEFAULT_IDENTITY_CACHE_SIZE } from './cached-identity-store';
 import { CachedLinkStore } from './cached-link-store';
 
@@ -11,6 +12,12 @@ export { DEFAULT_IDENTITY_CACHE_SIZE };
  * trusted longer.
  */
 export const DEFAULT_CHANGE_PROPAGATION_SECONDS = 5;
+/**
+ * How long past CHANGE_PROPAGATION_SECONDS a cached link and its organization are still followed
+ * while the store cannot answer (STALE_IF_ERROR_SECONDS): an election (about 12 s) and short
+ * outages pass unnoticed by followers.
+ */
+export const DEFAULT_STALE_IF_ERROR_SECONDS = 60;
 
 export interface CacheOptions {
   /** Found links kept for following; 0 turns the link cache off. */
@@ -27,6 +34,13 @@ export interface CacheOptions {
    * DEFAULT_CHANGE_PROPAGATION_SECONDS): a change made by another process is seen within it.
    */
   propagationSeconds?: number;
+  /**
+   * How long past `propagationSeconds` a cached link or organization is still answered while the
+   * store fails with BackendUnavailableError (default 0: never; the service's default is
+   * DEFAULT_STALE_IF_ERROR_SECONDS). A change this process did not hear of may go unseen that
+   * much longer, during the outage only.
+   */
+  staleIfErrorSeconds?: number;
   /** Monotonic milliseconds for the TTL (tests inject a clock). */
   now?: () => number;
 }
@@ -34,6 +48,8 @@ export interface CacheOptions {
 /** A store with the caches in front; `backend` is the store underneath, unchanged. */
 export interface CachedStore extends Store {
   readonly backend: Store;
+  /** The backend's change streams the caches follow (none where it reports no changes). */
+  readonly changeWatches: readonly NamedChangeWatch[];
 }
 
 /**
@@ -47,12 +63,14 @@ export interface CachedStore extends Store {
 export function withCaches(backend: Store, options: CacheOptions): CachedStore {
   const propagationMs = (options.propagationSeconds ?? DEFAULT_CHANGE_PROPAGATION_SECONDS) * 1000;
   const now = options.now ? { now: options.now } : {};
-  const watches: ChangeWatch[] = [];
+  const staleIfErrorMs = (options.staleIfErrorSeconds ?? 0) * 1000;
+  const watches: NamedChangeWatch[] = [];
   let links = backend.links;
   if (options.linkCacheSize > 0) {
     const cached = new CachedLinkStore(backend.links, {
       maxEntries: options.linkCacheSize,
       ttlMs: propagationMs,
+      staleIfErrorMs,
       ...now,
     });
     links = cached;
@@ -60,23 +78,25 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
       if (change === 'all') cached.invalidateAll();
       else cached.invalidate(change.domain, change.alias);
     });
-    if (watch) watches.push(watch);
+    if (watch) watches.push({ stream: 'link', watch });
   }
   let identities = backend.identities;
   if (options.identityTtlSeconds > 0) {
     const cached = new CachedIdentityStore(backend.identities, {
       ttlMs: options.identityTtlSeconds * 1000,
       propagationTtlMs: Math.min(options.identityTtlSeconds * 1000, propagationMs),
+      organizationStaleIfErrorMs: staleIfErrorMs,
       maxEntries: options.identityCacheSize ?? DEFAULT_IDENTITY_CACHE_SIZE,
       ...now,
     });
     identities = cached;
     const watch = backend.watchIdentityChanges?.((change) => cached.invalidate(change));
-    if (watch) watches.push(watch);
+    if (watch) watches.push({ stream: 'identity', watch });
   }
   return {
     kind: backend.kind,
     backend,
+    changeWatches: watches,
     identities,
     links,
     // Idempotency records change on every keyed request: never cached.
@@ -84,7 +104,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     ping: () => backend.ping(),
     flush: () => backend.flush(),
     close: async () => {
-      await Promise.all(watches.map((watch) => watch.close()));
+      await Promise.all(watches.map(({ watch }) => watch.close()));
       await backend.close();
     },
   };

@@ -1,10 +1,16 @@
 import { LRUCache } from 'lru-cache';
+import { BackendUnavailableError } from '../errors/shortlink-error';
 
 export interface LookupCacheOptions {
   /** The most entries kept; the least recently used go first. */
   max: number;
   /** How long an entry is trusted (ms); absent = until evicted or invalidated. */
   ttlMs?: number;
+  /**
+   * How long past `ttlMs` an entry is still answered when its lookup fails with
+   * BackendUnavailableError (ms; STALE_IF_ERROR_SECONDS; absent or 0: never). Only with `ttlMs`.
+   */
+  staleIfErrorMs?: number;
   /** Monotonic milliseconds (tests inject a clock); default performance.now(). */
   now?: () => number;
 }
@@ -16,40 +22,67 @@ interface InFlight<V> {
   vetoes: Array<(value: V) => boolean>;
 }
 
+/** A kept value and the moment (on the cache's clock) until which it is answered without a lookup. */
+interface Entry<V> {
+  value: V;
+  freshUntil: number;
+}
+
 /**
  * A bounded cache of found results in front of a lookup. Only found results are kept: a miss is
  * asked again next time, so something created a moment ago is found at once. Concurrent misses
  * for one key share one lookup. A lookup in flight when its key is invalidated still answers its
  * callers, but its result is not kept (it may predate the change), and later callers start a new
  * one; see deleteWhere for invalidations by value.
+ *
+ * Stale if error: an entry past `ttlMs` whose lookup fails with BackendUnavailableError (the
+ * store cannot answer: an election, an outage) is answered instead of the failure, for up to
+ * `staleIfErrorMs` past its time, and then counts as fresh for another `ttlMs`, so an outage
+ * costs one waiting lookup per key per period rather than one per request. An entry invalidated
+ * (deleted, deleteWhere, clear) is gone, never answered stale.
  */
 export class LookupCache<V extends NonNullable<unknown>> {
-  private readonly values: LRUCache<string, V>;
+  private readonly values: LRUCache<string, Entry<V>>;
   private readonly pending = new Map<string, InFlight<V>>();
+  private readonly ttlMs: number;
+  private readonly now: () => number;
 
   constructor(options: LookupCacheOptions) {
-    const now = options.now;
-    this.values = new LRUCache<string, V>({
+    this.now = options.now ?? (() => performance.now());
+    this.ttlMs = options.ttlMs ?? Number.POSITIVE_INFINITY;
+    // lru-cache drops an entry once it can no longer be answered even stale: past both bounds.
+    const keptMs =
+      options.ttlMs === undefined ? undefined : options.ttlMs + (options.staleIfErrorMs ?? 0);
+    this.values = new LRUCache<string, Entry<V>>({
       max: options.max,
-      ...(options.ttlMs === undefined ? {} : { ttl: options.ttlMs, ttlResolution: 0 }),
-      ...(now ? { perf: { now } } : {}),
+      ...(keptMs === undefined ? {} : { ttl: keptMs, ttlResolution: 0 }),
+      perf: { now: this.now },
     });
   }
 
   get(key: string, load: () => Promise<V | null>): Promise<V | null> {
-    const hit = this.values.get(key);
-    if (hit !== undefined) return Promise.resolve(hit);
+    const entry = this.values.get(key);
+    if (entry !== undefined && this.now() < entry.freshUntil) return Promise.resolve(entry.value);
     const shared = this.pending.get(key);
     if (shared) return this.join(key, shared, load);
     const flight: InFlight<V> = { lookup: Promise.resolve(null), vetoes: [] };
     flight.lookup = load()
-      .then((value) => {
-        const current = this.pending.get(key) === flight;
-        if (value !== null && current && !flight.vetoes.some((vetoed) => vetoed(value))) {
-          this.values.set(key, value);
-        }
-        return value;
-      })
+      .then(
+        (value) => {
+          const current = this.pending.get(key) === flight;
+          if (value !== null && current && !flight.vetoes.some((vetoed) => vetoed(value))) {
+            this.keep(key, value);
+          }
+          return value;
+        },
+        (error: unknown) => {
+          // Read again now: an invalidation while the lookup ran removed what may be answered.
+          const stale = this.values.get(key);
+          if (!(error instanceof BackendUnavailableError) || stale === undefined) throw error;
+          stale.freshUntil = this.now() + this.ttlMs;
+          return stale.value;
+        },
+      )
       .finally(() => {
         if (this.pending.get(key) === flight) this.pending.delete(key);
       });
@@ -71,14 +104,19 @@ export class LookupCache<V extends NonNullable<unknown>> {
     return this.get(key, load);
   }
 
-  /** The value kept for `key`, if any: never a lookup. */
+  /** The fresh value kept for `key`, if any: never a lookup. */
   known(key: string): V | undefined {
-    return this.values.get(key);
+    const entry = this.values.get(key);
+    return entry !== undefined && this.now() < entry.freshUntil ? entry.value : undefined;
   }
 
   /** Keeps a value known without a lookup (e.g. a link just inserted). */
   set(key: string, value: V): void {
-    this.values.set(key, value);
+    this.keep(key, value);
+  }
+
+  private keep(key: string, value: V): void {
+    this.values.set(key, { value, freshUntil: this.now() + this.ttlMs });
   }
 
   delete(key: string): void {
@@ -94,8 +132,8 @@ export class LookupCache<V extends NonNullable<unknown>> {
    */
   deleteWhere(matches: (value: V) => boolean): void {
     const picked: string[] = [];
-    this.values.forEach((value, key) => {
-      if (matches(value)) picked.push(key);
+    this.values.forEach((entry, key) => {
+      if (matches(entry.value)) picked.push(key);
     });
     for (const key of picked) this.values.delete(key);
     for (const flight of this.pending.values()) flight.vetoes.push(matches);

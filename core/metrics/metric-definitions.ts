@@ -86,6 +86,16 @@ export const GAUGES = {
     help: 'Reputation lookups waiting for a free slot under the quota and concurrency limits.',
     labelNames: [],
   },
+  changeStreamState: {
+    name: 'shortlink_change_stream_state',
+    help: 'Each change stream the caches follow (link, identity), by state: 1 for the current one (open: following changes; failed: waiting to reopen; unavailable: none possible, the caches rely on their TTLs), 0 for the others.',
+    labelNames: ['stream', 'state'],
+  },
+  changeStreamLag: {
+    name: 'shortlink_change_stream_lag_seconds',
+    help: 'Seconds between when the last change a change stream delivered was made on the server (its wall time, else its oplog time) and when this process heard it.',
+    labelNames: ['stream'],
+  },
   redisLimiterState: {
     name: 'shortlink_redis_limiter_state',
     help: 'Where the Redis rate limiters count: 1 for the current state (shared in Redis, or fallback per process), 0 for the other.',

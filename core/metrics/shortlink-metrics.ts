@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { LinkEvents } from '../context';
+import type { ChangeWatch, ChangeWatchStatus } from '../ports/store';
 import { ErrorCode } from '../errors/error-catalogue';
 import {
   GAUGES,
@@ -25,6 +26,17 @@ export type LimiterName = 'token' | 'auth_failures' | 'follow_misses';
 export type SafeBrowsingResult = 'cache_hit' | 'miss' | 'error' | 'throttled';
 /** Where the Redis limiters count: in Redis, or per process while Redis is away. */
 export type LimiterBackendState = 'shared' | 'fallback';
+/** A change stream the caches follow, by the name of its `stream` label. */
+export interface NamedChangeWatch {
+  stream: 'link' | 'identity';
+  watch: ChangeWatch;
+}
+/** Every value of the change streams' `state` label. */
+const CHANGE_WATCH_STATES: ReadonlyArray<ChangeWatchStatus['state']> = [
+  'open',
+  'failed',
+  'unavailable',
+];
 /** How a follow ended; the only values of the `outcome` label. */
 type FollowOutcome = 'redirect' | 'not_found' | 'gone' | 'rate_limited' | 'error';
 /** A change of a link's state, and who made it; the only values of their labels. */
@@ -231,6 +243,37 @@ export class ShortlinkMetrics {
       registers: [this.registry],
       collect() {
         this.set(queued());
+      },
+    });
+  }
+
+  /** Reports, at each scrape, each change stream's state and the lag of its last change. */
+  followChangeStreams(watches: readonly NamedChangeWatch[]): void {
+    const reporting = watches.flatMap(({ stream, watch }) => {
+      const status = watch.status?.bind(watch);
+      return status ? [{ stream, status }] : [];
+    });
+    if (reporting.length === 0) return;
+    new Gauge({
+      ...GAUGES.changeStreamState,
+      registers: [this.registry],
+      collect() {
+        for (const { stream, status } of reporting) {
+          const current = status().state;
+          for (const state of CHANGE_WATCH_STATES) {
+            this.set({ stream, state }, current === state ? 1 : 0);
+          }
+        }
+      },
+    });
+    new Gauge({
+      ...GAUGES.changeStreamLag,
+      registers: [this.registry],
+      collect() {
+        for (const { stream, status } of reporting) {
+          const { lagSeconds } = status();
+          if (lagSeconds !== undefined) this.set({ stream }, lagSeconds);
+        }
       },
     });
   }

@@ -51,8 +51,20 @@ export type IdentityChange =
 export type LinkChange = { domain: string; alias: string } | 'all';
 
 /** A running watch of the backend's changes; close() stops it. */
+/**
+ * How a watch on the backend's changes is doing: `open` (a stream follows changes), `failed`
+ * (waiting to reopen one), `unavailable` (none is possible: the caches rely on their TTLs).
+ * `lagSeconds`: how far behind the server the last change was heard (from the change's own time).
+ */
+export interface ChangeWatchStatus {
+  state: 'open' | 'failed' | 'unavailable';
+  lagSeconds?: number;
+}
+
 export interface ChangeWatch {
   close(): Promise<void>;
+  /** Optional: a watch that cannot tell says nothing. */
+  status?(): ChangeWatchStatus;
 }
 
 export type IdentityWatch = ChangeWatch;

@@ -20,6 +20,7 @@ import {
   DEFAULT_IDENTITY_CACHE_SIZE,
   DEFAULT_IDENTITY_CACHE_TTL_SECONDS,
   DEFAULT_LINK_CACHE_SIZE,
+  DEFAULT_STALE_IF_ERROR_SECONDS,
 } from '../caches/cached-store';
 import {
   DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
@@ -29,6 +30,7 @@ import {
 } from '../idempotency/idempotency-defaults';
 import { DEFAULT_LINK_DOMAINS_REFRESH_SECONDS } from '../links/link-domain-directory';
 import { DEFAULT_ID_BLOCK_SIZE, MAX_ID_BLOCK_SIZE } from '../adapters/mongodb/block-id-allocator';
+import { DEFAULT_MONGODB_TIMEOUT_MS } from '../adapters/mongodb/operation-deadline';
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
@@ -96,6 +98,12 @@ export const configSchema = z
         `must be at most ${MAX_ID_BLOCK_SIZE} (a stopped process loses the rest of its block)`,
       )
       .default(DEFAULT_ID_BLOCK_SIZE),
+    /**
+     * The longest one MongoDB call of a request (a store or limiter call, with its round trips)
+     * waits before the request answers 23; 0: no bound but the driver's server-selection (5 s)
+     * and socket (10 s) timeouts.
+     */
+    MONGODB_TIMEOUT_MS: timerMsSetting.default(DEFAULT_MONGODB_TIMEOUT_MS),
     /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
     DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
     /** Redis for the shared rate limits (one server, a Cluster, or Sentinels; adapters/redis/). */
@@ -172,6 +180,12 @@ export const configSchema = z
     CHANGE_PROPAGATION_SECONDS: positiveTimerSecondsSetting.default(
       DEFAULT_CHANGE_PROPAGATION_SECONDS,
     ),
+    /**
+     * How long past CHANGE_PROPAGATION_SECONDS a cached link and its organization are still
+     * followed while the store cannot answer (an election, an outage); 0: never. A link disabled
+     * elsewhere just before an outage may redirect that much longer.
+     */
+    STALE_IF_ERROR_SECONDS: nonnegativeSetting.default(DEFAULT_STALE_IF_ERROR_SECONDS),
     /** With REDIS_URL listing sentinels: the name of the master they watch. */
     REDIS_SENTINEL_NAME: optionalText,
 

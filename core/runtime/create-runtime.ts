@@ -109,6 +109,7 @@ export async function createRuntime(
     const urlGuard = await createUrlGuardFromConfig(config, logger, store, metrics);
     closers.push(() => urlGuard.close());
     if (metrics && limiters.backendState) metrics.followLimiterBackend(limiters.backendState);
+    metrics?.followChangeStreams(store.changeWatches);
 
     // Metrics are decorators over the ports: the procedures never know they are measured.
     const core = createCore({

@@ -59,6 +59,7 @@ export async function createLimitersFromConfig(
       authFailureLimit: config.AUTH_FAILURES_PER_MINUTE,
       followMissLimit: config.FOLLOW_MISSES_PER_MINUTE,
       trackedAddresses: config.AUTH_FAILURE_TRACKED_ADDRESSES,
+      operationTimeoutMs: config.MONGODB_TIMEOUT_MS,
     });
   }
   const createLimiter = local === 'cluster' ? createClusterRateLimiter : createMemoryRateLimiter;

@@ -19,7 +19,12 @@ export function createStoreFromConfig(
 ): Promise<Store> {
   // MongoDB has no opening write but its indexes, made sure of by every process (idempotent).
   if (config.MONGODB_URI) {
-    return createMongoStore({ uri: config.MONGODB_URI, logger, idBlockSize: config.ID_BLOCK_SIZE });
+    return createMongoStore({
+      uri: config.MONGODB_URI,
+      logger,
+      idBlockSize: config.ID_BLOCK_SIZE,
+      operationTimeoutMs: config.MONGODB_TIMEOUT_MS,
+    });
   }
   if (storeKindOf(config) === 'memory') return Promise.resolve(createMemoryStore());
   return createLmdbStore({ dataDir: config.DATA_DIR, logger, migrate, readOnly });

@@ -1,4 +1,9 @@
-import { MongoNetworkTimeoutError, MongoServerError } from 'mongodb';
+import {
+  MongoNetworkTimeoutError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoWriteConcernError,
+} from 'mongodb';
 import { BackendUnavailableError } from '../../core';
 import {
   asBackendError,
@@ -55,6 +60,49 @@ describe('MongoDB error classification', () => {
     );
     expect(isBackendUnavailable(duplicateAlias())).toBe(false);
     expect(isBackendUnavailable(new Error('bug'))).toBe(false);
+  });
+
+  it.each([
+    [50, 'MaxTimeMSExpired'],
+    [64, 'WriteConcernFailed'],
+    [100, 'UnsatisfiableWriteConcern'],
+    [262, 'ExceededTimeLimit'],
+    [11601, 'Interrupted'],
+    [11602, 'InterruptedDueToReplStateChange'],
+    [189, 'PrimarySteppedDown'],
+    [91, 'ShutdownInProgress'],
+  ])('treats the server code %i (%s) as an unavailable backend', (code, codeName) => {
+    expect(isBackendUnavailable(new MongoServerError({ code, codeName, errmsg: codeName }))).toBe(
+      true,
+    );
+  });
+
+  it('treats a write concern error (wtimeout, step-down) as an unavailable backend', () => {
+    // As the driver builds it from a reply of ok: 1 carrying a writeConcernError: the write was
+    // applied on the primary, but not acknowledged as asked.
+    const wtimeout = new MongoWriteConcernError({
+      ok: 1,
+      n: 1,
+      writeConcernError: {
+        code: 64,
+        codeName: 'WriteConcernFailed',
+        errmsg: 'waiting for replication timed out',
+        errInfo: { wtimeout: true },
+      },
+    });
+    expect(isBackendUnavailable(wtimeout)).toBe(true);
+    const codeOnlyInResult = Object.assign(
+      new MongoWriteConcernError({
+        ok: 1,
+        writeConcernError: { code: 11602, errmsg: 'operation was interrupted' },
+      }),
+      { code: undefined },
+    );
+    expect(isBackendUnavailable(codeOnlyInResult)).toBe(true);
+  });
+
+  it('treats an operation past its time limit as an unavailable backend', () => {
+    expect(isBackendUnavailable(new MongoOperationTimeoutError('Timed out'))).toBe(true);
   });
 
   it('wraps only unavailability into BackendUnavailableError, keeping the cause', () => {

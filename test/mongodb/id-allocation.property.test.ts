@@ -267,6 +267,24 @@ describe('start-up check of the id counter against the links', () => {
     await expect(checkIdCounter(links(7), counters(null))).rejects.toThrow(/seq 0\) is behind/);
   });
 
+  it('passes while another process takes a block and inserts during the check (a rolling deploy)', async () => {
+    // The other process: $inc the counter to 2000, then insert link 1500 from that block. The
+    // links read is answered after it did; the counter is read whenever it is asked.
+    const db = { seq: 1000, largestId: 1000 };
+    const linksRead = {
+      findOne: async () => {
+        await pause(2);
+        db.seq = 2000;
+        db.largestId = 1500;
+        return { _id: db.largestId };
+      },
+    } as unknown as Pick<Collection<LinkDocument>, 'findOne'>;
+    const counterRead = {
+      findOne: () => Promise.resolve({ _id: LINK_ID_COUNTER, seq: db.seq }),
+    } as unknown as Pick<Collection<CounterDocument>, 'findOne'>;
+    await expect(checkIdCounter(linksRead, counterRead)).resolves.toBeUndefined();
+  });
+
   it('reports an unreachable database as BackendUnavailableError', async () => {
     const down = {
       findOne: () => Promise.reject(new MongoNetworkError('connection refused')),

@@ -19,10 +19,18 @@ describe('link change stream (MongoDB adapter, on a fake collection)', () => {
     expect(opened.map(({ pipeline, options }) => ({ pipeline, options }))).toEqual([
       {
         pipeline: [
-          { $match: { operationType: { $ne: 'insert' } } },
+          {
+            $match: {
+              operationType: {
+                $in: ['update', 'replace', 'delete', 'drop', 'rename', 'invalidate'],
+              },
+            },
+          },
           {
             $project: {
               operationType: 1,
+              clusterTime: 1,
+              wallTime: 1,
               documentKey: 1,
               'fullDocument.domain': 1,
               'fullDocument.alias': 1,

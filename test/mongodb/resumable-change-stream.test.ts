@@ -1,4 +1,4 @@
-import type { Db, Timestamp } from 'mongodb';
+import { Timestamp, type Db } from 'mongodb';
 import {
   serverOperationTime,
   watchResumably,
@@ -114,7 +114,7 @@ describe('a change stream that fails is resumed from its last token', () => {
     const first = t.latest();
     emit(first, 'change', update(1));
     emit(first, 'change', update(2));
-    emit(first, 'error', serverError(13, 'not authorized on shortlink'));
+    emit(first, 'error', serverError(1, 'internal error'));
     expect(first.closed).toBe(true);
     await waitFor(() => t.opened.length === 2);
     expect(t.opened[1]?.options).toEqual({ fullDocument: 'updateLookup', resumeAfter: token(2) });
@@ -158,7 +158,7 @@ describe('a change stream that fails is resumed from its last token', () => {
 
   it('without any token yet, reopens from now and drops everything once, as it opens', async () => {
     const t = await setUp(20);
-    emit(t.latest(), 'error', serverError(13, 'not authorized on shortlink'));
+    emit(t.latest(), 'error', serverError(1, 'internal error'));
     expect(t.missed()).toBe(1);
     await waitFor(() => t.opened.length === 2);
     expect(t.opened[1]?.options).toEqual({
@@ -167,6 +167,74 @@ describe('a change stream that fails is resumed from its last token', () => {
     });
     expect(t.missed()).toBe(2);
     await t.watch.close();
+  });
+
+  it('backs off, doubling up to a cap, while streams fail before their first token', async () => {
+    const t = await setUp(20);
+    const openedAt: number[] = [Date.now()];
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      emit(t.latest(), 'error', serverError(1, 'internal error'));
+      await waitFor(() => t.opened.length === attempt + 1, 2000);
+      openedAt.push(Date.now());
+    }
+    const gaps = openedAt.slice(1).map((at, i) => at - openedAt[i]!);
+    // 20, 40, 80, 160 ms (the cap is far away): each wait at least the one before, doubled.
+    expect(gaps[1]!).toBeGreaterThanOrEqual(35);
+    expect(gaps[2]!).toBeGreaterThanOrEqual(75);
+    expect(gaps[3]!).toBeGreaterThanOrEqual(155);
+    // A heard token starts the count again.
+    emit(t.latest(), 'change', update(1));
+    const before = Date.now();
+    emit(t.latest(), 'error', networkError());
+    await waitFor(() => t.opened.length === 6, 2000);
+    expect(Date.now() - before).toBeLessThan(80);
+    await t.watch.close();
+  });
+
+  it('stops for good on 13 Unauthorized, logging once: the caches keep their TTL bound', async () => {
+    const t = await setUp(5);
+    emit(t.latest(), 'error', serverError(13, 'not authorized on shortlink to execute command'));
+    await pause(50);
+    expect(t.opened).toHaveLength(1);
+    expect(t.missed()).toBe(1); // the one drop of the first opening, none after
+    expect(t.watch.status?.().state).toBe('unavailable');
+    expect(t.records().map((line) => line.msg)).toEqual([
+      'test change stream not permitted (13 Unauthorized): caches rely on their TTL',
+    ]);
+  });
+});
+
+describe('what a stream reports of itself (its metrics)', () => {
+  it('is open once a stream is opened, failed while it waits to reopen, open again after', async () => {
+    const t = await setUp(30);
+    expect(t.watch.status?.()).toEqual({ state: 'open' });
+    emit(t.latest(), 'change', update(1));
+    emit(t.latest(), 'error', networkError());
+    expect(t.watch.status?.().state).toBe('failed');
+    await waitFor(() => t.opened.length === 2);
+    expect(t.watch.status?.().state).toBe('open');
+    await t.watch.close();
+  });
+
+  it('measures the lag of each event from its wallTime, else its clusterTime', async () => {
+    const t = await setUp();
+    const stream = t.latest();
+    emit(stream, 'change', { ...update(1), wallTime: new Date(Date.now() - 3_000) });
+    expect(t.watch.status?.().lagSeconds).toBeCloseTo(3, 0);
+    const seconds = Math.floor(Date.now() / 1000) - 7;
+    emit(stream, 'change', {
+      ...update(2),
+      clusterTime: new Timestamp({ t: seconds, i: 1 }),
+    });
+    expect(t.watch.status?.().lagSeconds).toBeGreaterThanOrEqual(6);
+    expect(t.watch.status?.().lagSeconds).toBeLessThan(9);
+    await t.watch.close();
+  });
+
+  it('is unavailable where change streams are unsupported', async () => {
+    const t = await setUp(1, [undefined]);
+    emit(t.latest(), 'error', serverError(40573, 'only supported on replica sets'));
+    expect(t.watch.status?.().state).toBe('unavailable');
   });
 });
 

@@ -9,17 +9,27 @@ const LOOP = {
 
 /** A store stand-in for the one method the source uses, counting calls. */
 function domainsFrom(initial: string[]) {
-  const state = { domains: initial, calls: 0, failing: false };
+  const state = { domains: initial, calls: 0, failing: false, hanging: false };
   return {
     state,
     identities: {
       listLinkDomains: () => {
         state.calls += 1;
+        if (state.hanging) return new Promise<string[]>(() => undefined);
         if (state.failing) return Promise.reject(new Error('store down'));
         return Promise.resolve([...state.domains]);
       },
     },
   };
+}
+
+/** Lets pending promise callbacks (a background reload) run. */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** What `pending` settles to within a few turns of the event loop, or 'waited'. */
+async function answersAtOnce<T>(pending: Promise<T>): Promise<T | 'waited'> {
+  const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 50));
+  return Promise.race([pending, waited]);
 }
 
 describe('own link domains (loops)', () => {
@@ -61,19 +71,33 @@ describe('own link domains (loops)', () => {
     expect(state.calls).toBe(1);
   });
 
-  it('sees a newly provisioned domain after the refresh period, or at once after invalidate()', async () => {
+  it('sees a newly provisioned domain once the reload after the period is in, or at once after invalidate()', async () => {
     const { state, source, check, advance } = setup(['acme.link']);
     expect(await check('https://new.link/x')).toEqual({ blocked: false });
     state.domains = ['acme.link', 'new.link'];
     advance(5_000);
     expect(await check('https://new.link/x')).toEqual({ blocked: false }); // still cached
     advance(5_000);
+    // The check past the period answers from the list in hand and reloads it meanwhile.
+    expect(await check('https://new.link/x')).toEqual({ blocked: false });
+    await settled();
     expect(await check('https://new.link/x')).toEqual(LOOP);
 
     state.domains = ['acme.link', 'new.link', 'newer.link'];
     source.invalidate();
     expect(await check('https://newer.link/x')).toEqual(LOOP);
     expect(state.calls).toBe(3);
+  });
+
+  it('never puts a reload on a check: a store that hangs past the period is not waited for', async () => {
+    const { state, check, advance } = setup(['acme.link']);
+    expect(await check('https://acme.link/x')).toEqual(LOOP);
+    state.hanging = true;
+    advance(10_000);
+    expect(await answersAtOnce(check('https://acme.link/x'))).toEqual(LOOP);
+    advance(10_000);
+    expect(await answersAtOnce(check('https://acme.link/y'))).toEqual(LOOP);
+    expect(state.calls).toBe(2); // the one hung reload, not one per check
   });
 
   it('keeps the last list when a reload fails, and logs it once per period', async () => {

@@ -11,6 +11,7 @@ import {
   MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
+  MongoWriteConcernError,
 } from 'mongodb';
 import { BackendUnavailableError } from '../../errors/shortlink-error';
 
@@ -26,12 +27,31 @@ const UNAVAILABLE_CLASSES = [
 ];
 
 /**
- * Server codes of a replica set in transition (no primary, stepping down, shutting down): the
- * driver retries these once; when they still surface, the database is unavailable for now.
+ * Server codes that say "not now" rather than "not this": a replica set in transition (no
+ * primary, stepping down, shutting down), a time limit passed (50 MaxTimeMSExpired, 262
+ * ExceededTimeLimit, 64 WriteConcernFailed: the majority did not acknowledge in time), an
+ * operation interrupted (11600, 11601, 11602), or a majority that cannot acknowledge at all for
+ * now (100 UnsatisfiableWriteConcern: too few data-bearing members). The driver retries some of
+ * these once; when they still surface, the database is unavailable for now (503, code 23).
  */
 const TRANSIENT_SERVER_CODES = new Set([
-  6, 7, 89, 91, 134, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436,
+  6, 7, 50, 64, 89, 91, 100, 134, 189, 262, 9001, 10107, 11600, 11601, 11602, 13435, 13436,
 ]);
+
+/**
+ * The server's code of an error: a write concern error's own when the error carries it only in
+ * its result (the driver copies it to `code`, unless the reply had a code of its own).
+ */
+function serverCodes(error: MongoServerError): number[] {
+  const codes = [Number(error.code)];
+  if (error instanceof MongoWriteConcernError) {
+    const concern: unknown = error.result['writeConcernError'];
+    if (typeof concern === 'object' && concern !== null && 'code' in concern) {
+      codes.push(Number(concern.code));
+    }
+  }
+  return codes;
+}
 
 /** Node's own network failures, e.g. the DNS lookup of a `mongodb+srv://` cluster name. */
 const NETWORK_SYSTEM_CODES = new Set([
@@ -48,7 +68,10 @@ export function isBackendUnavailable(error: unknown): boolean {
   if (UNAVAILABLE_CLASSES.some((kind) => error instanceof kind)) return true;
   const code = systemErrorCode(error);
   if (code !== undefined && NETWORK_SYSTEM_CODES.has(code)) return true;
-  if (error instanceof MongoServerError && TRANSIENT_SERVER_CODES.has(Number(error.code))) {
+  if (
+    error instanceof MongoServerError &&
+    serverCodes(error).some((code) => TRANSIENT_SERVER_CODES.has(code))
+  ) {
     return true;
   }
   return error instanceof MongoError && error.hasErrorLabel(MongoErrorLabel.ResetPool);

@@ -19,11 +19,16 @@ export async function checkIdCounter(
   links: Pick<Collection<LinkDocument>, 'findOne'>,
   counters: Pick<Collection<CounterDocument>, 'findOne'>,
 ): Promise<void> {
-  const [highest, counter] = await onMongo('id counter check', () =>
-    Promise.all([
-      links.findOne({}, { sort: { _id: -1 }, projection: { _id: 1 } }),
-      counters.findOne({ _id: LINK_ID_COUNTER }),
-    ]),
+  // The links first, then the counter: a block is taken (the counter raised) before any of its
+  // ids is inserted, so whatever a running process inserted before the links read, the counter
+  // read after it covers. Read the other way round (or at once), a process taking a block and
+  // inserting between the two reads made a healthy database look behind, refusing start-ups
+  // during a rolling deploy.
+  const highest = await onMongo('id counter check', () =>
+    links.findOne({}, { sort: { _id: -1 }, projection: { _id: 1 } }),
+  );
+  const counter = await onMongo('id counter check', () =>
+    counters.findOne({ _id: LINK_ID_COUNTER }),
   );
   const largestId = highest?._id ?? 0;
   const seq = counter?.seq ?? 0;

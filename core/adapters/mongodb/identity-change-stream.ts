@@ -13,16 +13,29 @@ const WATCHED: Readonly<Record<string, IdentityKind>> = {
 };
 
 /**
- * The identity collections' events, and the database's own end (dropped: everything goes). Only
- * what the caches need travels: the document key, and of the document as it now is (`fullDocument`,
- * looked up for updates: `updateLookup`) the fields a cached lookup is keyed by: an organization's
- * key hash, a token's hash, a membership's user and organization, a group's organization and API id.
+ * What changes a cached identity: no insert (no cache keeps a miss, so a new document concerns
+ * none), every other change of a document or of its collection.
+ */
+const CHANGING_OPERATIONS = ['update', 'replace', 'delete', 'drop', 'rename'];
+
+/**
+ * The identity collections' changes, and the database's own end (dropped: everything goes). The
+ * stream watches the database, so its `$match` comes first, where the server applies it before
+ * anything leaves it: the writes of every other collection (link inserts above all) and every
+ * insert stay on the server. Only what the caches need travels: the document key, the event's
+ * times (for the lag metric), and of the document as it now is (`fullDocument`, looked up for
+ * updates: `updateLookup`, which an organization's key rotation needs) the fields a cached lookup
+ * is keyed by: an organization's key hash, a token's hash, a membership's user and organization,
+ * a group's organization and API id.
  */
 export const IDENTITY_PIPELINE: Document[] = [
   {
     $match: {
       $or: [
-        { 'ns.coll': { $in: Object.keys(WATCHED) } },
+        {
+          'ns.coll': { $in: Object.keys(WATCHED) },
+          operationType: { $in: CHANGING_OPERATIONS },
+        },
         { operationType: { $in: ['dropDatabase', 'invalidate'] } },
       ],
     },
@@ -30,6 +43,8 @@ export const IDENTITY_PIPELINE: Document[] = [
   {
     $project: {
       operationType: 1,
+      clusterTime: 1,
+      wallTime: 1,
       ns: 1,
       documentKey: 1,
       'fullDocument.keyHash': 1,

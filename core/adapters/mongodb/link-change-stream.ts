@@ -5,16 +5,24 @@ import type { LinkDocument } from './documents';
 import { watchResumably, type WatchedEvent } from './resumable-change-stream';
 
 /**
- * Every event of `links` but inserts: a new link is in no cache (misses are never kept), and
- * inserts are most of the collection's writes, so they stay on the server. An update (a disable
- * or an enable) carries the link's domain and alias from the document looked up for it
- * (`updateLookup`; they never change), and nothing else of it.
+ * The events of `links` that change a cached link, matched first so the server applies it before
+ * anything leaves it: no insert (a new link is in no cache: misses are never kept; inserts are
+ * most of the collection's writes, so they stay on the server). An update (a disable or an
+ * enable) carries the link's domain and alias from the document looked up for it
+ * (`updateLookup`; they never change), and nothing else of it but the event's times (for the lag
+ * metric).
  */
 export const LINK_PIPELINE: Document[] = [
-  { $match: { operationType: { $ne: 'insert' } } },
+  {
+    $match: {
+      operationType: { $in: ['update', 'replace', 'delete', 'drop', 'rename', 'invalidate'] },
+    },
+  },
   {
     $project: {
       operationType: 1,
+      clusterTime: 1,
+      wallTime: 1,
       documentKey: 1,
       'fullDocument.domain': 1,
       'fullDocument.alias': 1,

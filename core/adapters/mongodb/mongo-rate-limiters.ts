@@ -12,6 +12,7 @@ import { onMongo } from './backend-errors';
 import { databaseNameFromUri } from './connection-options';
 import { COLLECTIONS } from './documents';
 import { connectMongoClient, isMongoStore } from './mongo-store';
+import { withDeadline } from './operation-deadline';
 
 interface MongoRateLimitersOptions {
   /** The MongoDB store, when there is one: its client (connection pool) is reused. */
@@ -25,6 +26,8 @@ interface MongoRateLimitersOptions {
   /** How many refusals of the follow-miss limiter are remembered in the process (100,000). */
   trackedAddresses?: number;
   windowSeconds?: number;
+  /** The longest one limiter call waits (MONGODB_TIMEOUT_MS; absent or 0: unbounded). */
+  operationTimeoutMs?: number;
 }
 
 export interface MongoRateLimiters {
@@ -65,13 +68,22 @@ export async function createMongoRateLimiters(
     throw error;
   }
   const followMissLimit = options.followMissLimit ?? 0;
+  const bound = (flexible: RateLimiterMongo, keyPrefix: string) =>
+    withDeadline(
+      new FlexibleRateLimiter(flexible),
+      options.operationTimeoutMs ?? 0,
+      `rate limit ${keyPrefix}`,
+    );
   return {
-    perToken: new FlexibleRateLimiter(perToken),
-    authFailures: new FlexibleRateLimiter(authFailures),
+    perToken: bound(perToken, LIMITER_KEY_PREFIX.perToken),
+    authFailures: bound(authFailures, LIMITER_KEY_PREFIX.authFailures),
     followMisses:
       followMissLimit > 0
         ? rememberingRefusals(
-            new FlexibleRateLimiter(limiter(followMissLimit, LIMITER_KEY_PREFIX.followMisses)),
+            bound(
+              limiter(followMissLimit, LIMITER_KEY_PREFIX.followMisses),
+              LIMITER_KEY_PREFIX.followMisses,
+            ),
             { maxKeys: options.trackedAddresses ?? DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES },
           )
         : null,

@@ -5,7 +5,7 @@ import type { Store } from '../../ports/store';
 import { messageOf } from '../../errors/message-of';
 import { isBackendUnavailable, onMongo } from './backend-errors';
 import { databaseNameFromUri, mongoClientOptions } from './connection-options';
-import { COLLECTIONS } from './documents';
+import { COLLECTIONS, type IdempotencyDocument, type LinkDocument } from './documents';
 import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
 import { ensureIndexes } from './indexes';
 import { watchIdentityChanges } from './identity-change-stream';
@@ -15,6 +15,7 @@ import { MongoIdSequence } from './mongo-id-sequence';
 import { MongoIdempotencyStore } from './mongo-idempotency-store';
 import { MongoIdentityStore } from './mongo-identity-store';
 import { MongoLinkStore } from './mongo-link-store';
+import { withDeadline, withinDeadline } from './operation-deadline';
 
 export const MONGO_STORE_KIND = 'mongodb';
 
@@ -35,6 +36,8 @@ export interface MongoStoreOptions {
   dbName?: string;
   /** Link ids reserved per counter update (ID_BLOCK_SIZE; default DEFAULT_ID_BLOCK_SIZE). */
   idBlockSize?: number;
+  /** The longest one store call waits (MONGODB_TIMEOUT_MS; absent or 0: unbounded). */
+  operationTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -43,6 +46,11 @@ export interface MongoStoreSettings {
   logger?: Logger;
   /** Link ids reserved per counter update (default DEFAULT_ID_BLOCK_SIZE). */
   idBlockSize?: number;
+  /**
+   * The longest one store call (a port method, with every round trip it makes) waits before it
+   * fails with BackendUnavailableError (MONGODB_TIMEOUT_MS; absent or 0: unbounded).
+   */
+  operationTimeoutMs?: number;
 }
 
 export function isMongoStore(store: Store): store is MongoStore {
@@ -68,26 +76,40 @@ export function mongoStoreOn(
 ): MongoStore {
   const logger = settings.logger ?? silentLogger;
   const operationTime = () => serverOperationTime(db);
+  // Links, ids and idempotency records are acknowledged by a majority whatever the URI says
+  // (`?w=1` sets only the client's default, which a collection's own write concern overrides):
+  // an acknowledged link must survive a failover, and an id block or a claim lost in a rollback
+  // would hand an id or a key out twice.
+  const durable = { writeConcern: { w: 'majority' } } as const;
+  const links = db.collection<LinkDocument>(COLLECTIONS.links, durable);
+  const idempotency = db.collection<IdempotencyDocument>(COLLECTIONS.idempotency, durable);
+  const bound = <T extends object>(port: T, name: string) =>
+    withDeadline(port, settings.operationTimeoutMs ?? 0, name);
   return {
     kind: MONGO_STORE_KIND,
     client,
     db,
-    identities: new MongoIdentityStore(db),
-    links: new MongoLinkStore(
-      db.collection(COLLECTIONS.links),
-      new MongoIdSequence(db.collection(COLLECTIONS.counters), settings.idBlockSize),
-      db.collection(COLLECTIONS.linkHistory),
-      db.collection(COLLECTIONS.idempotency),
+    identities: bound(new MongoIdentityStore(db), 'identities'),
+    links: bound(
+      new MongoLinkStore(
+        links,
+        new MongoIdSequence(db.collection(COLLECTIONS.counters, durable), settings.idBlockSize),
+        db.collection(COLLECTIONS.linkHistory, durable),
+        idempotency,
+      ),
+      'links',
     ),
-    idempotency: new MongoIdempotencyStore(
-      db.collection(COLLECTIONS.idempotency),
-      db.collection(COLLECTIONS.links),
-    ),
+    idempotency: bound(new MongoIdempotencyStore(idempotency, links), 'idempotency'),
     watchIdentityChanges: (listener) =>
       watchIdentityChanges(db, listener, { logger, operationTime }),
     watchLinkChanges: (listener) =>
       watchLinkChanges(db.collection(COLLECTIONS.links), listener, { logger, operationTime }),
-    ping: () => onMongo('ping', () => db.command({ ping: 1 })).then(() => undefined),
+    ping: () =>
+      withinDeadline(
+        onMongo('ping', () => db.command({ ping: 1 })),
+        settings.operationTimeoutMs ?? 0,
+        'ping',
+      ).then(() => undefined),
     // Each write has answered per the collection's write concern.
     flush: () => Promise.resolve(),
     close: () => (closeClient ? client.close() : Promise.resolve()),
@@ -149,5 +171,8 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Mong
   return mongoStoreOn(client, db, true, {
     logger,
     ...(options.idBlockSize !== undefined && { idBlockSize: options.idBlockSize }),
+    ...(options.operationTimeoutMs !== undefined && {
+      operationTimeoutMs: options.operationTimeoutMs,
+    }),
   });
 }

@@ -9,7 +9,7 @@ import {
 } from 'mongodb';
 import { messageOf } from '../../errors/message-of';
 import { silentLogger, type Logger } from '../../ports/logger';
-import type { ChangeWatch } from '../../ports/store';
+import type { ChangeWatch, ChangeWatchStatus } from '../../ports/store';
 import { isBackendUnavailable } from './backend-errors';
 
 /** The fields of a change event the watchers read (their pipelines project to these). */
@@ -17,6 +17,9 @@ export type WatchedEvent = {
   /** The event's resume token. */
   _id: ResumeToken;
   operationType: string;
+  /** When the change was made: its oplog time (seconds in `high`), and, since 6.0, its wall time. */
+  clusterTime?: Timestamp;
+  wallTime?: Date;
   ns?: { db?: string; coll?: string };
   documentKey?: Record<string, unknown>;
   fullDocument?: Record<string, unknown> | null;
@@ -65,6 +68,27 @@ function isUnsupported(error: unknown): boolean {
   return error instanceof MongoServerError && UNSUPPORTED_CODES.has(Number(error.code));
 }
 
+/**
+ * 13 Unauthorized: the user may not watch (no `changeStream` and `find` actions on what is
+ * watched). Reopening cannot help until an operator grants them, and each new stream from now
+ * would drop the caches: so no stream at all, as on a standalone server.
+ */
+const UNAUTHORIZED = 13;
+
+/** The longest wait between attempts while streams fail before their first token. */
+const MAX_BACKOFF_FACTOR = 12;
+
+/** Seconds between when a change was made (its wall time, else its oplog time) and now. */
+function lagSecondsOf(event: WatchedEvent, now: number): number | undefined {
+  const madeAt =
+    event.wallTime instanceof Date
+      ? event.wallTime.getTime()
+      : event.clusterTime instanceof Timestamp
+        ? event.clusterTime.high * 1000
+        : undefined;
+  return madeAt === undefined ? undefined : Math.max(0, (now - madeAt) / 1000);
+}
+
 interface ResumableWatchOptions {
   /** Opens a change stream starting at `from` (from now when empty). */
   open(from: ResumePoint): WatchedStream;
@@ -104,6 +128,9 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
   /** The last resume token's point (resumeAfter or startAfter); undefined when there is none. */
   let resumeFrom: ResumePoint | undefined;
   let first = true;
+  const status: ChangeWatchStatus = { state: 'failed' };
+  /** Streams in a row that failed before any token: each waits twice the one before (capped). */
+  let failuresBeforeToken = 0;
 
   const later = (delayMs: number, run: () => void) => {
     clearTimeout(timer);
@@ -150,6 +177,7 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
     const resuming = from.resumeAfter !== undefined || from.startAfter !== undefined;
     const current = options.open(from);
     stream = current;
+    status.state = 'open';
     let ended = false;
     let heard = false;
     /** Stops this stream once; false when it was stopped already or the watch is closed. */
@@ -164,11 +192,15 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
     current.on('resumeTokenChanged', (token) => {
       if (token === null || token === undefined) return;
       heard = true;
+      failuresBeforeToken = 0;
       resumeFrom = { resumeAfter: token };
     });
     current.on('change', (event) => {
       if (ended) return;
       heard = true;
+      failuresBeforeToken = 0;
+      const lagSeconds = lagSecondsOf(event, Date.now());
+      if (lagSeconds !== undefined) status.lagSeconds = lagSeconds;
       if (event.operationType === 'invalidate') {
         if (!end()) return;
         options.onMissed();
@@ -183,12 +215,22 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
       if (!end()) return;
       const reason = messageOf(error);
       if (isUnsupported(error)) {
+        status.state = 'unavailable';
         logger.info(
           { reason },
           `MongoDB change streams unavailable (not a replica set): ${options.fallback}`,
         );
         return;
       }
+      if (error instanceof MongoServerError && Number(error.code) === UNAUTHORIZED) {
+        status.state = 'unavailable';
+        logger.error(
+          { reason },
+          `${options.name} change stream not permitted (13 Unauthorized): ${options.fallback}`,
+        );
+        return;
+      }
+      status.state = 'failed';
       const refusedResume =
         resuming && !heard && error instanceof MongoServerError && !isBackendUnavailable(error);
       if (
@@ -204,11 +246,17 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
         reopen(0);
         return;
       }
+      // A stream that never gave a token reopens from now, dropping the caches: back off, so a
+      // server that keeps refusing costs a drop per minute or so, not one every retryMs.
+      const delayMs = heard
+        ? retryMs
+        : retryMs * Math.min(2 ** failuresBeforeToken, MAX_BACKOFF_FACTOR);
+      if (!heard) failuresBeforeToken += 1;
       logger.warn(
-        { reason, retryMs, resuming: resumeFrom !== undefined },
+        { reason, retryMs: delayMs, resuming: resumeFrom !== undefined },
         `${options.name} change stream failed: reopening`,
       );
-      reopen(retryMs);
+      reopen(delayMs);
     });
     // The driver emits 'close' also while it resumes by itself (a new cursor follows, or an
     // error); a stream still closed `retryMs` later was ended by the server without an error.
@@ -224,6 +272,7 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
 
   open();
   return {
+    status: () => ({ ...status }),
     close: async () => {
       closed = true;
       clearTimeout(timer);
