@@ -59,7 +59,16 @@ function timedLinks(links: LinkStore, metrics: ShortlinkMetrics): LinkStore {
   return timedPort(
     links,
     'links',
-    ['insert', 'insertCompleting', 'findByAlias', 'listDomains', 'findById', 'list', 'setDisabled'],
+    [
+      'insert',
+      'insertCompleting',
+      'findByAlias',
+      'listDomains',
+      'findById',
+      'list',
+      'setDisabled',
+      'countByDomain',
+    ],
     metrics,
   );
 }
