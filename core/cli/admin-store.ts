@@ -47,7 +47,7 @@ export async function openAdminTarget(
   if (command && storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
     const empty = createMemoryStore();
     try {
-      await command(new Provisioner(empty.identities, systemClock));
+      await command(new Provisioner(empty, systemClock));
     } catch (error) {
       // The directory is named only when it can be the cause: a record the command names is not
       // there. A missing option or a bad domain is refused as it is.
@@ -95,7 +95,7 @@ async function seedFileReader(seedFile: string): Promise<AdminTarget> {
     throw new ProvisioningError(`the seed file ${seedFile} does not exist: nothing to list`);
   }
   const store = createMemoryStore();
-  await loadSeedFile(new Provisioner(store.identities, systemClock), seedFile);
+  await loadSeedFile(new Provisioner(store, systemClock), seedFile);
   return targetOn(store);
 }
 
@@ -143,7 +143,7 @@ function refuseMemoryStore(config: Config): void {
 function targetOn(store: Store): AdminTarget {
   return {
     store,
-    provisioner: new Provisioner(store.identities, systemClock),
+    provisioner: new Provisioner(store, systemClock),
     save: () => Promise.resolve(undefined),
     close: () => store.close(),
   };
@@ -175,7 +175,7 @@ async function seedFileTarget(seedFile: string): Promise<AdminTarget> {
   // plus their own change, and the later write would drop the other's (its secret already shown).
   const lock = await lockSeedFile(seedFile);
   const store: MemoryStore = createMemoryStore();
-  const provisioner = new Provisioner(store.identities, systemClock);
+  const provisioner = new Provisioner(store, systemClock);
   try {
     if (existsSync(seedFile)) await loadSeedFile(provisioner, seedFile);
   } catch (error) {

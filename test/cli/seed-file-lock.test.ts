@@ -61,7 +61,7 @@ describe('admin commands writing one seed file at the same time', () => {
     expect(saved.sort()).toEqual(tokens.map(hashSecret).sort());
 
     const store = createMemoryStore();
-    await loadSeedFile(new Provisioner(store.identities, systemClock), seedFile);
+    await loadSeedFile(new Provisioner(store, systemClock), seedFile);
     const core = createCore({ store });
     for (const [i, token] of tokens.entries()) {
       const link = await core.createCaller({ authorization: `Bearer ${token}` }).links.create({
