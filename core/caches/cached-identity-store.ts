@@ -39,10 +39,11 @@ export class CachedIdentityStore implements IdentityStore {
     options: {
       ttlMs: number;
       /**
-       * How long an organization is trusted, when shorter than `ttlMs`: its deactivation stops
-       * following its links within the change propagation bound.
+       * How long an organization or a token is trusted, when shorter than `ttlMs`: a
+       * deactivation (which stops following its links) or a revocation is seen within the change
+       * propagation bound.
        */
-      organizationTtlMs?: number;
+      revocableTtlMs?: number;
       now?: () => number;
       /** Entries kept per lookup kind (IDENTITY_CACHE_SIZE); the least recently used go first. */
       maxEntries?: number;
@@ -53,10 +54,10 @@ export class CachedIdentityStore implements IdentityStore {
       ttlMs: options.ttlMs,
       ...(options.now ? { now: options.now } : {}),
     };
-    const organizationShape = { ...shape, ttlMs: options.organizationTtlMs ?? options.ttlMs };
-    this.tokens = new LookupCache(shape);
-    this.organizationsByKey = new LookupCache(organizationShape);
-    this.organizationsById = new LookupCache(organizationShape);
+    const revocableShape = { ...shape, ttlMs: options.revocableTtlMs ?? options.ttlMs };
+    this.tokens = new LookupCache(revocableShape);
+    this.organizationsByKey = new LookupCache(revocableShape);
+    this.organizationsById = new LookupCache(revocableShape);
     this.memberships = new LookupCache(shape);
     this.groups = new LookupCache(shape);
   }

@@ -62,7 +62,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
   if (options.identityTtlSeconds > 0) {
     const cached = new CachedIdentityStore(backend.identities, {
       ttlMs: options.identityTtlSeconds * 1000,
-      organizationTtlMs: Math.min(options.identityTtlSeconds * 1000, propagationMs),
+      revocableTtlMs: Math.min(options.identityTtlSeconds * 1000, propagationMs),
       maxEntries: options.identityCacheSize ?? DEFAULT_IDENTITY_CACHE_SIZE,
       ...now,
     });
