@@ -13,7 +13,7 @@ export interface ProvisioningStores {
  * Counting stops here: one link is enough to refuse, and a refusal only has to say how many
  * ("at least 10000 links" past it), so a domain with millions of links costs no more.
  */
-export const LINK_COUNT_LIMIT = 10_000;
+const LINK_COUNT_LIMIT = 10_000;
 
 /**
  * Refuses to move organization `id` off `from` (its stored domain; undefined for a new one) onto
