@@ -65,6 +65,7 @@ export { allowAllUrlGuard } from './adapters/allow-all-url-guard';
 export { systemClock } from './adapters/system-clock';
 export { hashSecret, generateToken, generateOrganizationKey } from './auth/secrets';
 export { Provisioner } from './provisioning/provisioner';
+export type { ProvisioningStores } from './provisioning/domain-links';
 export { ProvisioningError } from './provisioning/provisioning-error';
 export { applySeed, loadSeedFile, type Seed } from './provisioning/seed-file';
 export { provisionDemo, demoCurl, demoGrpcurl, type DemoCredentials } from './provisioning/demo';

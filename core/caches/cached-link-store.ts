@@ -134,4 +134,9 @@ export class CachedLinkStore implements LinkStore {
   invalidateAll(): void {
     this.cache.clear();
   }
+
+  /** Not cached: provisioning must count what is stored now. */
+  countByDomain(domain: string, limit?: number): Promise<number> {
+    return this.inner.countByDomain(domain, limit);
+  }
 }

@@ -24,11 +24,12 @@ export const USAGE = `usage: npm run admin -- <command> [options]
   link rescan   [--org ORG_ID] [--checkpoint FILE]   (active links through the URL guard again;
                 disables each one it now refuses; resumable: see core/cli/README.md)
 
-Works on MongoDB when MONGODB_URI is set; else on the seed file named by SHORTLINK_SEED_FILE (or
---seed-file), created or rewritten (atomically, under a lock, mode 0600) with secrets as SHA-256 hashes only;
-else on the LMDB store in DATA_DIR (default ./data). Every command may run while the server runs.
-Each new secret is printed once; it cannot be shown again. token revoke and the link commands work
-on the store only (DATA_DIR or MONGODB_URI), never on a seed file.`;
+Works on the store the server uses: MongoDB when MONGODB_URI is set, else the LMDB store in DATA_DIR
+(default ./data), whatever SHORTLINK_SEED_FILE says; a running server sees a change within
+CHANGE_PROPAGATION_SECONDS. On a seed file only with --seed-file PATH, created or rewritten
+(atomically, under a lock, mode 0600) with secrets as SHA-256 hashes only. Each new secret is
+printed once; it cannot be shown again. token revoke and the link commands work on the store only,
+never on a seed file.`;
 
 /** Every option of every command, as node:util's parseArgs reads them. */
 const OPTIONS = {

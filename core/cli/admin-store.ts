@@ -24,21 +24,26 @@ export interface AdminTarget {
   close(): Promise<void>;
 }
 
-/** Whether admin commands write to the seed file: one is named and MONGODB_URI is not set. */
-export const targetsSeedFile = (config: Config, seedFile: string | undefined): boolean =>
-  storeKindOf(config) !== 'mongodb' && Boolean(seedFile);
+/**
+ * Whether admin commands work on a seed file: only when the command line names one
+ * (`--seed-file`). SHORTLINK_SEED_FILE is the server's setting, not a target: the CLI run in the
+ * server's own environment (a container, a systemd unit), where it is set beside DATA_DIR or
+ * MONGODB_URI, must change what the running server reads, its store.
+ */
+export const targetsSeedFile = (seedFile: string | undefined): seedFile is string =>
+  seedFile !== undefined;
 
 /**
- * MongoDB with MONGODB_URI; else a seed file when one is named (it is applied at every start of
- * the server); else LMDB in DATA_DIR. Each is safe to write while the server runs. With
- * DATA_DIR=:memory: and no seed file there is nothing lasting to write to, which is an error.
+ * The seed file `--seed-file` names (applied at every start of a server); else MongoDB with
+ * MONGODB_URI; else LMDB in DATA_DIR. Each is safe to write while the server runs. With
+ * DATA_DIR=:memory: there is nothing lasting to write to, which is an error.
  */
 export async function openAdminTarget(
   config: Config,
   seedFile: string | undefined,
   command?: (provisioner: Provisioner) => Promise<unknown>,
 ): Promise<AdminTarget> {
-  if (seedFile && targetsSeedFile(config, seedFile)) return seedFileTarget(seedFile);
+  if (targetsSeedFile(seedFile)) return seedFileTarget(seedFile);
   refuseMemoryStore(config);
   if (storeKindOf(config) === 'lmdb') await refuseSharedDataDir(config.DATA_DIR);
   // Opening a DATA_DIR that holds no store creates one. The command (when given) is first run
@@ -47,7 +52,7 @@ export async function openAdminTarget(
   if (command && storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
     const empty = createMemoryStore();
     try {
-      await command(new Provisioner(empty.identities, systemClock));
+      await command(new Provisioner(empty, systemClock));
     } catch (error) {
       // The directory is named only when it can be the cause: a record the command names is not
       // there. A missing option or a bad domain is refused as it is.
@@ -74,7 +79,7 @@ export async function openAdminReader(
   config: Config,
   seedFile: string | undefined,
 ): Promise<AdminTarget> {
-  if (seedFile && targetsSeedFile(config, seedFile)) return seedFileReader(seedFile);
+  if (targetsSeedFile(seedFile)) return seedFileReader(seedFile);
   refuseMemoryStore(config);
   if (storeKindOf(config) === 'lmdb') await refuseSharedDataDir(config.DATA_DIR);
   if (storeKindOf(config) === 'lmdb' && holdsNoStore(config.DATA_DIR)) {
@@ -95,7 +100,7 @@ async function seedFileReader(seedFile: string): Promise<AdminTarget> {
     throw new ProvisioningError(`the seed file ${seedFile} does not exist: nothing to list`);
   }
   const store = createMemoryStore();
-  await loadSeedFile(new Provisioner(store.identities, systemClock), seedFile);
+  await loadSeedFile(new Provisioner(store, systemClock), seedFile);
   return targetOn(store);
 }
 
@@ -104,7 +109,7 @@ async function seedFileReader(seedFile: string): Promise<AdminTarget> {
  * only; a seed file holds identities.
  */
 const LINKS_ON_SEED_FILE_REFUSED =
-  "links live in the store only, never in a seed file: run the link commands with DATA_DIR (or MONGODB_URI) naming the server's store and without SHORTLINK_SEED_FILE / --seed-file. Nothing was changed";
+  "links live in the store only, never in a seed file: run the link commands without --seed-file, with DATA_DIR (or MONGODB_URI) naming the server's store. Nothing was changed";
 
 /**
  * The store for the link commands: MongoDB with MONGODB_URI, else LMDB in DATA_DIR; never a seed
@@ -116,7 +121,7 @@ export async function openLinkStore(
   seedFile: string | undefined,
   { readOnly }: { readOnly: boolean },
 ): Promise<Store> {
-  if (targetsSeedFile(config, seedFile)) throw new ProvisioningError(LINKS_ON_SEED_FILE_REFUSED);
+  if (targetsSeedFile(seedFile)) throw new ProvisioningError(LINKS_ON_SEED_FILE_REFUSED);
   if (storeKindOf(config) === 'memory') {
     throw new ProvisioningError(
       `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing, links included: set DATA_DIR (or MONGODB_URI) to the server's store`,
@@ -130,11 +135,11 @@ export async function openLinkStore(
   return createStoreFromConfig(config, silentLogger, readOnly ? { readOnly } : { migrate: false });
 }
 
-/** With DATA_DIR=:memory: and no seed file there is nothing lasting to read or write. */
+/** With DATA_DIR=:memory: and no --seed-file there is nothing lasting to read or write. */
 function refuseMemoryStore(config: Config): void {
   if (storeKindOf(config) === 'memory') {
     throw new ProvisioningError(
-      `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with SHORTLINK_SEED_FILE / --seed-file`,
+      `DATA_DIR=${IN_MEMORY_DATA_DIR} keeps nothing: set DATA_DIR (or MONGODB_URI), or name a seed file with --seed-file`,
     );
   }
 }
@@ -143,7 +148,7 @@ function refuseMemoryStore(config: Config): void {
 function targetOn(store: Store): AdminTarget {
   return {
     store,
-    provisioner: new Provisioner(store.identities, systemClock),
+    provisioner: new Provisioner(store, systemClock),
     save: () => Promise.resolve(undefined),
     close: () => store.close(),
   };
@@ -175,7 +180,7 @@ async function seedFileTarget(seedFile: string): Promise<AdminTarget> {
   // plus their own change, and the later write would drop the other's (its secret already shown).
   const lock = await lockSeedFile(seedFile);
   const store: MemoryStore = createMemoryStore();
-  const provisioner = new Provisioner(store.identities, systemClock);
+  const provisioner = new Provisioner(store, systemClock);
   try {
     if (existsSync(seedFile)) await loadSeedFile(provisioner, seedFile);
   } catch (error) {

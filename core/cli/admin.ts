@@ -15,6 +15,7 @@ import {
 import { runLinkCommandLine } from './admin-links';
 import { openAdminReader, openAdminTarget, targetsSeedFile, type AdminTarget } from './admin-store';
 import { rotatedInSeedFile, rotatedInStore } from './key-rotation';
+import { seedFileActiveNote } from './server-seed-file-note';
 import { runBackup } from './backup';
 import { terminalText } from './terminal-text';
 import { readTokenInput, tokenFromInput } from './token-input';
@@ -153,7 +154,10 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(terminalText(await runBackup(config, commandLine.target)) + '\n');
     return;
   }
-  const seedFile = commandLine.seedFile ?? config.SHORTLINK_SEED_FILE;
+  // Only --seed-file makes a seed file the target; SHORTLINK_SEED_FILE names the server's, which
+  // the notes below consult (admin-store.ts, targetsSeedFile).
+  const seedFile = commandLine.seedFile;
+  const serverSeedFile = config.SHORTLINK_SEED_FILE;
   if (isLinkCommand(commandLine.command)) {
     await runLinkCommandLine(config, seedFile, commandLine.command, commandLine.options);
     return;
@@ -162,7 +166,7 @@ async function main(argv: string[]): Promise<void> {
   let standardInput = '';
   if (adminCommand === 'token revoke') {
     // Refused before standard input is read: a mistake costs no waiting for input.
-    if (targetsSeedFile(config, seedFile)) throw new ProvisioningError(REVOKE_ON_SEED_FILE_REFUSED);
+    if (targetsSeedFile(seedFile)) throw new ProvisioningError(REVOKE_ON_SEED_FILE_REFUSED);
     if (!revokesByUser(commandLine.options)) {
       if (process.stdin.isTTY) {
         process.stderr.write('admin: the token to revoke, then Enter and Ctrl-D:\n');
@@ -179,11 +183,25 @@ async function main(argv: string[]): Promise<void> {
     const lines = await command(target.provisioner);
     const saved = await target.save();
     if (saved) lines.push(saved);
-    if (adminCommand === 'token revoke' && seedFile) lines.push(seedFileStillLists(seedFile));
+    if (adminCommand === 'token revoke' && serverSeedFile) {
+      lines.push(seedFileStillLists(serverSeedFile));
+    }
     if (adminCommand === 'org rotate-key') {
       const organizationId = required(commandLine.options, 'id');
-      const targetSeedFile = targetsSeedFile(config, seedFile) ? seedFile : undefined;
-      lines.push(await rotationNote(target, organizationId, targetSeedFile));
+      lines.push(await rotationNote(target, organizationId, seedFile));
+    }
+    if (
+      (adminCommand === 'org activate' || adminCommand === 'org deactivate') &&
+      serverSeedFile &&
+      !targetsSeedFile(seedFile)
+    ) {
+      const organizationId = required(commandLine.options, 'id');
+      const note = await seedFileActiveNote(
+        serverSeedFile,
+        organizationId,
+        adminCommand === 'org activate',
+      );
+      if (note) lines.push(note);
     }
     // An empty listing prints nothing, not an empty line. Names are the members' own text.
     if (lines.length > 0) process.stdout.write(lines.map(terminalText).join('\n') + '\n');

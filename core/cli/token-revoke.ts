@@ -10,9 +10,9 @@ import { usageError, type Options } from './admin-command-line';
  * token taken out of it stays in the store, and answers as before.
  */
 export const REVOKE_ON_SEED_FILE_REFUSED =
-  "token revoke works on the store, not on a seed file: a seed file is applied as an upsert at every start, so removing a token from it does not revoke it. Run the command with DATA_DIR (or MONGODB_URI) naming the server's store and without SHORTLINK_SEED_FILE / --seed-file; then take the token's hash out of the seed file too, or a start that applies it on a store saves the token again. Nothing was changed";
+  "token revoke works on the store, not on a seed file: a seed file is applied as an upsert at every start, so removing a token from it does not revoke it. Run the command without --seed-file, with DATA_DIR (or MONGODB_URI) naming the server's store; then take the token's hash out of the seed file too, or a start that applies it on a store saves the token again. Nothing was changed";
 
-/** Said after a revocation on MongoDB while a seed file is named (it is not the target then). */
+/** Said after a revocation while SHORTLINK_SEED_FILE names the server's seed file. */
 export const seedFileStillLists = (seedFile: string) =>
   `the seed file ${seedFile} is left as it is: if it lists the revoked token's hash, take it out, or the next start that applies it saves the token again`;
 

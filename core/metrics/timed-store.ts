@@ -70,6 +70,7 @@ function timedLinks(links: LinkStore, metrics: ShortlinkMetrics): LinkStore {
       'update',
       'takeVisit',
       'history',
+      'countByDomain',
     ],
     metrics,
   );

@@ -211,6 +211,14 @@ export interface LinkStore {
     id: number,
     page: { after: number; limit: number },
   ): Promise<Array<{ position: number; entry: LinkHistoryEntry }>>;
+  /**
+   * How many links are stored under `domain` exactly (as stored: lower case, no other form of it),
+   * whatever their organization or state. Counting stops at `limit` when one is given (at least
+   * 1), so the answer is then at most `limit`: a caller that only needs "none", "some" or "at
+   * least this many" pays for no more. Read by provisioning, which keeps a link domain that holds
+   * links with its organization; never on a request's path.
+   */
+  countByDomain(domain: string, limit?: number): Promise<number>;
 }
 
 /** Whether the link is disabled by the operator or a rescan: a takedown only the CLI lifts. */

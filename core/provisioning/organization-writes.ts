@@ -6,6 +6,7 @@ import type {
   Organization,
   OrganizationChange,
 } from '../ports/identity-store';
+import { refuseDomainMoveWithLinks, type ProvisioningStores } from './domain-links';
 import { isLinkScheme, normalizeLinkDomain, withoutDefaultPort } from './link-domain';
 import { ProvisioningError } from './provisioning-error';
 import { activeFlag, LINK_DOMAIN_FORM, requireId, secretHash } from './provisioning-input';
@@ -34,11 +35,11 @@ export type StoredOrganization = { organization: Organization; secretKey?: strin
  * the other writes nothing (its generated key is never printed).
  */
 export async function createOrganization(
-  identities: IdentityStore,
+  stores: ProvisioningStores,
   input: NewOrganization,
 ): Promise<StoredOrganization> {
   try {
-    return await storeOrganization(identities, input, true);
+    return await storeOrganization(stores, input, true);
   } catch (error) {
     if (!(error instanceof OrganizationExistsError)) throw error;
     throw new ProvisioningError(
@@ -50,17 +51,18 @@ export async function createOrganization(
 
 /** An organization written whether it exists or not (an upsert: see Provisioner). */
 export function saveOrganization(
-  identities: IdentityStore,
+  stores: ProvisioningStores,
   input: NewOrganization,
 ): Promise<StoredOrganization> {
-  return storeOrganization(identities, input, false);
+  return storeOrganization(stores, input, false);
 }
 
 async function storeOrganization(
-  identities: IdentityStore,
+  stores: ProvisioningStores,
   input: NewOrganization,
   onlyNew: boolean,
 ): Promise<StoredOrganization> {
+  const { identities } = stores;
   const id = requireId(input.id, 'organization');
   const written = typeof input.domain === 'string' ? normalizeLinkDomain(input.domain) : null;
   if (!written) {
@@ -113,6 +115,7 @@ async function storeOrganization(
       `organization "${organization.id}": its secret key is already in use`,
     );
   }
+  await refuseDomainMoveWithLinks(stores, id, stored?.domain, domain);
   try {
     await (onlyNew
       ? identities.insertOrganization(organization)

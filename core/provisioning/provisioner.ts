@@ -1,6 +1,7 @@
 import { generateOrganizationKey, hashSecret } from '../auth/secrets';
 import type { Clock } from '../ports/clock';
 import type { IdentityStore, Organization, UrlGroup, User } from '../ports/identity-store';
+import type { ProvisioningStores } from './domain-links';
 import { createGroup, saveGroup, type NewGroup } from './group-writes';
 import {
   listOrganizations,
@@ -29,14 +30,22 @@ import { addMember, createUser, saveUser, type NewUser } from './user-writes';
  * replace an organization's key or link domain. Secrets are hashed here and returned to the
  * caller exactly once. A method that refuses writes nothing.
  *
+ * It reads the link store too, to count the links of a link domain: a domain that holds links
+ * stays with its organization (domain-links.ts).
+ *
  * Each kind of record has its own file (organization-writes, group-writes, user-writes,
  * token-writes); this class binds them to one store and clock.
  */
 export class Provisioner {
+  private readonly identities: IdentityStore;
+
+  /** `stores`: a Store, or its identities and anything that counts its links. */
   constructor(
-    private readonly identities: IdentityStore,
+    private readonly stores: ProvisioningStores,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.identities = stores.identities;
+  }
 
   /**
    * A provisioner over a rehearsal of this one's store: it reads the store and checks as this one
@@ -44,15 +53,17 @@ export class Provisioner {
    * real apply's first write.
    */
   rehearsal(): Provisioner {
-    return new Provisioner(new StagedIdentityStore(this.identities), this.clock);
+    // Links are only read: the rehearsal counts the store's own.
+    const staged = new StagedIdentityStore(this.identities);
+    return new Provisioner({ identities: staged, links: this.stores.links }, this.clock);
   }
 
   saveOrganization(input: NewOrganization): Promise<StoredOrganization> {
-    return saveOrganization(this.identities, input);
+    return saveOrganization(this.stores, input);
   }
 
   createOrganization(input: NewOrganization): Promise<StoredOrganization> {
-    return createOrganization(this.identities, input);
+    return createOrganization(this.stores, input);
   }
 
   /**

@@ -137,7 +137,7 @@ export async function createRuntime(
       linkDomainsRefreshSeconds: config.LINK_DOMAINS_REFRESH_SECONDS,
     });
 
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     if (config.SHORTLINK_SEED_FILE && (options.applySeedFile ?? true)) {
       const counts = await loadSeedFile(provisioner, config.SHORTLINK_SEED_FILE);
       logger.info({ ...counts, file: config.SHORTLINK_SEED_FILE }, SEED_FILE_APPLIED_MESSAGE);

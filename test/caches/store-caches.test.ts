@@ -45,8 +45,8 @@ async function setUp(
     }),
     now: () => now,
   });
-  const here = new Provisioner(store.identities, systemClock);
-  const other = new Provisioner(backend.identities, systemClock);
+  const here = new Provisioner(store, systemClock);
+  const other = new Provisioner(backend, systemClock);
   const { secretKey } = await here.saveOrganization({ id: 'acme', domain: 'acme.link' });
   await here.saveGroup({ organizationId: 'acme', apiId: '1' });
   await here.saveUser({ id: 'alice', organizations: ['acme'] });

@@ -114,8 +114,8 @@ describe('admin link show and list', () => {
     const missing = join(folder, 'data');
     const seedRefused = 'links live in the store only, never in a seed file';
     for (const [args, runEnv, said] of [
-      [['link', 'show', '--id', '1'], { SHORTLINK_SEED_FILE: seedFile }, seedRefused],
-      [['link', 'rescan'], { DATA_DIR: missing, SHORTLINK_SEED_FILE: seedFile }, seedRefused],
+      [['link', 'show', '--id', '1', '--seed-file', seedFile], env, seedRefused],
+      [['link', 'rescan', '--seed-file', seedFile], { DATA_DIR: missing }, seedRefused],
       [
         ['link', 'disable', '--id', '1', '--reason', 'kit', '--seed-file', seedFile],
         env,

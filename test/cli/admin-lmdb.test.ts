@@ -21,13 +21,19 @@ const admin = (env: Record<string, string>, ...args: string[]) =>
 const adminFails = async (env: Record<string, string>, ...args: string[]) =>
   (await adminRefused(buildDir(), env, ...args)).stderr;
 
-async function provision(env: Record<string, string>, id: string, domain: string) {
+/** An organization, its group "1", a member and a token; `target`: `--seed-file PATH` or none. */
+async function provision(
+  env: Record<string, string>,
+  id: string,
+  domain: string,
+  ...target: string[]
+) {
   const organizationKey = shownOnce(
-    await admin(env, 'org', 'create', '--id', id, '--domain', domain),
+    await admin(env, 'org', 'create', '--id', id, '--domain', domain, ...target),
   );
-  await admin(env, 'group', 'create', '--org', id, '--api-id', '1');
-  await admin(env, 'user', 'create', '--id', `${id}-user`, '--org', id);
-  const token = shownOnce(await admin(env, 'token', 'create', '--user', `${id}-user`));
+  await admin(env, 'group', 'create', '--org', id, '--api-id', '1', ...target);
+  await admin(env, 'user', 'create', '--id', `${id}-user`, '--org', id, ...target);
+  const token = shownOnce(await admin(env, 'token', 'create', '--user', `${id}-user`, ...target));
   return { organizationKey, token };
 }
 
@@ -193,13 +199,9 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
   it('says which folder is missing when the seed file cannot be written there', async () => {
     const missing = join(await dirs.make(), 'no-such-folder');
     const stderr = await adminFails(
-      { SHORTLINK_SEED_FILE: join(missing, 'seed.json') },
-      'org',
-      'create',
-      '--id',
-      'x',
-      '--domain',
-      'x.link',
+      { DATA_DIR: ':memory:' },
+      ...['org', 'create', '--id', 'x', '--domain', 'x.link'],
+      ...['--seed-file', join(missing, 'seed.json')],
     );
     expect(stderr).toContain(`the seed file's folder ${missing} does not exist`);
     expect(stderr).not.toMatch(/ENOENT|seed\.json\.\d/);
@@ -219,7 +221,10 @@ describe('admin CLI on the LMDB store (DATA_DIR)', () => {
 
   it('writes a seed file that the server applies to LMDB at every start, without a demo', async () => {
     const seedFile = join(await dirs.make(), 'seed.json');
-    const creds = await provision({ SHORTLINK_SEED_FILE: seedFile }, 'gamma', 'gamma.link');
+    const creds = await provision(
+      { DATA_DIR: ':memory:' },
+      ...['gamma', 'gamma.link', '--seed-file', seedFile],
+    );
     const config = loadConfig({
       DATA_DIR: join(await dirs.make(), 'data'),
       SHORTLINK_SEED_FILE: seedFile,
@@ -322,10 +327,10 @@ describe('admin CLI listings (org list, user list)', () => {
 
   it('reads a seed file without rewriting it; a missing one is refused', async () => {
     const seedFile = join(await dirs.make(), 'seed.json');
-    await provision({ SHORTLINK_SEED_FILE: seedFile }, 'gamma', 'gamma.link');
+    await provision({ DATA_DIR: ':memory:' }, 'gamma', 'gamma.link', '--seed-file', seedFile);
     const before = await readFile(seedFile, 'utf8');
     const modified = (await stat(seedFile)).mtimeMs;
-    const listed = await admin({ SHORTLINK_SEED_FILE: seedFile }, 'org', 'list');
+    const listed = await admin({ DATA_DIR: ':memory:' }, 'org', 'list', '--seed-file', seedFile);
     expect(jsonLines(listed)).toMatchObject([{ id: 'gamma', linkDomain: 'https://gamma.link' }]);
     expect(listed).not.toContain('seed file');
     await expect(readFile(seedFile, 'utf8')).resolves.toBe(before);
@@ -333,14 +338,20 @@ describe('admin CLI listings (org list, user list)', () => {
     // It reads without the seed file's lock: another command holding it does not hold it up.
     const lock = await lockSeedFile(seedFile);
     try {
-      await expect(admin({ SHORTLINK_SEED_FILE: seedFile }, 'user', 'list')).resolves.toContain(
-        '"id":"gamma-user"',
-      );
+      await expect(
+        admin({ DATA_DIR: ':memory:' }, 'user', 'list', '--seed-file', seedFile),
+      ).resolves.toContain('"id":"gamma-user"');
     } finally {
       await lock.release();
     }
     const missing = join(await dirs.make(), 'none.json');
-    const stderr = await adminFails({ SHORTLINK_SEED_FILE: missing }, 'user', 'list');
+    const stderr = await adminFails(
+      { DATA_DIR: ':memory:' },
+      'user',
+      'list',
+      '--seed-file',
+      missing,
+    );
     expect(stderr).toContain(`the seed file ${missing} does not exist: nothing to list`);
     expect(existsSync(missing)).toBe(false);
   });

@@ -11,13 +11,17 @@ let build: TempBuild;
 let seedFile: string;
 let env: Record<string, string>;
 
+/** The command line on this file's seed file (`--seed-file`), unless it names one itself. */
+const onSeedFile = (args: string[]) =>
+  args.includes('--seed-file') ? args : [...args, '--seed-file', seedFile];
+
 /** Runs the CLI on this file's seed file and expects it to succeed. */
-const admin = (...args: string[]) => adminSucceeds(build.dir, env, ...args);
+const admin = (...args: string[]) => adminSucceeds(build.dir, env, ...onSeedFile(args));
 
 /** Runs the CLI and expects exit status 2, the usage, and the seed file left as it was. */
 async function refused(...args: string[]): Promise<string> {
   const before = await readFile(seedFile, 'utf8');
-  const run = await runAdmin(build.dir, env, ...args);
+  const run = await runAdmin(build.dir, env, ...onSeedFile(args));
   expect(run.code).toBe(2);
   expect(run.stdout).toBe('');
   expect(run.stderr).toContain('usage: npm run admin');
@@ -28,7 +32,7 @@ async function refused(...args: string[]): Promise<string> {
 beforeAll(async () => {
   build = await compileToTemp();
   seedFile = join(await dirs.make(), 'seed.json');
-  env = { DATA_DIR: ':memory:', SHORTLINK_SEED_FILE: seedFile };
+  env = { DATA_DIR: ':memory:' };
   await admin('org', 'create', '--id', 'a', '--domain', 'a.link');
   await admin('org', 'create', '--id', 'b', '--domain', 'b.link');
   await admin('user', 'create', '--id', 'bob');
@@ -86,7 +90,7 @@ describe('admin CLI options', () => {
 
   it('prints the usage for --help or -h, with or without a command', async () => {
     for (const args of [['--help'], ['-h'], ['token', 'create', '--help']]) {
-      expect(await admin(...args)).toContain('usage: npm run admin');
+      expect(await adminSucceeds(build.dir, env, ...args)).toContain('usage: npm run admin');
     }
   });
 });

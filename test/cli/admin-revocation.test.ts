@@ -28,15 +28,18 @@ function refused(run: AdminRun): string {
   return run.stderr;
 }
 
-/** An organization, group "1", a member user and two tokens of it, through the CLI. */
-async function provision(env: Record<string, string>) {
+/**
+ * An organization, group "1", a member user and two tokens of it, through the CLI; `target`:
+ * `--seed-file PATH`, or none (the store).
+ */
+async function provision(env: Record<string, string>, ...target: string[]) {
   const organizationKey = shownOnce(
-    await admin(env, 'org', 'create', '--id', 'acme', '--domain', 'acme.link'),
+    await admin(env, 'org', 'create', '--id', 'acme', '--domain', 'acme.link', ...target),
   );
-  await admin(env, 'group', 'create', '--org', 'acme', '--api-id', '1');
-  await admin(env, 'user', 'create', '--id', 'alice', '--org', 'acme');
-  const token = shownOnce(await admin(env, 'token', 'create', '--user', 'alice'));
-  const second = shownOnce(await admin(env, 'token', 'create', '--user', 'alice'));
+  await admin(env, 'group', 'create', '--org', 'acme', '--api-id', '1', ...target);
+  await admin(env, 'user', 'create', '--id', 'alice', '--org', 'acme', ...target);
+  const token = shownOnce(await admin(env, 'token', 'create', '--user', 'alice', ...target));
+  const second = shownOnce(await admin(env, 'token', 'create', '--user', 'alice', ...target));
   return { organizationKey, token, second };
 }
 
@@ -146,17 +149,16 @@ describe('admin CLI: token revoke', () => {
     expect(existsSync(missing)).toBe(false);
   });
 
-  it('refuses a seed file, named by SHORTLINK_SEED_FILE or --seed-file, leaving it as it was', async () => {
+  it('refuses a seed file named by --seed-file, leaving it as it was', async () => {
     const seedFile = join(await dirs.make(), 'seed.json');
-    const seedEnv = { DATA_DIR: ':memory:', SHORTLINK_SEED_FILE: seedFile };
-    const { token } = await provision(seedEnv);
+    const env = { DATA_DIR: ':memory:' };
+    const { token } = await provision(env, '--seed-file', seedFile);
     const before = await readFile(seedFile, 'utf8');
     expect(before).toContain(hashSecret(token));
-    for (const [env, args] of [
-      [seedEnv, []],
-      [seedEnv, ['--user', 'alice', '--all']],
-      [{ DATA_DIR: ':memory:' }, ['--seed-file', seedFile]],
-    ] as const) {
+    for (const args of [
+      ['--seed-file', seedFile],
+      ['--user', 'alice', '--all', '--seed-file', seedFile],
+    ]) {
       const stderr = refused(await revoke(env, token, ...args));
       expect(stderr).toContain('token revoke works on the store, not on a seed file');
       expect(stderr).toContain('applied as an upsert at every start');
@@ -204,11 +206,21 @@ describe('admin CLI: org rotate-key', () => {
 
   it('on a seed file, writes the new key’s hash there and says the server takes it at its next start', async () => {
     const seedFile = join(await dirs.make(), 'seed.json');
-    const env = { SHORTLINK_SEED_FILE: seedFile };
+    const env = { DATA_DIR: ':memory:' };
     const oldKey = shownOnce(
-      await admin(env, 'org', 'create', '--id', 'acme', '--domain', 'acme.link'),
+      await admin(
+        env,
+        'org',
+        'create',
+        '--id',
+        'acme',
+        '--domain',
+        'acme.link',
+        '--seed-file',
+        seedFile,
+      ),
     );
-    const output = await admin(env, 'org', 'rotate-key', '--id', 'acme');
+    const output = await admin(env, 'org', 'rotate-key', '--id', 'acme', '--seed-file', seedFile);
     const newKey = shownOnce(output);
     expect(output).toContain(`the server takes the new key when it next applies ${seedFile}`);
     const seedText = await readFile(seedFile, 'utf8');

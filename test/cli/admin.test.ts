@@ -17,7 +17,7 @@ const secretOf = (lines: string[]) => {
 
 async function provisionThroughCli() {
   const store = createMemoryStore();
-  const provisioner = new Provisioner(store.identities, systemClock);
+  const provisioner = new Provisioner(store, systemClock);
   const orgLines = await runAdminCommand(provisioner, 'org create', {
     id: 'acme',
     domain: 'Acme.Link',
@@ -57,7 +57,7 @@ describe('admin CLI commands', () => {
     const { store, orgKey, token } = await provisionThroughCli();
     const fresh = createMemoryStore();
     await applySeed(
-      new Provisioner(fresh.identities, systemClock),
+      new Provisioner(fresh, systemClock),
       seedFromSnapshot(store.identities.snapshot()),
     );
     const link = await createCore({ store: fresh })
@@ -68,7 +68,7 @@ describe('admin CLI commands', () => {
 
   it('deactivates an organization so the core refuses it with code 13', async () => {
     const { store, orgKey, token } = await provisionThroughCli();
-    await runAdminCommand(new Provisioner(store.identities, systemClock), 'org deactivate', {
+    await runAdminCommand(new Provisioner(store, systemClock), 'org deactivate', {
       id: 'acme',
     });
     await expect(
@@ -85,11 +85,9 @@ describe('admin CLI commands', () => {
   it('rotates an organization key: the old one is code 12, the new one works, a seed carries its hash', async () => {
     const { store, orgKey, token } = await provisionThroughCli();
     const before = await store.identities.findOrganizationById('acme');
-    const lines = await runAdminCommand(
-      new Provisioner(store.identities, systemClock),
-      'org rotate-key',
-      { id: 'acme' },
-    );
+    const lines = await runAdminCommand(new Provisioner(store, systemClock), 'org rotate-key', {
+      id: 'acme',
+    });
     const newKey = secretOf(lines);
     expect(newKey).toMatch(/^slorg_[0-9A-Za-z]{40}$/);
     const caller = createCore({ store }).createCaller({ authorization: `Bearer ${token}` });
@@ -110,7 +108,7 @@ describe('admin CLI commands', () => {
   });
 
   it('refuses unknown commands, missing options and unknown references clearly', async () => {
-    const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
+    const provisioner = new Provisioner(createMemoryStore(), systemClock);
     await expect(runAdminCommand(provisioner, 'org explode', {})).rejects.toThrow(
       /unknown command/,
     );
@@ -129,7 +127,7 @@ describe('admin CLI commands', () => {
 describe('create commands refuse what exists, and a refused command writes nothing', () => {
   it('keeps an organization whose id "org create" is given again: same key, same link domain', async () => {
     const { store, orgKey, token } = await provisionThroughCli();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await expect(
       runAdminCommand(provisioner, 'org create', { id: 'acme', domain: 'other.link' }),
     ).rejects.toThrow(/organization "acme" already exists/);
@@ -149,7 +147,7 @@ describe('create commands refuse what exists, and a refused command writes nothi
 
   it('refuses a group or a user that exists', async () => {
     const { store } = await provisionThroughCli();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await expect(
       runAdminCommand(provisioner, 'group create', { org: 'acme', 'api-id': '7', name: 'New' }),
     ).rejects.toThrow(/group "7" already exists in organization "acme"/);
@@ -164,7 +162,7 @@ describe('create commands refuse what exists, and a refused command writes nothi
 
   it('creates no user when one of its organizations does not exist', async () => {
     const { store } = await provisionThroughCli();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await expect(
       runAdminCommand(provisioner, 'user create', { id: 'eve', org: ['acme', 'nope'] }),
     ).rejects.toThrow(/no organization "nope"/);
@@ -179,7 +177,7 @@ describe('create commands refuse what exists, and a refused command writes nothi
     const { store } = await provisionThroughCli();
     const seed = seedFromSnapshot(store.identities.snapshot());
     const again = createMemoryStore();
-    const provisioner = new Provisioner(again.identities, systemClock);
+    const provisioner = new Provisioner(again, systemClock);
     await applySeed(provisioner, seed);
     await applySeed(provisioner, seed);
     expect(seedFromSnapshot(again.identities.snapshot())).toEqual(seed);
@@ -189,7 +187,7 @@ describe('create commands refuse what exists, and a refused command writes nothi
 describe('provisioning guards', () => {
   it('refuses a token that could never be sent as "Bearer <token>"', async () => {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await provisioner.saveUser({ id: 'u' });
     await expect(provisioner.issueToken('u', { token: 'has space' })).rejects.toThrow(
       /cannot be sent/,
@@ -202,7 +200,7 @@ describe('provisioning guards', () => {
   });
 
   it('refuses to give two organizations the same secret key, and allows re-saving one', async () => {
-    const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
+    const provisioner = new Provisioner(createMemoryStore(), systemClock);
     await provisioner.saveOrganization({
       id: 'a',
       domain: 'a.link',
@@ -233,7 +231,7 @@ describe('token revoke', () => {
 
   it('revokes the one token read from standard input (newline trimmed): code 11 afterwards', async () => {
     const { store, orgKey, token } = await provisionThroughCli();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     const other = secretOf(await runAdminCommand(provisioner, 'token create', { user: 'alice' }));
     const lines = await runAdminCommand(provisioner, 'token revoke', {}, `${token}\n`);
     expect(lines).toEqual(['revoked a token of user alice']);
@@ -246,7 +244,7 @@ describe('token revoke', () => {
 
   it('refuses an unknown (or already revoked) token, an empty input and two words, changing nothing', async () => {
     const { store, token } = await provisionThroughCli();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     const before = JSON.stringify(store.identities.snapshot());
     const unknown = `slpat_${'x'.repeat(40)}`;
     for (const [input, message] of [
@@ -269,7 +267,7 @@ describe('token revoke', () => {
 
   it('revokes every token of a user with --user and --all, and says how many', async () => {
     const { store, orgKey, token } = await provisionThroughCli();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     const second = secretOf(await runAdminCommand(provisioner, 'token create', { user: 'alice' }));
     await runAdminCommand(provisioner, 'user create', { id: 'bob', org: ['acme'] });
     const bobs = secretOf(await runAdminCommand(provisioner, 'token create', { user: 'bob' }));
@@ -292,7 +290,7 @@ describe('token revoke', () => {
 
   it('refuses an unknown user, --user without --all and --all without --user, changing nothing', async () => {
     const { store } = await provisionThroughCli();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     const before = JSON.stringify(store.identities.snapshot());
     await expect(
       runAdminCommand(provisioner, 'token revoke', { user: 'nobody', all: true }),

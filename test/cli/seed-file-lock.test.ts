@@ -30,24 +30,17 @@ afterAll(async () => {
 describe('admin commands writing one seed file at the same time', () => {
   it('keeps every printed token: each is in the file and authenticates', async () => {
     const seedFile = join(await dirs.make(), 'seed.json');
-    const env = { DATA_DIR: ':memory:', SHORTLINK_SEED_FILE: seedFile };
-    const org = await runAdmin(
-      build.dir,
-      env,
-      'org',
-      'create',
-      '--id',
-      'acme',
-      '--domain',
-      'acme.link',
-    );
+    const env = { DATA_DIR: ':memory:' };
+    const onSeedFile = (...args: string[]) =>
+      runAdmin(build.dir, env, ...args, '--seed-file', seedFile);
+    const org = await onSeedFile('org', 'create', '--id', 'acme', '--domain', 'acme.link');
     expect(org.code).toBe(0);
-    await runAdmin(build.dir, env, 'group', 'create', '--org', 'acme', '--api-id', '1');
-    await runAdmin(build.dir, env, 'user', 'create', '--id', 'alice', '--org', 'acme');
+    await onSeedFile('group', 'create', '--org', 'acme', '--api-id', '1');
+    await onSeedFile('user', 'create', '--id', 'alice', '--org', 'acme');
 
     const runs = await Promise.all(
       Array.from({ length: PARALLEL_COMMANDS }, () =>
-        runAdmin(build.dir, env, 'token', 'create', '--user', 'alice'),
+        onSeedFile('token', 'create', '--user', 'alice'),
       ),
     );
     for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: '' });
@@ -61,7 +54,7 @@ describe('admin commands writing one seed file at the same time', () => {
     expect(saved.sort()).toEqual(tokens.map(hashSecret).sort());
 
     const store = createMemoryStore();
-    await loadSeedFile(new Provisioner(store.identities, systemClock), seedFile);
+    await loadSeedFile(new Provisioner(store, systemClock), seedFile);
     const core = createCore({ store });
     for (const [i, token] of tokens.entries()) {
       const link = await core.createCaller({ authorization: `Bearer ${token}` }).links.create({
@@ -81,8 +74,12 @@ describe('admin commands writing one seed file at the same time', () => {
       await expect(lockSeedFile(seedFile, 200)).rejects.toThrow(SeedFileLockError);
       expect(Date.now() - started).toBeLessThan(2_000);
 
-      const env = { DATA_DIR: ':memory:', SHORTLINK_SEED_FILE: seedFile };
-      const run = await runAdmin(build.dir, env, 'user', 'create', '--id', 'bob');
+      const env = { DATA_DIR: ':memory:' };
+      const run = await runAdmin(
+        build.dir,
+        env,
+        ...['user', 'create', '--id', 'bob', '--seed-file', seedFile],
+      );
       expect(run.code).toBe(1);
       expect(run.stdout).toBe('');
       expect(run.stderr).toContain(`the seed file ${seedFile} is held by another admin command`);
@@ -97,8 +94,12 @@ describe('admin commands writing one seed file at the same time', () => {
     await mkdir(`${seedFile}.lock`);
     const then = new Date(Date.now() - 2 * SEED_FILE_LOCK_STALE_MS);
     await utimes(`${seedFile}.lock`, then, then);
-    const env = { DATA_DIR: ':memory:', SHORTLINK_SEED_FILE: seedFile };
-    const run = await runAdmin(build.dir, env, 'user', 'create', '--id', 'bob');
+    const env = { DATA_DIR: ':memory:' };
+    const run = await runAdmin(
+      build.dir,
+      env,
+      ...['user', 'create', '--id', 'bob', '--seed-file', seedFile],
+    );
     expect(run).toMatchObject({ code: 0, stderr: '' });
     await expect(readFile(seedFile, 'utf8')).resolves.toContain('"bob"');
   });

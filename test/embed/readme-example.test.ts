@@ -27,7 +27,7 @@ describe('embedding the core in-process', () => {
 
   it('creates a link through the same procedure the gateways call', async () => {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     const { secretKey } = await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' });
     await provisioner.saveGroup({ organizationId: 'acme', apiId: '1' });
     await provisioner.saveUser({ id: 'svc', organizations: ['acme'] });

@@ -15,7 +15,7 @@ describe("an embedded core with the service's URL checks", () => {
       require,
     )) as { store: Store; urlGuard: ConfiguredUrlGuard; core: Core };
     try {
-      const provisioner = new Provisioner(store.identities, systemClock);
+      const provisioner = new Provisioner(store, systemClock);
       const { secretKey } = await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' });
       await provisioner.saveGroup({ organizationId: 'acme', apiId: '1' });
       await provisioner.saveUser({ id: 'svc', organizations: ['acme'] });

@@ -9,6 +9,7 @@ import {
 } from '../../core';
 import { MongoIdentityStore } from '../../core/adapters/mongodb/mongo-identity-store';
 import { organization } from '../storage/fixtures';
+import { withNoLinks } from '../support/no-links';
 import { scriptedDb } from '../support/scripted-mongo-db';
 
 /**
@@ -76,7 +77,7 @@ describe('MongoDB: group and user created only when new', () => {
       { collection: 'users', method: 'insertOne', args: [{ _id: 'alice', name: 'Alice' }] },
     ]);
     calls.length = 0;
-    const refusal = new Provisioner(store, systemClock).createUser({
+    const refusal = new Provisioner(withNoLinks(store), systemClock).createUser({
       id: 'alice',
       organizations: ['acme'],
     });
@@ -110,7 +111,7 @@ describe('MongoDB: an organization changed in place', () => {
     const store = new MongoIdentityStore(db);
     await expect(store.updateOrganization('ghost', { active: false })).resolves.toBeNull();
     await expect(
-      new Provisioner(store, systemClock).setOrganizationActive('ghost', false),
+      new Provisioner(withNoLinks(store), systemClock).setOrganizationActive('ghost', false),
     ).rejects.toThrow('no organization "ghost"');
   });
 

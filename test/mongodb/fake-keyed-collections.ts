@@ -197,6 +197,15 @@ export class FakeLinks extends FakeCollection {
   asCollection(): Collection<LinkDocument> {
     return this as unknown as Collection<LinkDocument>;
   }
+
+  /**
+   * Provisioning's count of a link domain's links, when the test's organizations are made: not
+   * recorded among `calls`, which are the keyed create's.
+   */
+  countDocuments(filter: Filter, options: { limit?: number } = {}) {
+    const found = [...this.documents.values()].filter((d) => matches(d, filter)).length;
+    return Promise.resolve(Math.min(found, options.limit ?? Number.POSITIVE_INFINITY));
+  }
 }
 
 /** The link id counter: each update reserves as many ids as it asks for. */

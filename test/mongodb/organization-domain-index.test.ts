@@ -9,6 +9,7 @@ import {
 import { ensureIndexes, INDEXES } from '../../core/adapters/mongodb/indexes';
 import { MongoIdentityStore } from '../../core/adapters/mongodb/mongo-identity-store';
 import { organization } from '../storage/fixtures';
+import { withNoLinks } from '../support/no-links';
 import { scriptedDb } from '../support/scripted-mongo-db';
 
 /**
@@ -78,7 +79,7 @@ describe('MongoDB: an organization created only when new', () => {
     const store = new MongoIdentityStore(db);
     await expect(store.insertOrganization(acme)).rejects.toBeInstanceOf(OrganizationExistsError);
     expect(inserts).toBe(1);
-    const refusal = new Provisioner(store, systemClock).createOrganization({
+    const refusal = new Provisioner(withNoLinks(store), systemClock).createOrganization({
       id: 'acme',
       domain: 'other.link',
     });
@@ -117,7 +118,7 @@ describe('MongoDB: one organization per link domain', () => {
     await expect(store.saveOrganization(organization)).rejects.toBeInstanceOf(LinkDomainTakenError);
     // The upsert race retry ran once more, and the index still said no.
     expect(calls).toBe(2);
-    const provisioner = new Provisioner(store, systemClock);
+    const provisioner = new Provisioner(withNoLinks(store), systemClock);
     const refusal = provisioner.saveOrganization({ id: 'beta', domain: 'ACME.link.' });
     await expect(refusal).rejects.toBeInstanceOf(ProvisioningError);
     await expect(refusal).rejects.toThrow(

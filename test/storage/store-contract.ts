@@ -172,6 +172,31 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       expect(await store.links.listDomains()).toHaveLength(domains.length);
     });
 
+    it('counts the links stored under one domain exactly, of every organization and state, up to a limit', async () => {
+      await expect(store.links.countByDomain('a.link')).resolves.toBe(0);
+      // Neighbours in key order (a port, a longer name, a shorter one) hold links that are not
+      // a.link's; a disabled link and another organization's still count.
+      const counted = ['-', '0', 'A', '_', 'z', 'z'.repeat(64)];
+      for (const alias of counted) {
+        await insertNew(store.links, newLink({ domain: 'a.link', alias }));
+      }
+      for (const domain of ['a.link:443', 'a.link2', 'a.lin', 'b.link']) {
+        await insertNew(store.links, newLink({ domain, alias: 'z' }));
+      }
+      const other = await insertNew(
+        store.links,
+        newLink({ domain: 'a.link', alias: 'beta', organizationId: 'beta' }),
+      );
+      await store.links.setDisabled(other.id, { reason: 'kit', at: T0, by: 'admin' });
+      await expect(store.links.countByDomain('a.link')).resolves.toBe(counted.length + 1);
+      await expect(store.links.countByDomain('a.link', 3)).resolves.toBe(3);
+      await expect(store.links.countByDomain('a.link', 100)).resolves.toBe(counted.length + 1);
+      await expect(store.links.countByDomain('a.link:443')).resolves.toBe(1);
+      // Stored domains are lower case: another case is another (empty) key.
+      await expect(store.links.countByDomain('A.LINK')).resolves.toBe(0);
+      await expect(store.links.countByDomain('c.link', 1)).resolves.toBe(0);
+    });
+
     it('inserts many distinct aliases concurrently, all retrievable', async () => {
       const links = Array.from({ length: CONCURRENCY }, (_, i) =>
         newLink({ alias: `a${i}`, url: `https://example.com/${i}` }),

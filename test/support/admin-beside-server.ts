@@ -33,14 +33,15 @@ export function adminBesideServer(name: string) {
     dirs,
     buildDir,
     /**
-     * The compiled server on `dataDir`, unlimited. The CLI is another process: the server sees its
-     * changes within IDENTITY_CACHE_TTL_SECONDS, here 1 s.
+     * The compiled server on `dataDir`, unlimited, with `env` over that. The CLI is another
+     * process: the server sees its changes within IDENTITY_CACHE_TTL_SECONDS, here 1 s.
      */
-    async startServer(dataDir: string): Promise<ChildService> {
+    async startServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildService> {
       const server = await startChildService(buildDir(), {
         ...UNLIMITED,
         DATA_DIR: dataDir,
         IDENTITY_CACHE_TTL_SECONDS: '1',
+        ...env,
       });
       servers.push(server);
       return server;

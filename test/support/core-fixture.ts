@@ -60,7 +60,7 @@ export async function createTestCore<S extends Store = MemoryStore>(
 ): Promise<CoreFixture<S>> {
   // Without a store, S is its default, MemoryStore: the one made here.
   const store = (deps.store ?? createMemoryStore()) as S;
-  const provisioner = new Provisioner(store.identities, systemClock);
+  const provisioner = new Provisioner(store, systemClock);
 
   // Keys given, so that a second fixture on the same store (a re-save keeps a stored key) has
   // keys to hand out too.

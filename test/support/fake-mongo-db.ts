@@ -6,8 +6,8 @@ import { INDEXES } from '../../core/adapters/mongodb/indexes';
 /**
  * A fake MongoDB at the driver's Db/Collection level, for counting what would reach the server:
  * every call of a Collection method that the driver answers with one command (insertOne,
- * findOne, findOneAndUpdate, updateOne, replaceOne, deleteOne, distinct, createIndex...) and
- * every `db.command` is recorded as one round trip, `<collection>.<method>` (`db.command <name>`);
+ * findOne, findOneAndUpdate, updateOne, replaceOne, deleteOne, distinct, countDocuments,
+ * createIndex...) and every `db.command` is recorded as one round trip, `<collection>.<method>` (`db.command <name>`);
  * opening a change stream (`watch`, one `aggregate`) as `<collection or db>.watch`. The
  * collections answer as a server would for the filters and updates the store sends (equality,
  * `$or`, `$gt`, `$lte`, `$eq`, `$exists`, `$in`; `$set`, `$setOnInsert`, `$inc`, `$unset`,
@@ -276,6 +276,15 @@ export class FakeMongo {
       watch: () => {
         count('watch');
         return new SilentStream();
+      },
+      countDocuments: (filter: Doc = {}, options: { limit?: number } = {}) => {
+        count('countDocuments');
+        return answer(() =>
+          Math.min(
+            held().filter((document) => matches(document, filter)).length,
+            options.limit ?? Number.POSITIVE_INFINITY,
+          ),
+        );
       },
     };
   }

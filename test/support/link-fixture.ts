@@ -5,7 +5,7 @@ import { Provisioner } from '../../core/provisioning/provisioner';
 
 /** An organization with link domain `<id>.link`, URL groups "1" and "2", member `<id>-user`. */
 export async function provisionOrganization(store: Store, id: string): Promise<void> {
-  const provisioner = new Provisioner(store.identities, systemClock);
+  const provisioner = new Provisioner(store, systemClock);
   await provisioner.createOrganization({ id, domain: `${id}.link` });
   await provisioner.createGroup({ organizationId: id, apiId: '1' });
   await provisioner.createGroup({ organizationId: id, apiId: '2' });

@@ -91,7 +91,7 @@ export async function countRoundTrips(settings: RoundTripSettings = {}): Promise
     const startUp = await measure(async () => {
       runtime = await start();
     });
-    const provisioner = new Provisioner(runtime.core.deps.store.identities, systemClock);
+    const provisioner = new Provisioner(runtime.core.deps.store, systemClock);
     const { secretKey } = await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' });
     await provisioner.saveGroup({ organizationId: 'acme', apiId: '1' });
     await provisioner.saveUser({ id: 'alice', organizations: ['acme'] });

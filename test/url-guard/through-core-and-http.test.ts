@@ -45,7 +45,7 @@ describe('anti-phishing check through the core and the REST gateway', () => {
     fake.threats.set('https://reported.example/login', { threatType: 'SOCIAL_ENGINEERING' });
 
     store = createMemoryStore();
-    provisioner = new Provisioner(store.identities, systemClock);
+    provisioner = new Provisioner(store, systemClock);
     await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link', secretKey: ORG_KEY });
     await provisioner.saveGroup({ organizationId: 'acme', apiId: '1' });
     await provisioner.saveUser({ id: 'alice', organizations: ['acme'] });

@@ -32,7 +32,7 @@ describe('the URL guard from the configuration', () => {
 
   it('always runs the built-in rules, even with nothing configured', async () => {
     const store = createMemoryStore();
-    await new Provisioner(store.identities, systemClock).saveOrganization({
+    await new Provisioner(store, systemClock).saveOrganization({
       id: 'acme',
       domain: 'acme.link',
     });

@@ -317,6 +317,24 @@ export class LmdbLinkStore implements LinkStore {
     }
     return newestFirst(kept, query.limit).map(({ key, value }) => fromStoredLink(key, value));
   }
+
+  /**
+   * Links are keyed [domain, alias], sorted by domain first: the domain's links are one range of
+   * keys, from [domain] to past its last alias, walked without reading their values and no
+   * further than `limit` (lmdb-js's getKeysCount ignores a limit).
+   */
+  countByDomain(domain: string, limit?: number): Promise<number> {
+    return readLmdb(this.dbs, this.path, 'link count by domain', () => {
+      const keys = this.dbs.links.getKeys({
+        start: [domain],
+        end: [domain, AFTER_EVERY_ALIAS],
+        ...(limit !== undefined && { limit }),
+      });
+      let count = 0;
+      for (const _key of keys) count += 1;
+      return count;
+    });
+  }
 }
 
 function isLinkId(id: number): boolean {

@@ -305,4 +305,17 @@ export class MemoryLinkStore implements LinkStore {
   get mapCount(): number {
     return this.maps.length;
   }
+
+  /**
+   * A walk over every link, stopping at `limit`: provisioning asks this a few times per change of
+   * an organization's domain, not per request, so no per-domain count is kept on the insert path.
+   */
+  countByDomain(domain: string, limit = Number.POSITIVE_INFINITY): Promise<number> {
+    let count = 0;
+    for (const link of this.byId) {
+      if (count >= limit) break;
+      if (link.domain === domain) count += 1;
+    }
+    return Promise.resolve(count);
+  }
 }

@@ -179,4 +179,17 @@ export class MongoLinkStore implements LinkStore {
       .slice(0, limit)
       .map(({ _id, ...entry }) => ({ position: _id.position, entry: entry as LinkHistoryEntry }));
   }
+
+  /**
+   * Counted on the unique (domain, alias) index, whose keys for one domain are one range: the
+   * server reads index entries only, no document, and stops at `limit`.
+   */
+  async countByDomain(domain: string, limit?: number): Promise<number> {
+    return onMongo('link count by domain', () =>
+      this.links.countDocuments(
+        { domain },
+        { hint: INDEXES.linkAlias.name, ...(limit !== undefined && { limit }) },
+      ),
+    );
+  }
 }

@@ -46,7 +46,7 @@ async function setUp(options: { caches?: boolean; limiter?: RateLimiter | null }
     options.caches === false
       ? backend
       : withCaches(backend, { linkCacheSize: 100, identityTtlSeconds: 10 });
-  await new Provisioner(store.identities, systemClock).saveOrganization({
+  await new Provisioner(store, systemClock).saveOrganization({
     id: 'acme',
     domain: 'acme.link',
   });

@@ -20,7 +20,7 @@ async function setUp(options: { caches?: boolean } = {}) {
   const store: Store = options.caches
     ? withCaches(backend, { linkCacheSize: 100, identityTtlSeconds: 10 })
     : backend;
-  const provisioner = new Provisioner(store.identities, systemClock);
+  const provisioner = new Provisioner(store, systemClock);
   await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' });
   await provisioner.saveOrganization({ id: 'beta', domain: 'beta.link', scheme: 'http' });
   await provisioner.saveOrganization({ id: 'ported', domain: 'ported.link:8443' });
@@ -90,7 +90,7 @@ describe('store reads per follow', () => {
   it('an internationalised Host is read as its punycode: one read', async () => {
     const { backend } = await setUp();
     const store = backend as Store;
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await provisioner.saveOrganization({ id: 'books', domain: 'bücher.link' });
     await store.links.insert(
       newLink({ domain: 'xn--bcher-kva.link', alias: 'here', organizationId: 'books' }),
@@ -114,7 +114,7 @@ describe('domains stored with their default port by an older version', () => {
    */
   async function legacyStore(options: { newLinksToo: boolean }) {
     const backend = countingStore(createMemoryStore());
-    const provisioner = new Provisioner(backend.identities, systemClock);
+    const provisioner = new Provisioner(backend, systemClock);
     await provisioner.saveOrganization({ id: 'legacy', domain: 'legacy.link' });
     const link = (domain: string, alias: string) =>
       backend.links.insert(newLink({ domain, alias, organizationId: 'legacy' }));

@@ -26,7 +26,7 @@ describe('provisioning refuses weak or conflicting definitions', () => {
     return file;
   };
   const load = (file: string) =>
-    loadSeedFile(new Provisioner(createMemoryStore().identities, systemClock), file);
+    loadSeedFile(new Provisioner(createMemoryStore(), systemClock), file);
   /** What starting the real service with this seed file says. */
   const startWith = async (file: string): Promise<string> => {
     const outcome = await startInProcessService({ SHORTLINK_SEED_FILE: file }).then(
@@ -118,7 +118,7 @@ describe('provisioning refuses weak or conflicting definitions', () => {
   });
 
   it('lets an organization keep or change its own domain, and frees the old one', async () => {
-    const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
+    const provisioner = new Provisioner(createMemoryStore(), systemClock);
     await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' });
     await provisioner.saveOrganization({ id: 'acme', domain: 'ACME.link.' });
     await provisioner.saveOrganization({ id: 'acme', domain: 'acme.example' });
@@ -131,7 +131,7 @@ describe('provisioning refuses weak or conflicting definitions', () => {
   });
 
   it('lets exactly one of two concurrent organizations have a domain (the store decides)', async () => {
-    const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
+    const provisioner = new Provisioner(createMemoryStore(), systemClock);
     const outcomes = await Promise.allSettled(
       ['a', 'b', 'c', 'd'].map((id) => provisioner.saveOrganization({ id, domain: 'race.link' })),
     );
@@ -150,7 +150,7 @@ describe('the Provisioner refuses what plain JavaScript can pass around the type
     ['a link domain that is no string', { domain: 5 }, 'invalid link domain "5"'],
   ])('refuses an organization with %s, writing nothing', async (_, override, message) => {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     const input = { id: 'acme', domain: 'acme.link', ...override };
     const saved = provisioner.saveOrganization(input);
     await expect(saved).rejects.toBeInstanceOf(ProvisioningError);
@@ -169,7 +169,7 @@ describe('the Provisioner refuses what plain JavaScript can pass around the type
     ['a key hash that is no string', { secretKeyHash: 7 }, '64 lower-case hex digits'],
   ])('refuses an organization with %s, never naming it', async (_, override, message) => {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     const saved = provisioner.saveOrganization({ id: 'acme', domain: 'acme.link', ...override });
     await expect(saved).rejects.toBeInstanceOf(ProvisioningError);
     await expect(saved).rejects.toThrow(message);
@@ -185,7 +185,7 @@ describe('the Provisioner refuses what plain JavaScript can pass around the type
     ['a token hash that is no SHA-256', { tokenHash: 'A'.repeat(64) }, '64 lower-case hex'],
   ])('refuses a token given as %s, storing none', async (_, given, message) => {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await provisioner.saveUser({ id: 'alice' });
     const issued = provisioner.issueToken('alice', given);
     await expect(issued).rejects.toBeInstanceOf(ProvisioningError);
@@ -195,7 +195,7 @@ describe('the Provisioner refuses what plain JavaScript can pass around the type
 
   it('refuses to set an active flag that is no boolean, leaving the organization as it was', async () => {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' });
     await expect(provisioner.setOrganizationActive('acme', 'false' as never)).rejects.toThrow(
       'active must be true or false',
@@ -205,7 +205,7 @@ describe('the Provisioner refuses what plain JavaScript can pass around the type
 
   it('refuses a user whose organizations are not a list of ids, writing nothing', async () => {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await provisioner.saveOrganization({ id: 'a', domain: 'a.link' });
     for (const organizations of ['a', [5], { 0: 'a' }]) {
       await expect(provisioner.saveUser({ id: 'alice', organizations } as never)).rejects.toThrow(

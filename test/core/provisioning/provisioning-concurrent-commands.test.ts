@@ -15,7 +15,7 @@ describe.each(stores)('on the %s store', (_name, makeStore) => {
   let store: Store;
   beforeEach(async () => {
     store = await makeStore();
-    provisioner = new Provisioner(store.identities, systemClock);
+    provisioner = new Provisioner(store, systemClock);
     await provisioner.createOrganization({ id: 'acme', domain: 'acme.link' });
   });
 

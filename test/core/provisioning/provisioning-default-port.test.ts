@@ -17,7 +17,7 @@ describe('a link domain given with its scheme default port', () => {
     '%s (%s) is the domain %s, and its links are found',
     async (given, scheme, domain) => {
       const store = createMemoryStore();
-      const provisioner = new Provisioner(store.identities, systemClock);
+      const provisioner = new Provisioner(store, systemClock);
       const saved = await provisioner.saveOrganization({ id: 'acme', domain: given, scheme });
       expect(saved.organization.domain).toBe(domain);
       await provisioner.saveGroup({ organizationId: 'acme', apiId: '1' });
@@ -40,7 +40,7 @@ describe('a link domain given with its scheme default port', () => {
   );
 
   it('cannot give a second organization the same domain through the default port', async () => {
-    const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
+    const provisioner = new Provisioner(createMemoryStore(), systemClock);
     await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' });
     const refusal = provisioner.saveOrganization({ id: 'evil', domain: 'acme.link:443' });
     await expect(refusal).rejects.toThrow('already belongs to another organization');

@@ -16,7 +16,7 @@ import { failureOf } from '../../support/failures';
 describe('saveOrganization without a secret key', () => {
   async function setUp() {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     const first = await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' });
     await provisioner.saveGroup({ organizationId: 'acme', apiId: '1' });
     await provisioner.saveUser({ id: 'svc', organizations: ['acme'] });
@@ -55,7 +55,7 @@ describe('saveOrganization without a secret key', () => {
 
   it('leaves the demo a key to print when it is provisioned again', async () => {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await provisionDemo(provisioner, 8080);
     const demo = await provisionDemo(provisioner, 8080);
     const caller = createCore({ store }).createCaller({ authorization: `Bearer ${demo.token}` });

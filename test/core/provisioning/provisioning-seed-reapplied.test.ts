@@ -15,7 +15,7 @@ const seed: Seed = {
 describe('a seed file applied again keeps what its left-out fields hold in the store', () => {
   it('does not reactivate an organization deactivated since, nor rename what was renamed', async () => {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await applySeed(provisioner, seed, 'seed.json');
     // What an operator changed with the CLI after the first start.
     await provisioner.setOrganizationActive('acme', false);
@@ -47,7 +47,7 @@ describe('a seed file applied again keeps what its left-out fields hold in the s
 
   it('gives a new record the defaults, and a field the file does give wins', async () => {
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await applySeed(provisioner, seed, 'seed.json');
     await expect(store.identities.findOrganizationById('acme')).resolves.toMatchObject({
       active: true,

@@ -13,7 +13,7 @@ let makeStore: () => Promise<Store>;
 /** A store holding organization "held" on held.link (key KEY_C) and user "holder" with TOKEN_2. */
 async function storeWithHolder() {
   const store = await makeStore();
-  const provisioner = new Provisioner(store.identities, systemClock);
+  const provisioner = new Provisioner(store, systemClock);
   await applySeed(provisioner, {
     organizations: [{ id: 'held', domain: 'held.link', secret_key: KEY_C }],
     users: [{ id: 'holder', tokens: [TOKEN_2], organizations: ['held'] }],

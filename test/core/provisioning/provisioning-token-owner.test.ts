@@ -24,7 +24,7 @@ const organizations: Seed['organizations'] = [
 
 function newProvisioner() {
   const store = createMemoryStore();
-  return { store, provisioner: new Provisioner(store.identities, systemClock) };
+  return { store, provisioner: new Provisioner(store, systemClock) };
 }
 
 describe('a token belongs to one user', () => {

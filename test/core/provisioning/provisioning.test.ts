@@ -63,7 +63,7 @@ describe('provisioning: the seed file', () => {
     const file = join(dir, 'seed.json');
     await writeFile(file, JSON.stringify(seed));
     const store = createMemoryStore();
-    expect(await loadSeedFile(new Provisioner(store.identities, systemClock), file)).toEqual({
+    expect(await loadSeedFile(new Provisioner(store, systemClock), file)).toEqual({
       organizations: 2,
       users: 1,
     });
@@ -89,7 +89,7 @@ describe('provisioning: the seed file', () => {
     const file = join(dir, 'twice.json');
     await writeFile(file, JSON.stringify(seed));
     const store = createMemoryStore();
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await loadSeedFile(provisioner, file);
     const once = store.identities.snapshot();
     await loadSeedFile(provisioner, file);
@@ -104,7 +104,7 @@ describe('provisioning: the seed file', () => {
     const store = createMemoryStore();
     const file = join(dir, 'hashes.json');
     await writeFile(file, JSON.stringify(seed));
-    await loadSeedFile(new Provisioner(store.identities, systemClock), file);
+    await loadSeedFile(new Provisioner(store, systemClock), file);
     const dump = dumpIdentityStore(store.identities);
     for (const secret of [ORG_SECRET, TOKEN, OLD_ORG_SECRET]) {
       expect(dump).not.toContain(secret);
@@ -113,7 +113,7 @@ describe('provisioning: the seed file', () => {
   });
 
   it('refuses a file that is missing, not JSON or not a seed, with a clear error', async () => {
-    const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
+    const provisioner = new Provisioner(createMemoryStore(), systemClock);
     await expect(loadSeedFile(provisioner, join(dir, 'absent.json'))).rejects.toThrow(
       /cannot read seed file/,
     );
@@ -171,7 +171,7 @@ describe('provisioning: secrets', () => {
   });
 
   it('refuses an invalid link domain and unknown references', async () => {
-    const provisioner = new Provisioner(createMemoryStore().identities, systemClock);
+    const provisioner = new Provisioner(createMemoryStore(), systemClock);
     for (const domain of [
       '',
       'https://x.link',
@@ -200,7 +200,7 @@ describe('provisioning: secrets', () => {
 describe('provisioning: the demo', () => {
   it('creates an http organization on localhost:<port>, group "1" and a working token', async () => {
     const store = createMemoryStore();
-    const demo = await provisionDemo(new Provisioner(store.identities, systemClock), 8123);
+    const demo = await provisionDemo(new Provisioner(store, systemClock), 8123);
     expect(demo.domain).toBe('localhost:8123');
     expect(demo.urlGroupId).toBe('1');
     expect(demo.token).toMatch(/^slpat_[0-9A-Za-z]{40}$/);
