@@ -65,7 +65,7 @@ async function setUp(staleIfErrorSeconds = STALE_IF_ERROR_SECONDS) {
     staleIfErrorSeconds,
     now: () => now,
   });
-  const provisioner = new Provisioner(backend.store.identities, systemClock);
+  const provisioner = new Provisioner(backend.store, systemClock);
   await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' });
   await backend.store.links.insert(newLink({ alias: 'promo' }));
   const core = createCore({ store });

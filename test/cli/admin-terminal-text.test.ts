@@ -47,12 +47,17 @@ beforeAll(async () => {
   env = { DATA_DIR: dataDir };
   const store = await createLmdbStore({ dataDir });
   try {
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     await provisioner.createOrganization({ id: 'acme', domain: 'acme.link', name: HOSTILE });
     await provisioner.createGroup({ organizationId: 'acme', apiId: '1', name: HOSTILE });
     await provisioner.createUser({ id: 'acme-user', name: HOSTILE, organizations: ['acme'] });
     const link = await insertLink(store, 'acme', 'a', `https://example.com/${HOSTILE}`);
-    await store.links.setDisabled(link.id, { reason: HOSTILE, at: new Date(), by: 'acme-user' });
+    const at = new Date();
+    await store.links.setDisabled(
+      link.id,
+      { reason: HOSTILE, at, by: 'user:acme-user' },
+      { at, by: 'user:acme-user', refuseHeld: true },
+    );
   } finally {
     await store.close();
   }

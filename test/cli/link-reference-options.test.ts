@@ -11,7 +11,7 @@ let store: MemoryStore;
 beforeEach(async () => {
   store = createMemoryStore();
   await provisionOrganization(store, 'acme'); // https://acme.link
-  const provisioner = new Provisioner(store.identities, systemClock);
+  const provisioner = new Provisioner(store, systemClock);
   await provisioner.createOrganization({ id: 'plain', domain: 'plain.link', scheme: 'http' });
   await provisioner.createGroup({ organizationId: 'plain', apiId: '1' });
   await provisioner.createOrganization({ id: 'books', domain: 'bücher.link' });
