@@ -37,6 +37,9 @@ export { toPublicLinkView, type PublicLinkView } from './links/public-link-view'
 export type { LinkPage, ListLinksRequest } from './links/list-links';
 export type { GetLinkRequest } from './links/get-link';
 export type { DisableLinkRequest, EnableLinkRequest } from './links/disable-link';
+export type { UpdateLinkRequest } from './links/update-link-input';
+export type { LinkHistoryPage, LinkHistoryRequest } from './links/link-history';
+export type { LinkHistoryView } from './links/history-view';
 export type { CreateLinkRequest } from './links/create-link-input';
 export type { ResolveLinkRequest } from './links/resolve-link';
 export { UndecodableBody } from './links/undecodable-body';

@@ -1,11 +1,15 @@
 import type { Core, PublicLinkView, ShortLink as CoreShortLink } from '../core';
 import {
+  LinkChangeKind,
   LinkState,
   type CreateShortLinkRequest,
   type DisableShortLinkRequest,
   type GetShortLinkRequest,
+  type LinkHistoryEntry,
+  type ListShortLinkHistoryRequest,
   type ListShortLinksRequest,
   type ShortLink,
+  type UpdateShortLinkRequest,
 } from './generated/shortlink/v1/shortlink';
 
 /** A link as links.get, list, disable and enable answer it (core/links/link-view.ts). */
@@ -57,6 +61,59 @@ export function toListBody(request: ListShortLinksRequest): Record<string, unkno
     url_group_id: given(request.urlGroupId, ''),
     page_size: given(request.pageSize, 0),
     page_token: given(request.pageToken, ''),
+  };
+}
+
+/**
+ * links.update's arguments: the field mask's paths as the core's `update_mask`, and each field as
+ * sent. proto3's "not set" is passed as absent (redirect_type 0, an unset expires_at or
+ * max_visits), which for a field the mask names the core reads as null: the default redirect, no
+ * expiry, no limit. The core judges the paths and the values.
+ */
+export function toUpdateBody(request: UpdateShortLinkRequest): Record<string, unknown> {
+  return {
+    ...toLinkReferenceBody(request),
+    update_mask: request.updateMask ?? [],
+    url: request.url,
+    redirect_type: given(request.redirectType, 0),
+    expires_at: request.expiresAt,
+    max_visits: request.maxVisits,
+  };
+}
+
+/** links.history's arguments: the link, and page_size 0 and "" token as proto3's "not set". */
+export function toHistoryBody(request: ListShortLinkHistoryRequest): Record<string, unknown> {
+  return {
+    ...toLinkReferenceBody(request),
+    page_size: given(request.pageSize, 0),
+    page_token: given(request.pageToken, ''),
+  };
+}
+
+/** An entry of a link's history as links.history answers it. */
+type HistoryView = Awaited<
+  ReturnType<ReturnType<Core['createUntypedCaller']>['links']['history']>
+>['entries'][number];
+
+const CHANGE_KINDS: Record<HistoryView['kind'], LinkChangeKind> = {
+  created: LinkChangeKind.LINK_CHANGE_KIND_CREATED,
+  updated: LinkChangeKind.LINK_CHANGE_KIND_UPDATED,
+  disabled: LinkChangeKind.LINK_CHANGE_KIND_DISABLED,
+  enabled: LinkChangeKind.LINK_CHANGE_KIND_ENABLED,
+};
+
+/** A history entry: a value that is none (no expiry, no limit) stays unset. */
+export function toHistoryEntryMessage(entry: HistoryView): LinkHistoryEntry {
+  return {
+    kind: CHANGE_KINDS[entry.kind],
+    at: new Date(entry.at),
+    by: entry.by,
+    reason: entry.reason ?? '',
+    changes: (entry.changes ?? []).map((change) => ({
+      field: change.field,
+      oldValue: change.from ?? undefined,
+      newValue: change.to ?? undefined,
+    })),
   };
 }
 

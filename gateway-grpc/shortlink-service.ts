@@ -21,10 +21,13 @@ import {
   toCreateBody,
   toCreatedLinkMessage,
   toDisableBody,
+  toHistoryBody,
+  toHistoryEntryMessage,
   toLinkReferenceBody,
   toListBody,
   toPublicLinkMessage,
   toShortLinkMessage,
+  toUpdateBody,
 } from './messages';
 import { setRateLimitMetadata } from './rate-limit-metadata';
 import { isUndecodable } from './tolerant-decoding';
@@ -172,6 +175,21 @@ export function createShortLinkService(
       async (caller, body) => ({
         shortLink: toShortLinkMessage(await caller.links.enable(body)),
       }),
+    ),
+    updateShortLink: governing('UpdateShortLink', 'update', toUpdateBody, async (caller, body) => ({
+      shortLink: toShortLinkMessage(await caller.links.update(body)),
+    })),
+    listShortLinkHistory: governing(
+      'ListShortLinkHistory',
+      'history',
+      toHistoryBody,
+      async (caller, body) => {
+        const page = await caller.links.history(body);
+        return {
+          entries: page.entries.map(toHistoryEntryMessage),
+          nextPageToken: page.next_page_token,
+        };
+      },
     ),
   };
 }

@@ -21,6 +21,9 @@ export const USAGE = `usage: npm run admin -- <command> [options]
   link list     --org ORG_ID [--group API_ID] [--limit N]   (one JSON object per line, newest first)
   link disable  --domain HOST --alias ALIAS | --id N  --reason TEXT   (1-500 characters)
   link enable   --domain HOST --alias ALIAS | --id N
+  link update   --domain HOST --alias ALIAS | --id N  [--url URL] [--redirect-type 301|302|303|307|308]
+                [--expires-at RFC3339|none] [--max-visits N|none]   (at least one; by admin)
+  link history  --domain HOST --alias ALIAS | --id N   (one line per change, oldest first)
   link rescan   [--org ORG_ID] [--checkpoint FILE]   (active links through the URL guard again;
                 disables each one it now refuses; resumable: see core/cli/README.md)
 
@@ -47,6 +50,10 @@ const OPTIONS = {
   group: { type: 'string' },
   limit: { type: 'string' },
   checkpoint: { type: 'string' },
+  url: { type: 'string' },
+  'redirect-type': { type: 'string' },
+  'expires-at': { type: 'string' },
+  'max-visits': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
@@ -75,6 +82,19 @@ const COMMANDS = {
   'link list': { options: ['org', 'group', 'limit', 'seed-file'] },
   'link disable': { options: ['id', 'domain', 'alias', 'reason', 'seed-file'] },
   'link enable': { options: ['id', 'domain', 'alias', 'seed-file'] },
+  'link update': {
+    options: [
+      'id',
+      'domain',
+      'alias',
+      'url',
+      'redirect-type',
+      'expires-at',
+      'max-visits',
+      'seed-file',
+    ],
+  },
+  'link history': { options: ['id', 'domain', 'alias', 'seed-file'] },
   'link rescan': { options: ['org', 'checkpoint', 'seed-file'] },
 } as const satisfies Record<
   string,

@@ -4,8 +4,10 @@ import type { Config } from '../runtime/config';
 import type { LinkCommand, Options } from './admin-command-line';
 import { openLinkStore } from './admin-store';
 import { linkCommand, type PrintLine } from './link-commands';
-import { runRescanCommand } from './rescan-command';
+import { runRescanCommand, warningsTo } from './rescan-command';
 import { terminalText } from './terminal-text';
+import { linkUpdateCommand } from './link-update';
+import { createUrlGuardFromConfig } from '../runtime/url-guard-from-config';
 
 /** Exit statuses of a rescan stopped by a signal, as a shell reports a process it killed. */
 const STOPPED_BY: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
@@ -32,12 +34,39 @@ export async function runLinkCommandLine(
   options: Options,
 ): Promise<void> {
   // Read before the store opens: a mistake on the command line opens nothing.
+  if (command === 'link update') {
+    await updateWithGuard(config, seedFile, linkUpdateCommand(options, systemClock.now()));
+    return;
+  }
   const run = command === 'link rescan' ? undefined : linkCommand(command, options);
-  const readOnly = command === 'link show' || command === 'link list';
+  const readOnly = command === 'link show' || command === 'link list' || command === 'link history';
   const store = await openLinkStore(config, seedFile, { readOnly });
   try {
     if (run) await run(store, systemClock, printToStdout);
     else await rescanUntilStopped(config, store, options);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * `link update` with the URL guard the configuration builds, as the server's create uses it
+ * (the reputation lookup included when SAFE_BROWSING_URL is set); its warnings on standard error.
+ */
+async function updateWithGuard(
+  config: Config,
+  seedFile: string | undefined,
+  run: ReturnType<typeof linkUpdateCommand>,
+): Promise<void> {
+  const store = await openLinkStore(config, seedFile, { readOnly: false });
+  try {
+    const note = (line: string) => process.stderr.write(`${line}\n`);
+    const configured = await createUrlGuardFromConfig(config, warningsTo(note), store);
+    try {
+      await run(store, systemClock, printToStdout, configured.guard);
+    } finally {
+      await configured.close();
+    }
   } finally {
     await store.close();
   }

@@ -6,14 +6,22 @@ import { operatorActing } from '../links/link-actor';
 import type { Store } from '../ports/store';
 import { NotFoundProvisioningError, ProvisioningError } from '../provisioning/provisioning-error';
 import { usageError, type LinkCommand, type Options } from './admin-command-line';
+import { historyLine } from './history-line';
+import { historyPage } from '../links/history-pages';
 import { linkJson } from './link-json';
 import { findNamedLink, readLinkOption } from './link-reference-options';
+
+/** Entries read per store call by `link history`. */
+const HISTORY_PAGE_SIZE = 100;
 
 /** Links read per store call by `link list` (and rescan): a page, printed before the next. */
 export const LINK_PAGE_SIZE = 500;
 
-/** The link commands but rescan, which needs the URL guard and a checkpoint (link-rescan.ts). */
-type LinkReadOrSetCommand = Exclude<LinkCommand, 'link rescan'>;
+/**
+ * The link commands but those that need the URL guard: rescan (and its checkpoint,
+ * link-rescan.ts) and update (link-update.ts).
+ */
+type LinkReadOrSetCommand = Exclude<LinkCommand, 'link rescan' | 'link update'>;
 
 function requiredOption(options: Options, name: string): string {
   const value = options[name];
@@ -52,7 +60,7 @@ export type PrintLine = (line: string) => void | Promise<void>;
 type LinkCommandRun = (store: Store, clock: Clock, print: PrintLine) => Promise<void>;
 
 /**
- * `link show|list|disable|enable` for the operator (any organization). The command line is read
+ * `link show|list|disable|enable|history` for the operator (any organization). The command line is read
  * here, before any store is opened, so a mistake in it costs nothing; the returned function runs
  * it, printing each line as it comes (a listing page by page, never held whole).
  */
@@ -89,6 +97,17 @@ export function linkCommand(command: LinkReadOrSetCommand, options: Options): Li
             ? `link ${link.id} (${shortUrlOf(link)}) is disabled: ${reason}`
             : `link ${link.id} (${shortUrlOf(link)}) was already disabled, since ${first.at.toISOString()} by ${first.by}: ${first.reason}; nothing changed`,
         );
+      };
+    }
+    case 'link history': {
+      const named = readLinkOption(options);
+      return async (store, _clock, print) => {
+        const link = await findNamedLink(store.links, named);
+        for (let from = 0, more = true; more;) {
+          const page = await historyPage(store.links, link, from, HISTORY_PAGE_SIZE);
+          for (const entry of page.entries) await print(historyLine(entry));
+          ({ next: from, more } = page);
+        }
       };
     }
     case 'link enable': {

@@ -19,10 +19,10 @@ interface RescanCommandOptions {
 
 /**
  * A logger for the URL guard that prints its warnings (a reputation lookup that failed, a
- * blocklist file that cannot be read) above the progress bar; its routine lines are not the
- * operator's business here.
+ * blocklist file that cannot be read) through `note` (the rescan's: above its progress bar); its
+ * routine lines are not the operator's business here.
  */
-function warningsTo(note: (line: string) => void): Logger {
+export function warningsTo(note: (line: string) => void): Logger {
   const quiet: LogFn = () => undefined;
   const say =
     (level: string): LogFn =>

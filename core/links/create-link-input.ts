@@ -96,7 +96,8 @@ const FIELD_ORDER: readonly Field[] = ['url', 'alias', 'redirect_type'];
 
 const defaultMessage = (reason: ErrorReason) => ERROR_CATALOGUE[reason].message;
 
-function fieldFailure(
+/** The code and message of a failing field, as a create reports it (and an update, the same). */
+export function fieldFailure(
   field: Field,
   issues: z.core.$ZodIssue[],
   raw: unknown,

@@ -43,7 +43,11 @@ function readVerdict(answer: unknown): UrlVerdict {
   throw new Error(`the URL guard answered ${shown}, not a verdict with "blocked" true or false`);
 }
 
-async function guardUrl(ctx: GroupContext, url: URL): Promise<void> {
+/** The whole anti-phishing check of a new target, a create's or an update's (URL_BLOCKED). */
+export async function guardUrl(
+  ctx: Pick<GroupContext, 'deps' | 'organization'>,
+  url: URL,
+): Promise<void> {
   // A check that cannot run now (a used-up quota, BACKEND_UNAVAILABLE) throws a failure that
   // says when to retry; the caller hands that to the transport, as for every failure.
   const verdict = readVerdict(

@@ -5,9 +5,7 @@ import { groupNotFound, urlGroupIdSchema } from '../organizations/resolve-group'
 import { argumentsError, argumentsSchema, governingProcedure } from './governing-procedure';
 import { toLinkView, type LinkView } from './link-view';
 import { decodePageToken, encodePageToken } from './page-token';
-
-const DEFAULT_PAGE_SIZE = 50;
-const MAX_PAGE_SIZE = 100;
+import { PAGE_TOKEN_FOREIGN, readPageSize, readPageToken } from './page-arguments';
 
 /** What an in-process caller passes to `links.list`. */
 export interface ListLinksRequest {
@@ -42,25 +40,11 @@ const listArguments = argumentsSchema<ListArguments>((body) => {
     if (group.success) groupApiId = group.data;
     else problems.push('url_group_id must be a non-empty string or a non-negative integer.');
   }
-  const rawSize = ownField(body, 'page_size');
-  let pageSize = DEFAULT_PAGE_SIZE;
-  if (!isAbsent(rawSize) && rawSize !== 0) {
-    if (
-      Number.isInteger(rawSize) &&
-      (rawSize as number) >= 1 &&
-      (rawSize as number) <= MAX_PAGE_SIZE
-    ) {
-      pageSize = rawSize as number;
-    } else {
-      problems.push(`page_size must be a whole number from 1 to ${MAX_PAGE_SIZE}.`);
-    }
-  }
-  const rawToken = ownField(body, 'page_token');
-  let pageToken: string | undefined;
-  if (!isAbsent(rawToken)) {
-    if (typeof rawToken === 'string') pageToken = rawToken;
-    else problems.push('page_token must be a string.');
-  }
+  const pageSize = readPageSize(body);
+  if (typeof pageSize !== 'number') problems.push(pageSize.problem);
+  const pageToken = readPageToken(body);
+  if (typeof pageToken === 'object') problems.push(pageToken.problem);
+  if (typeof pageSize !== 'number' || typeof pageToken === 'object') return { problems };
   return problems.length > 0 ? { problems } : { groupApiId, pageSize, pageToken };
 });
 
@@ -78,10 +62,7 @@ export const listLinks = governingProcedure
     if (pageToken !== undefined) {
       const decoded = decodePageToken(pageToken, organization.id, groupApiId);
       if (decoded === null) {
-        throw new ShortlinkError(
-          'ARGUMENT_INVALID',
-          'page_token was not given by this listing: start again without one.',
-        );
+        throw new ShortlinkError('ARGUMENT_INVALID', PAGE_TOKEN_FOREIGN);
       }
       beforeId = decoded;
     }

@@ -13,10 +13,11 @@ import {
 /** Which transport answered; the only values of the `gateway` label. */
 export type GatewayLabel = 'rest' | 'grpc';
 /**
- * What was asked for; the only values of the `operation` label. `get`, `list`, `disable` and
- * `enable` are the calls of links.get, links.list, links.disable and links.enable.
+ * What was asked for; the only values of the `operation` label. `get`, `list`, `disable`,
+ * `enable`, `update` and `history` are the calls of the links procedures of those names.
  */
-export type Operation = 'create' | 'follow' | 'resolve' | 'get' | 'list' | 'disable' | 'enable';
+export type Operation =
+  'create' | 'follow' | 'resolve' | 'get' | 'list' | 'disable' | 'enable' | 'update' | 'history';
 /**
  * Which budget refused a request: a token's, a client address's failed token checks, or a client
  * address's unknown aliases followed.
@@ -85,6 +86,8 @@ const GATEWAY_OPERATIONS: ReadonlyArray<readonly [GatewayLabel, Operation]> = [
   ['grpc', 'list'],
   ['grpc', 'disable'],
   ['grpc', 'enable'],
+  ['grpc', 'update'],
+  ['grpc', 'history'],
 ];
 
 /** prom-client's default metrics that `promtool check metrics` reports as misnamed. */
