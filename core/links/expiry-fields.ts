@@ -17,7 +17,7 @@ const RFC_3339_DATE_TIME = new RegExp(
  * The instant an RFC 3339 date-time names, to the millisecond (a Date's precision: further digits
  * are dropped); null when the text is not one.
  */
-export function parseDateTime(text: string): Date | null {
+function parseDateTime(text: string): Date | null {
   // The pattern holds ASCII only, so upper case changes the `t` and `z` alone, which Date.parse
   // reads in upper case only.
   return RFC_3339_DATE_TIME.test(text) ? new Date(text.toUpperCase()) : null;
