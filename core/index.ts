@@ -43,6 +43,7 @@ export type { LinkHistoryView } from './links/history-view';
 export type { CreateLinkRequest } from './links/create-link-input';
 export type { ResolveLinkRequest } from './links/resolve-link';
 export { UndecodableBody } from './links/undecodable-body';
+export { redirectCaching, type RedirectCaching } from './links/redirect-caching';
 export { reservedAliasSet, BUILT_IN_RESERVED_ALIASES } from './links/reserved-aliases';
 export { createMemoryStore, type MemoryStore } from './adapters/memory/memory-store';
 export {

@@ -28,6 +28,10 @@ export function toCreateBody(request: CreateShortLinkRequest): Record<string, un
     url: request.url,
     alias: request.alias,
     redirect_type: request.redirectType === 0 ? undefined : request.redirectType,
+    // proto3 optional fields: undefined when unset (never), as sent when set ("" and 0 included,
+    // which the core refuses).
+    expires_at: request.expiresAt,
+    max_visits: request.maxVisits,
   };
 }
 

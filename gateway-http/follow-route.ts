@@ -1,18 +1,25 @@
 import type { RequestHandler } from 'express';
-import { ShortlinkError, type Core, type ResponseInfo, type ShortlinkMetrics } from '../core';
+import {
+  redirectCaching,
+  ShortlinkError,
+  type Core,
+  type RedirectCaching,
+  type ResponseInfo,
+  type ShortlinkMetrics,
+} from '../core';
 import { sendError } from './envelope';
-import { sendLinkGone } from './link-gone';
+import { isLinkGone, sendLinkGone } from './link-gone';
 import { setRateLimitHeaders } from './rate-limit-headers';
 import { requestHost } from './request-host';
 
-/** Cache-Control of a redirect: permanent ones may be cached briefly, temporary ones never. */
-function redirectCacheControl(status: number, maxAgeSeconds: number): string {
-  return status === 301 || status === 308 ? `private, max-age=${maxAgeSeconds}` : 'no-store';
+/** The core's caching of a redirect as Cache-Control: kept by the follower's browser alone. */
+function cacheControlOf(caching: RedirectCaching): string {
+  return caching === 'no-store' ? 'no-store' : `private, max-age=${caching.maxAgeSeconds}`;
 }
 
 /**
  * GET|HEAD /<alias> on a link domain: answers with the link's redirect, or 410 for a link that
- * must not be followed (LINK_DISABLED), or the contract's error in its JSON body, as every other
+ * must not be followed (LINK_DISABLED, LINK_EXPIRED), or the contract's error in its JSON body, as every other
  * error: 404 (NOT_FOUND) for an unknown alias, 429 (RATE_LIMITED) with Retry-After for a client
  * address past its budget of unknown aliases (express's req.ip: behind TRUST_PROXY, the forwarded
  * client).
@@ -38,20 +45,28 @@ export function followLinkHandler(
           },
           response,
         })
-        .links.resolve({ domain: requestHost(req), alias: String(req.params.alias) });
+        .links.resolve({
+          domain: requestHost(req),
+          alias: String(req.params.alias),
+          // express serves HEAD with this GET route: a HEAD answers no redirect, so it is no visit.
+          visit: req.method === 'GET',
+        });
       // The WHATWG serialisation is ASCII (punycode host, percent-encoded path): header-safe.
       const location = new URL(link.url).href;
       // node's own calls: express's status() and set() would only validate and re-stringify.
       res.statusCode = link.redirect_type;
       res.setHeader('Location', location);
-      res.setHeader('Cache-Control', redirectCacheControl(link.redirect_type, maxAgeSeconds));
+      res.setHeader(
+        'Cache-Control',
+        cacheControlOf(redirectCaching(link, core.deps.clock, maxAgeSeconds)),
+      );
       res.end();
       measured?.observe(0, startedAt);
       followed?.(0);
     } catch (error) {
       // The caller rejects with ShortlinkErrors only; anything else is for the last resort.
       if (!(error instanceof ShortlinkError)) throw error;
-      if (error.reason === 'LINK_DISABLED') {
+      if (isLinkGone(error)) {
         sendLinkGone(req, res, error);
       } else {
         // No token, so no token budget: only the Retry-After of a 429 or a 503.

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { hashSecret } from '../auth/secrets';
 import { redirectTypeSchema } from './create-link-input';
+import { expiresAtSchema, maxVisitsSchema } from './expiry-fields';
 import { urlGroupIdSchema } from '../organizations/resolve-group';
 import { isAbsent, isPlainObject, ownField } from '../procedure/raw-input';
 
@@ -25,7 +26,7 @@ function raw(value: unknown): { raw: string } {
 
 /**
  * What a create request means, as a hash: the organization key's hash and url_group_id, url,
- * alias and redirect_type read as their stages read them. Absent, null and "" are alike where
+ * alias, redirect_type, expires_at and max_visits read as their stages read them. Absent, null and "" are alike where
  * those stages treat them alike (organization_key, url_group_id, url, alias); url is trimmed; a
  * numeric url_group_id equals its decimal string; an absent or null redirect_type equals the
  * default one given explicitly ("" is not absent there: that stage refuses it). REST and gRPC requests with the same fields therefore match, and JSON key order
@@ -50,6 +51,27 @@ export function requestFingerprint(body: unknown): string {
     isAbsent(trimmedUrl) ? null : typeof trimmedUrl === 'string' ? trimmedUrl : raw(trimmedUrl),
     isAbsent(alias) ? null : typeof alias === 'string' ? alias : raw(alias),
     redirect.success ? redirect.data : raw(redirectType),
+    ...limitsMeaning(body),
   ];
   return hash('sha256', JSON.stringify(meaning), 'hex');
+}
+
+/**
+ * The meaning of expires_at and max_visits, appended only when one of them is given (not absent,
+ * not null, which mean none): a request without them has the fingerprint it had before they
+ * existed, so records stored then still replay. expires_at means its instant, as the link stores
+ * it (UTC, to the millisecond): the same instant in another offset is the same request. "" is
+ * not absent there (that stage refuses it).
+ */
+function limitsMeaning(body: unknown): unknown[] {
+  const expiresAt = ownField(body, 'expires_at');
+  const maxVisits = ownField(body, 'max_visits');
+  const none = (value: unknown) => value === undefined || value === null;
+  if (none(expiresAt) && none(maxVisits)) return [];
+  const expiry = expiresAtSchema.safeParse(expiresAt);
+  const limit = maxVisitsSchema.safeParse(maxVisits);
+  return [
+    expiry.success ? (expiry.data?.toISOString() ?? null) : raw(expiresAt),
+    limit.success ? (limit.data ?? null) : raw(maxVisits),
+  ];
 }

@@ -10,7 +10,7 @@ import type { LinkRecord, NewLink, RedirectType } from '../ports/link-store';
 import type { UrlVerdict } from '../ports/url-guard';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { limitPerToken } from '../rate-limit/limit-per-token';
-import { createLinkRequestSchema, fieldsError, isAlias } from './create-link-input';
+import { createLinkRequestSchema, expiryIssues, fieldsError, isAlias } from './create-link-input';
 import { MAX_ALIAS_LENGTH } from './link-field-limits';
 import { requestFingerprint } from './create-fingerprint';
 import { requireObjectBody } from './require-object-body';
@@ -132,7 +132,7 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
   .use(resolveOrganization)
   .use(idempotent({ fingerprint: requestFingerprint, answerOf: toShortLink }))
   .use(resolveGroup)
-  .input(createLinkRequestSchema, fieldsError)
+  .input(createLinkRequestSchema, fieldsError, expiryIssues)
   .mutation(async ({ ctx, input }): Promise<ShortLink> => {
     await guardUrl(ctx, input.url.parsed);
     const { organization, group } = ctx;
@@ -145,6 +145,8 @@ export const createLink = ProcedureBuilder.create<CoreContext>()
       groupApiId: group.apiId,
       userId: ctx.userId,
       createdAt: ctx.deps.clock.now(),
+      ...(input.expires_at && { expiresAt: input.expires_at }),
+      ...(input.max_visits !== undefined && { maxVisits: input.max_visits }),
     };
     const stored = input.alias
       ? await insertChosen(ctx, { ...link, alias: input.alias })

@@ -5,7 +5,7 @@ import { expectedFailure, ShortlinkError } from '../errors/shortlink-error';
 import { ProcedureBuilder } from '../procedure/procedure';
 import { isAlias } from './create-link-input';
 import { MAX_HOST_HEADER_LENGTH } from './long-url';
-import { followRefusal, linkGone } from './follow-policy';
+import { followRefusal, refusalFailure } from './follow-policy';
 import { toLinkView, type LinkView } from './link-view';
 import type { LinkRecord, LinkStore } from '../ports/link-store';
 import type { RateLimitDecision, RateLimiter } from '../ports/rate-limiter';
@@ -16,6 +16,11 @@ const resolveLinkSchema = z.object({
   domain: z.string().min(1).max(MAX_HOST_HEADER_LENGTH),
   // An alias no link can have names none: answered without a read.
   alias: z.string().refine(isAlias),
+  /**
+   * The follow is a visit: a redirect is answered when the link may be followed (REST GET; not a
+   * HEAD, not a lookup). A link with max_visits counts it, and refuses it once none is left.
+   */
+  visit: z.boolean().optional(),
 });
 
 export type ResolveLinkRequest = z.input<typeof resolveLinkSchema>;
@@ -49,7 +54,9 @@ function missBudgetOf(ctx: CoreContext): { limiter: RateLimiter; key: string } |
  * can be under (the link domain directory), so a lookup reads the store once: an unknown alias
  * costs one read, not one per form of the Host. The alias is compared exactly. A link found but
  * not to be followed (disabled, its organization inactive, its target now refused) is
- * LINK_DISABLED, whatever the reason.
+ * LINK_DISABLED, whatever the reason; one past its expiry or out of visits is LINK_EXPIRED
+ * (follow-policy.ts). Only a resolve that is a visit (`visit: true`) counts one against
+ * max_visits.
  *
  * Unknown aliases are limited per client address (IPv6 by its /64), as failed token checks are:
  * a lookup that finds nothing is counted after the read, atomically, and the count decides
@@ -79,10 +86,10 @@ export const resolveLink = ProcedureBuilder.create<CoreContext>()
       const decision = budget && (await budget.limiter.consume(budget.key));
       throw decision && !decision.allowed ? tooManyMisses(decision) : notFound();
     }
-    const refused = await followRefusal(ctx, link);
+    const refused = await followRefusal(ctx, link, input.visit === true);
     if (refused !== null) {
       ctx.request.logger?.debug({ link: link.id, refusal: refused }, 'link not followed');
-      throw linkGone();
+      throw refusalFailure(refused, notFound);
     }
     return toLinkView(link);
   });

@@ -5,7 +5,7 @@ import type { LinkEdit } from '../ports/link-store';
 import { ownField } from '../procedure/raw-input';
 import { fieldFailure, longUrlSchema, redirectTypeSchema } from './create-link-input';
 import { argumentsSchema } from './governing-procedure';
-import { expiresAtSchema, maxVisitsSchema } from './link-limits-input';
+import { expiresAtSchema, expiryInRange, maxVisitsSchema } from './expiry-fields';
 import { readLinkReference, type LinkReference } from './link-reference';
 
 /** The fields an update may change, in the order their failures are reported (the create's). */
@@ -117,10 +117,15 @@ export function readUpdateFields(values: FieldValues, now: Date): ParsedUpdate {
     fieldFailure('redirect_type', e.issues, raw('redirect_type')),
   );
   if (redirect) edit.redirectType = redirect.value;
-  const expiry = parse('expires_at', expiresAtSchema(now), () => failureOf('EXPIRES_AT_INVALID'));
-  if (expiry) edit.expiresAt = expiry.value;
+  // The create's rules (expiry-fields.ts); null, given, removes the expiry or the limit.
+  const expiry = parse('expires_at', expiresAtSchema, () => failureOf('EXPIRES_AT_INVALID'));
+  if (expiry) {
+    if (expiry.value === undefined) edit.expiresAt = null;
+    else if (expiryInRange(expiry.value, now)) edit.expiresAt = expiry.value;
+    else failures.push(failureOf('EXPIRES_AT_INVALID'));
+  }
   const limit = parse('max_visits', maxVisitsSchema, () => failureOf('MAX_VISITS_INVALID'));
-  if (limit) edit.maxVisits = limit.value;
+  if (limit) edit.maxVisits = limit.value ?? null;
 
   const first = failures[0];
   if (first) {

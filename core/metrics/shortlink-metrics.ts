@@ -68,7 +68,9 @@ export function followOutcomeOf(code: number): FollowOutcome {
       return 'redirect';
     case ErrorCode.NOT_FOUND:
       return 'not_found';
+    // The 410s: a link not to be followed, or expired (by date or by visits).
     case ErrorCode.LINK_DISABLED:
+    case ErrorCode.LINK_EXPIRED:
       return 'gone';
     case ErrorCode.RATE_LIMITED:
       return 'rate_limited';

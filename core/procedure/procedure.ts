@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { ZodError, type z } from 'zod';
 import type { ShortlinkError } from '../errors/shortlink-error';
 
 /**
@@ -131,14 +131,23 @@ export class ProcedureBuilder<TBaseCtx, TCtx, TInput, TCallerInput> {
     return new ProcedureBuilder([...this.steps, step]);
   }
 
-  /** Parses the raw input with `schema`; a failure becomes the error `onInvalid` builds. */
+  /**
+   * Parses the raw input with `schema`; a failure becomes the error `onInvalid` builds. The issues
+   * `contextIssues` finds in the raw input (rules a schema declared once cannot hold: those that
+   * depend on the request's time, by the context's clock) fail it too, reported with the schema's.
+   */
   input<TSchema extends z.ZodType>(
     schema: TSchema,
     onInvalid: (error: z.ZodError, rawInput: unknown) => ShortlinkError,
+    contextIssues?: (ctx: TCtx, rawInput: unknown) => readonly z.core.$ZodIssue[],
   ): ProcedureBuilder<TBaseCtx, TCtx, z.output<TSchema>, z.input<TSchema>> {
     const step: Step = (state, rawInput, next) => {
       const parsed = schema.safeParse(rawInput);
-      if (!parsed.success) return Promise.reject(onInvalid(parsed.error, rawInput));
+      const more = contextIssues?.(state.ctx as TCtx, rawInput) ?? [];
+      if (!parsed.success || more.length > 0) {
+        const issues = [...(parsed.error?.issues ?? []), ...more];
+        return Promise.reject(onInvalid(new ZodError(issues), rawInput));
+      }
       return next({ ctx: state.ctx, input: parsed.data });
     };
     return new ProcedureBuilder([...this.steps, step]);

@@ -30,29 +30,31 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   405: 'Method not allowed (code 2).',
   413: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB (code 22).`,
   415: 'Content-Type is not application/json, its charset is not UTF-8, UTF-16 or UTF-32, or its Content-Encoding is not gzip, deflate or br (code 21).',
-  422: 'A field is missing or invalid (4-9, 14-16), the URL is refused by the anti-phishing check (18), or the Idempotency-Key was already used for a different request (25).',
+  422: 'A field is missing or invalid (4-9, 14-16, 31, 32), the URL is refused by the anti-phishing check (18), or the Idempotency-Key was already used for a different request (25).',
   429: 'Rate limit exceeded (code 19): per token, or per client address for failed token checks.',
   500: 'Unexpected error (code 1).',
   503: 'Storage or rate-limit backend unavailable, or the reputation lookup quota used up (code 23).',
 };
 
 /**
- * Codes REST never answers: ARGUMENT_INVALID is refused arguments of the procedures that read and
- * govern links, which REST does not serve (the core and gRPC do). status-by-reason.ts still maps
- * it, by its meaning, because every code must have a status; no operation here lists it.
+ * Codes REST never answers: ARGUMENT_INVALID and LINK_HELD are refusals of the procedures that
+ * read and govern links, which REST does not serve (the core and gRPC do). status-by-reason.ts
+ * still maps them, by their meaning, because every code must have a status; no operation here
+ * lists them.
  */
-export const NEVER_ON_REST: ReadonlySet<ErrorReason> = new Set(['ARGUMENT_INVALID']);
+export const NEVER_ON_REST: ReadonlySet<ErrorReason> = new Set(['ARGUMENT_INVALID', 'LINK_HELD']);
 
 /**
  * Codes a create never answers: besides those never on REST, METHOD_NOT_ALLOWED and NOT_FOUND have
- * operations of their own (another method on /api/create, an unknown endpoint) and LINK_DISABLED is
- * following's.
+ * operations of their own (another method on /api/create, an unknown endpoint) and LINK_DISABLED
+ * and LINK_EXPIRED are following's.
  */
 const NOT_FROM_CREATE: ReadonlySet<ErrorReason> = new Set([
   ...NEVER_ON_REST,
   'METHOD_NOT_ALLOWED',
   'NOT_FOUND',
   'LINK_DISABLED',
+  'LINK_EXPIRED',
 ]);
 
 const createReasons = ERROR_REASONS.filter((reason) => !NOT_FROM_CREATE.has(reason));

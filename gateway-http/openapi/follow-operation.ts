@@ -3,7 +3,11 @@ import { DEFAULT_CHANGE_PROPAGATION_SECONDS } from '../../core/caches/cached-sto
 import { REDIRECT_TYPES } from '../../core/links/link-field-limits';
 import { DEFAULT_FOLLOW_MISSES_PER_MINUTE } from '../../core/rate-limit/limits';
 import { DEFAULT_REDIRECT_CACHE_MAX_AGE } from '../http-config';
-import { LINK_GONE_CONTENT_SECURITY_POLICY, LINK_GONE_PAGE } from '../link-gone-page';
+import {
+  LINK_EXPIRED_PAGE,
+  LINK_GONE_CONTENT_SECURITY_POLICY,
+  LINK_GONE_PAGE,
+} from '../link-gone-page';
 import { ERROR_DESCRIPTIONS, errorContent, notFound } from './error-responses';
 import { REQUEST_ID_HEADER, retryAfter, withRequestId } from './headers';
 
@@ -41,16 +45,17 @@ const tooManyMisses = {
 };
 
 /**
- * A link that must not be followed (LINK_DISABLED): the same answer for every reason, in JSON or as
- * an HTML page by the Accept header (see link-gone.ts).
+ * A link that must not be followed (LINK_DISABLED, LINK_EXPIRED): the same answer for every reason
+ * of a code, in JSON or as an HTML page by the Accept header (see link-gone.ts).
  */
 const linkGone = {
   description:
-    'The link is not followed (code 28): it is disabled, its organization is inactive, or its target now fails the local anti-phishing rules. The same answer whatever the reason, with no Location and never the target URL: the JSON error body when the Accept header prefers application/json to text/html, otherwise (no Accept header included) a small HTML page.',
+    'The link is not followed. Code 28: it is disabled, its organization is inactive, or its target now fails the local anti-phishing rules. Code 30: it is past its expires_at, or it has redirected max_visits times. The same answer whatever the reason within a code, with no Location and never the target URL: the JSON error body when the Accept header prefers application/json to text/html, otherwise (no Accept header included) a small HTML page.',
   headers: {
     'X-Request-Id': REQUEST_ID_HEADER,
     'Cache-Control': {
-      description: 'Never stored: the link answers again as soon as it is enabled.',
+      description:
+        'Never stored: the link answers again as soon as it is enabled or its limits are raised.',
       required: true,
       schema: { type: 'string', const: 'no-store' },
     },
@@ -71,10 +76,13 @@ const linkGone = {
     },
   },
   content: {
-    ...errorContent(['LINK_DISABLED']),
+    ...errorContent(['LINK_DISABLED', 'LINK_EXPIRED']),
     'text/html': {
       schema: { type: 'string' },
-      examples: { page: { summary: 'The page, in UTF-8', value: LINK_GONE_PAGE } },
+      examples: {
+        page: { summary: 'Code 28: the page, in UTF-8', value: LINK_GONE_PAGE },
+        expired: { summary: 'Code 30: the page, in UTF-8', value: LINK_EXPIRED_PAGE },
+      },
     },
   },
 };
@@ -93,7 +101,7 @@ function redirectResponses(): Record<string, unknown> {
             schema: { type: 'string' },
           },
           'Cache-Control': {
-            description: `301 and 308: \`private, max-age=<REDIRECT_CACHE_MAX_AGE>\` (${DEFAULT_REDIRECT_CACHE_MAX_AGE} s by default); 302, 303, 307: \`no-store\`.`,
+            description: `301 and 308: \`private, max-age=<REDIRECT_CACHE_MAX_AGE>\` (${DEFAULT_REDIRECT_CACHE_MAX_AGE} s by default), or the whole seconds left until the link's expires_at when fewer; a browser may answer the redirect from its cache that long. 302, 303, 307, and any link with max_visits: \`no-store\`.`,
             required: true,
             schema: { type: 'string' },
           },
@@ -108,7 +116,7 @@ export function followOperation(operationId: string, summary: string) {
     tags: ['links'],
     operationId,
     summary,
-    description: `Asked on a host that is an organization's link domain (the Host header names it): answers with the link's redirect, or 410 (code 28) when the link must not be followed. Needs no credentials. A disable, an enable or an organization's deactivation is seen by every process within CHANGE_PROPAGATION_SECONDS (${DEFAULT_CHANGE_PROPAGATION_SECONDS} s by default). Unknown aliases (404, code 24) are limited per client address: past FOLLOW_MISSES_PER_MINUTE (${DEFAULT_FOLLOW_MISSES_PER_MINUTE}) in a minute, 429 (code 19).`,
+    description: `Asked on a host that is an organization's link domain (the Host header names it): answers with the link's redirect, or 410 when the link must not be followed (code 28) or has expired, by date or by visits (code 30). A GET that redirects counts one visit against the link's max_visits, exactly across processes; a HEAD counts none. Needs no credentials. A disable, an enable or an organization's deactivation is seen by every process within CHANGE_PROPAGATION_SECONDS (${DEFAULT_CHANGE_PROPAGATION_SECONDS} s by default). Unknown aliases (404, code 24) are limited per client address: past FOLLOW_MISSES_PER_MINUTE (${DEFAULT_FOLLOW_MISSES_PER_MINUTE}) in a minute, 429 (code 19).`,
     parameters: [
       {
         name: 'alias',

@@ -32,7 +32,7 @@ beforeAll(async () => {
   env = { DATA_DIR: dataDir, URL_BLOCKLIST_FILE: blocklist };
   const store = await createLmdbStore({ dataDir });
   try {
-    const provisioner = new Provisioner(store.identities, systemClock);
+    const provisioner = new Provisioner(store, systemClock);
     organizationKey = (await provisioner.saveOrganization({ id: 'acme', domain: 'acme.link' }))
       .secretKey!;
     await provisioner.saveGroup({ organizationId: 'acme', apiId: '1' });

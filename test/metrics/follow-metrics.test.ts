@@ -115,10 +115,11 @@ describe('follows by outcome and link state changes, on the whole service', () =
 describe('ShortlinkMetrics: follows and link state changes', () => {
   const fresh = () => new ShortlinkMetrics({ registry: new Registry(), processMetrics: false });
 
-  it('reads the outcome from the contract code: 0 redirect, 24 not_found, 28 gone, 19 rate_limited, else error', () => {
-    expect([0, 24, 28, 19, 23, 1, 20].map(followOutcomeOf)).toEqual([
+  it('reads the outcome from the contract code: 0 redirect, 24 not_found, 28 and 30 gone, 19 rate_limited, else error', () => {
+    expect([0, 24, 28, 30, 19, 23, 1, 20].map(followOutcomeOf)).toEqual([
       'redirect',
       'not_found',
+      'gone',
       'gone',
       'rate_limited',
       'error',

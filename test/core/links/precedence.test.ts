@@ -214,6 +214,26 @@ describe('links.create: precedence — the first failing stage wins', () => {
     expect(seen).toHaveLength(0);
   });
 
+  it('expires_at (31) and max_visits (32) after the group and before anti-phishing (18)', async () => {
+    const { guard, seen } = blockingGuard();
+    const f = await createTestCore({ urlGuard: guard });
+    const create = (fields: Record<string, unknown>) =>
+      failureOf(f.caller().links.create(f.body(fields) as never));
+    const badLimits = { expires_at: '2000-01-01T00:00:00Z', max_visits: 0 };
+    expect((await create({ url_group_id: '9', ...badLimits })).reason).toBe('URL_GROUP_NOT_FOUND');
+    expect((await create({ redirect_type: 300, ...badLimits })).reason).toBe(
+      'REDIRECT_TYPE_INVALID',
+    );
+    expect((await create(badLimits)).reason).toBe('EXPIRES_AT_INVALID');
+    expect((await create({ max_visits: 0 })).reason).toBe('MAX_VISITS_INVALID');
+    // Refused by the fields stage: the guard, which would refuse every URL, was never asked.
+    expect(seen).toHaveLength(0);
+    expect((await create({ max_visits: 1, expires_at: '2099-01-01T00:00:00Z' })).reason).toBe(
+      'EXPIRES_AT_INVALID',
+    );
+    expect((await create({ max_visits: 1 })).reason).toBe('URL_BLOCKED');
+  });
+
   it('anti-phishing (18) before alias availability (15): taken and reserved aliases', async () => {
     const { guard } = blockingGuard();
     const f = await createTestCore();

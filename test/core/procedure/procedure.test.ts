@@ -96,6 +96,28 @@ describe('the procedure chain', () => {
     expect(reached).toEqual([]);
   });
 
+  it("reports the context's issues (a rule needing the clock) with the schema's, to onInvalid", async () => {
+    const seen: string[][] = [];
+    const procedure = ProcedureBuilder.create<{ limit: number }>()
+      .input(
+        z.object({ a: z.string(), n: z.number() }),
+        (error) => {
+          seen.push(error.issues.map((issue) => issue.path.join('.')));
+          return new ShortlinkError('BODY_INVALID', 'bad input');
+        },
+        (ctx, raw) =>
+          (raw as { n?: unknown }).n === ctx.limit
+            ? []
+            : [{ code: 'custom', path: ['n'], message: 'not the limit', input: raw }],
+      )
+      .query(({ input }) => Promise.resolve(input.a));
+    const call = (input: unknown) => createCaller({ procedure }, { limit: 3 }).procedure(input);
+    await expect(call({ a: 'ok', n: 3 })).resolves.toBe('ok');
+    await expect(call({ a: 'ok', n: 4 })).rejects.toMatchObject({ reason: 'BODY_INVALID' });
+    await expect(call({ a: 1, n: 4 })).rejects.toMatchObject({ reason: 'BODY_INVALID' });
+    expect(seen).toEqual([['n'], ['a', 'n']]);
+  });
+
   it('types links.create input from the zod schemas', () => {
     type Expected = {
       organization_key: string;
@@ -103,6 +125,8 @@ describe('the procedure chain', () => {
       url: string;
       alias?: string | null | undefined;
       redirect_type?: RedirectType | null | undefined;
+      expires_at?: string | null | undefined;
+      max_visits?: number | null | undefined;
     };
     type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
     const same: Same<CreateLinkRequest, Expected> = true;
