@@ -58,9 +58,15 @@ function run(file: string, args: string[], timeoutMs = COMMAND_TIMEOUT_MS): Prom
       args,
       { cwd: ROOT, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        const killed = error?.killed ? `\n(killed after ${timeoutMs} ms)` : '';
-        resolve({ code, stdout, stderr: stderr + killed });
+        const exited = typeof error?.code === 'number';
+        const code = error ? (exited ? (error.code as number) : -1) : 0;
+        // Why it did not finish or run: the time bound reached, or the program missing.
+        const why = error?.killed
+          ? `(killed after ${timeoutMs} ms)`
+          : error && !exited
+            ? error.message
+            : '';
+        resolve({ code, stdout, stderr: `${stderr}\n${why}`.trim() });
       },
     );
   });
