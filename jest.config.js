@@ -14,6 +14,8 @@ const SUITES = {
   reliability: ['reliability', 'cluster'],
   /** The repository as a whole: the package an embedder installs, the layers, the docs' links, CI. */
   project: ['package', 'embed', 'layers', 'docs', 'project', 'ci'],
+  /** The container image (gateway-http/Containerfile) built and run with podman. */
+  container: ['container'],
 };
 
 const ESM_ONLY = ['@apidevtools/json-schema-ref-parser', 'js-yaml'];

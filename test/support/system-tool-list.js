@@ -28,6 +28,10 @@ const SYSTEM_TOOLS = {
     found: () => executable(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'),
     install: 'apt-get install chromium, or set CHROMIUM_PATH',
   },
+  podman: {
+    found: () => onPath('podman'),
+    install: 'apt-get install podman runc debootstrap',
+  },
 };
 
 /** Under CI=true a missing tool is not skipped: its tests run and fail. */

@@ -1,7 +1,7 @@
 /**
- * Tests that need a system program (promtool, Chromium) run where it is installed; where it is not,
- * they are reported as skipped and the run ends with one line naming the tool and its install
- * command (missing-tools-reporter.js). Under `CI=true` they run anyway and fail, so CI never passes
+ * Tests that need a system program (promtool, Chromium, podman) run where it is installed; where it
+ * is not, they are reported as skipped and the run ends with one line naming the tool and its
+ * install command (missing-tools-reporter.js). Under `CI=true` they run anyway and fail, so CI never passes
  * without them.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -10,7 +10,7 @@ const tools = require('./system-tool-list.js') as {
   mustRun(): boolean;
 };
 
-export type SystemTool = 'promtool' | 'chromium';
+export type SystemTool = 'promtool' | 'chromium' | 'podman';
 
 function runs(tool: SystemTool): boolean {
   return tools.mustRun() || tools.SYSTEM_TOOLS[tool].found();
