@@ -165,13 +165,13 @@ function fakeLinks(documents: Stored[], options: FakeOptions = {}) {
       options.beforeWrite?.(documents);
       const found = documents.find((document) => matches(document, filter));
       if (!found) return null;
-      apply(found as unknown as Record<string, unknown>, update);
+      apply(found, update);
       return copy(found);
     },
     updateOne: async (filter: Record<string, unknown>, update: Record<string, unknown>) => {
       await record('updateOne', [filter, update]);
       const found = documents.find((document) => matches(document, filter));
-      if (found) apply(found as unknown as Record<string, unknown>, update);
+      if (found) apply(found, update);
       return { acknowledged: true, matchedCount: found ? 1 : 0, modifiedCount: found ? 1 : 0 };
     },
   } as unknown as Collection<LinkDocument>;
@@ -670,7 +670,7 @@ describe('MongoDB link store: history', () => {
     entry: { kind: 'enabled', at, by },
   });
 
-  async function withHistory(copied: number, last?: HistoryDocument) {
+  function withHistory(copied: number, last?: HistoryDocument) {
     const fake = fakeLinks([
       stored(1, { revision: last?._id.position ?? copied, lastChange: last ?? entry(copied) }),
     ]);
@@ -682,7 +682,7 @@ describe('MongoDB link store: history', () => {
   }
 
   it('reads the page from link_history by link and position, and the link’s lastChange', async () => {
-    const { store, calls } = await withHistory(3);
+    const { store, calls } = withHistory(3);
     await expect(store.history(1, { after: 1, limit: 5 })).resolves.toEqual([paged(2), paged(3)]);
     expect(calls).toEqual([
       {
@@ -697,7 +697,7 @@ describe('MongoDB link store: history', () => {
   });
 
   it('adds the last change not yet copied, in its place, within the page', async () => {
-    const { store } = await withHistory(2, entry(3, 'admin'));
+    const { store } = withHistory(2, entry(3, 'admin'));
     await expect(store.history(1, { after: 0, limit: 10 })).resolves.toEqual([
       paged(1),
       paged(2),
@@ -710,7 +710,7 @@ describe('MongoDB link store: history', () => {
   });
 
   it('answers a copied last change once', async () => {
-    const { store } = await withHistory(2);
+    const { store } = withHistory(2);
     await expect(store.history(1, { after: 0, limit: 10 })).resolves.toEqual([paged(1), paged(2)]);
   });
 
