@@ -746,6 +746,13 @@ describe('MongoDB link store: indexes at start-up', () => {
       key: { organizationId: 1, groupApiId: 1, _id: -1 },
       options: { name: 'organization_group_newest_first', unique: false },
     });
+    // links.history filters on _id.link and _id.position and sorts on both: the _id index (on
+    // the whole {link, position}) serves neither, so this one does.
+    expect(created).toContainEqual({
+      collection: 'link_history',
+      key: { '_id.link': 1, '_id.position': 1 },
+      options: { name: 'link_position', unique: false },
+    });
     expect(created).toHaveLength(Object.keys(INDEXES).length);
   });
 });
