@@ -21,6 +21,9 @@ import { failureOf } from '../support/failures';
 import { countingStore, type CountingStore } from '../support/counting-store';
 
 const TTL_SECONDS = 10;
+/** The operator's change (the admin CLI), and the disabling it makes. */
+const ADMIN = { at: new Date('2026-06-07T08:09:10.111Z'), by: 'admin', refuseHeld: false } as const;
+const adminDisabling = () => ({ reason: 'r', at: ADMIN.at, by: ADMIN.by });
 
 /**
  * A core on a caching store over a call-counting memory store, with a clock the test moves.
@@ -379,7 +382,7 @@ describe('link state changes and the link cache', () => {
     const t = await setUp();
     const link = await t.caller().links.create(t.body({ alias: 'kept' }));
     expect(await follow(t)).toBe('followed');
-    await t.backend.links.setDisabled(link.id, { reason: 'r', at: new Date(), by: 'admin' });
+    await t.backend.links.setDisabled(link.id, adminDisabling(), ADMIN);
     t.advance(bound - 1);
     expect(await follow(t)).toBe('followed');
     t.advance(2);
@@ -390,10 +393,46 @@ describe('link state changes and the link cache', () => {
     const t = await setUp();
     const link = await t.caller().links.create(t.body({ alias: 'kept' }));
     expect(await follow(t)).toBe('followed');
-    await t.store.links.setDisabled(link.id, { reason: 'r', at: new Date(), by: 'admin' });
+    await t.store.links.setDisabled(link.id, adminDisabling(), ADMIN);
     expect(await follow(t)).toBe('LINK_DISABLED');
-    await t.store.links.setDisabled(link.id, null);
+    await t.store.links.setDisabled(link.id, null, ADMIN);
     expect(await follow(t)).toBe('followed');
+  });
+
+  const followedUrl = async (t: Awaited<ReturnType<typeof setUp>>) =>
+    (await t.core.createCaller().links.resolve({ domain: 'acme.link', alias: 'kept' })).url;
+
+  it('an update made through this process is seen at once; a held one answers held', async () => {
+    const t = await setUp();
+    const link = await t.caller().links.create(t.body({ alias: 'kept' }));
+    expect(await followedUrl(t)).toBe('https://example.com/a');
+    await t.store.links.update(link.id, { url: 'https://example.com/b' }, ADMIN);
+    expect(await followedUrl(t)).toBe('https://example.com/b');
+    await t.store.links.setDisabled(link.id, adminDisabling(), ADMIN);
+    const member = { at: new Date(), by: 'user:alice', refuseHeld: true } as const;
+    await expect(
+      t.store.links.update(link.id, { url: 'https://example.com/c' }, member),
+    ).resolves.toBe('held');
+    await expect(t.store.links.setDisabled(link.id, null, member)).resolves.toBe('held');
+    expect(await follow(t)).toBe('LINK_DISABLED');
+    await t.store.links.setDisabled(link.id, null, ADMIN);
+    expect(await followedUrl(t)).toBe('https://example.com/b');
+  });
+
+  it('an update made elsewhere is seen within the bound; visits are never cached', async () => {
+    const t = await setUp();
+    const link = await t.caller().links.create(t.body({ alias: 'kept' }));
+    expect(await followedUrl(t)).toBe('https://example.com/a');
+    await t.backend.links.update(link.id, { url: 'https://example.com/b', maxVisits: 2 }, ADMIN);
+    t.advance(bound - 1);
+    expect(await followedUrl(t)).toBe('https://example.com/a');
+    t.advance(2);
+    expect(await followedUrl(t)).toBe('https://example.com/b');
+    t.backend.tally.reset();
+    const visits = [];
+    for (let i = 0; i < 3; i += 1) visits.push(await t.store.links.takeVisit(link.id));
+    expect(visits).toEqual(['counted', 'counted', 'exhausted']);
+    expect(t.backend.tally.of('links.takeVisit')).toBe(3);
   });
 });
 
@@ -547,7 +586,7 @@ describe('changes reported by the backend, by key', () => {
     await resolver.links.resolve({ domain: 'acme.link', alias: 'promo' });
     await resolver.links.resolve({ domain: 'acme.link', alias: 'other' });
     expect(promo).not.toBe('alias_taken');
-    await t.backend.links.setDisabled((promo as { id: number }).id, disabling);
+    await t.backend.links.setDisabled((promo as { id: number }).id, disabling, ADMIN);
     // Not reported yet: the cached link is still followed (within the propagation bound).
     await expect(
       resolver.links.resolve({ domain: 'acme.link', alias: 'promo' }),

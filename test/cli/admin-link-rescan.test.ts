@@ -106,7 +106,7 @@ describe('admin link rescan (LMDB, compiled CLI)', () => {
     expect(links.get(2)?.disabled).toEqual({
       reason: 'rescan: blocklist',
       at: expect.any(Date),
-      by: 'admin',
+      by: 'rescan',
     });
     expect(links.get(4)?.disabled?.reason).toBe('rescan: blocklist');
     // Outside the scope: beta's link stays as it was.

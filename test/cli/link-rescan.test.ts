@@ -85,7 +85,12 @@ describe('link rescan through the configured URL guard', () => {
     await insertLink(store, 'beta', 'reported', 'https://reported.example/login'); // 3
     await insertLink(store, 'acme', 'loop', 'https://beta.link/other'); // 4: another link domain
     const gone = await insertLink(store, 'acme', 'gone', 'https://evil.example/'); // 5
-    await store.links.setDisabled(gone.id, { reason: 'by hand', at: new Date(), by: 'alice' });
+    const byHand = { at: new Date(), by: 'user:alice', refuseHeld: true } as const;
+    await store.links.setDisabled(
+      gone.id,
+      { reason: 'by hand', at: byHand.at, by: byHand.by },
+      byHand,
+    );
     await insertLink(store, 'beta', 'same', 'https://fine.example/'); // 6: the cached answer
 
     const config = loadConfig({
@@ -116,11 +121,23 @@ describe('link rescan through the configured URL guard', () => {
     expect(err).toEqual([]);
     expect(await Promise.all([1, 2, 3, 4, 5, 6].map(stateOf))).toEqual([
       'active',
-      'disabled: rescan: blocklist by admin',
-      'disabled: rescan: reputation by admin',
-      'disabled: rescan: link-domain by admin',
-      'disabled: by hand by alice',
+      'disabled: rescan: blocklist by rescan',
+      'disabled: rescan: reputation by rescan',
+      'disabled: rescan: link-domain by rescan',
+      'disabled: by hand by user:alice',
       'active',
+    ]);
+    // Each takedown is in its link's history, by the rescan.
+    const rescanned = await store.links.history(2, { after: 0, limit: 10 });
+    expect(rescanned).toMatchObject([
+      { position: 1, entry: { kind: 'disabled', by: 'rescan', reason: 'rescan: blocklist' } },
+    ]);
+    expect(rescanned[0]?.entry.at.getTime()).toBeGreaterThanOrEqual(byHand.at.getTime());
+    await expect(store.links.history(5, { after: 0, limit: 10 })).resolves.toEqual([
+      {
+        position: 1,
+        entry: { kind: 'disabled', at: byHand.at, by: 'user:alice', reason: 'by hand' },
+      },
     ]);
     // Local rules first: only what they pass reaches the service, and each URL once.
     expect(lookedUp()).toEqual(['https://fine.example/', 'https://reported.example/login']);
@@ -233,7 +250,7 @@ describe('link rescan within the reputation quota', () => {
       'https://u1.example/',
     ]);
     expect(checkedAt).toEqual([0, 60_000, 120_000]);
-    expect(await stateOf(2)).toBe('disabled: rescan: reputation by admin');
+    expect(await stateOf(2)).toBe('disabled: rescan: reputation by rescan');
   });
 });
 

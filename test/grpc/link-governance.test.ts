@@ -67,6 +67,8 @@ function activeLink(
     disabledReason: '',
     disabledAt: undefined,
     disabledBy: '',
+    expiresAt: undefined,
+    maxVisits: undefined,
   };
 }
 
@@ -133,7 +135,7 @@ describe('DisableShortLink and EnableShortLink', () => {
       state: LinkState.LINK_STATE_DISABLED,
       disabledReason: 'Reported as phishing',
       disabledAt: new Date('2026-03-06T12:30:45.678Z'),
-      disabledBy: 'alice',
+      disabledBy: 'user:alice',
     };
     expect(disabled.response).toEqual({ shortLink: disabledLink });
     expect(metadataText(disabled.status.metadata, 'x-ratelimit-limit')).toBe('1000');
@@ -238,7 +240,7 @@ describe('ListShortLinks', () => {
         state: LinkState.LINK_STATE_DISABLED,
         disabledReason: 'r',
         disabledAt: new Date('2026-06-02T00:00:00.000Z'),
-        disabledBy: 'alice',
+        disabledBy: 'user:alice',
       },
     ]);
     expect(response!.nextPageToken).not.toBe('');

@@ -191,7 +191,12 @@ describe('following a link that must not be followed: 410 Gone, code 28', () => 
 
   it('refuses a link disabled in the store itself, as the admin CLI does', async () => {
     const link = await create({ alias: 'byadmin' });
-    await f.store.links.setDisabled(link.id, { reason: 'abuse', at: new Date(), by: 'admin' });
+    const acting = { at: new Date(), by: 'admin', refuseHeld: false } as const;
+    await f.store.links.setDisabled(
+      link.id,
+      { reason: 'abuse', at: acting.at, by: acting.by },
+      acting,
+    );
     expectGoneJson(await follow('/byadmin', { accept: 'application/json' }));
     // Other links, and unknown aliases, answer as before.
     await create({ alias: 'other' });

@@ -44,7 +44,8 @@ describe('MongoDB change streams drop exactly what changed from the caches', () 
       ]);
     await lookUpAll();
     // Another process disables the link: the server's update event, its document looked up.
-    await t.backend.links.setDisabled(promo.id, { reason: 'spam', at: new Date(), by: 'bob' });
+    const bob = { at: new Date(), by: 'user:bob', refuseHeld: true } as const;
+    await t.backend.links.setDisabled(promo.id, { reason: 'spam', at: bob.at, by: bob.by }, bob);
     t.linkStream.emit('change', {
       _id: token(1),
       operationType: 'update',

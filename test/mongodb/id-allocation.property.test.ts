@@ -6,7 +6,11 @@ import {
   DEFAULT_ID_BLOCK_SIZE,
   MAX_ID_BLOCK_SIZE,
 } from '../../core/adapters/mongodb/block-id-allocator';
-import type { CounterDocument, LinkDocument } from '../../core/adapters/mongodb/documents';
+import type {
+  CounterDocument,
+  HistoryDocument,
+  LinkDocument,
+} from '../../core/adapters/mongodb/documents';
 import { checkIdCounter, IdCounterBehindError } from '../../core/adapters/mongodb/id-counter-check';
 import { LINK_ID_COUNTER, MongoIdSequence } from '../../core/adapters/mongodb/mongo-id-sequence';
 import { MongoLinkStore } from '../../core/adapters/mongodb/mongo-link-store';
@@ -175,6 +179,7 @@ describe('link ids in blocks over one MongoDB counter document (hi/lo)', () => {
     const links = new MongoLinkStore(
       { insertOne: () => Promise.resolve({}) } as unknown as Collection<LinkDocument>,
       new MongoIdSequence(counters.collection(), 100),
+      {} as unknown as Collection<HistoryDocument>,
     );
     counters.failNext.push(new MongoNetworkError('connection 3 to 10.0.0.5:27017 closed'));
     const failed = await Promise.allSettled([1, 2, 3].map(() => links.insert(newLink())));

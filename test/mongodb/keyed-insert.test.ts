@@ -1,4 +1,4 @@
-import { MongoNetworkError } from 'mongodb';
+import { MongoNetworkError, type Collection } from 'mongodb';
 import {
   createMemoryStore,
   ErrorCode,
@@ -9,7 +9,7 @@ import {
   type ShortLink,
   type Store,
 } from '../../core';
-import type { LinkDocument } from '../../core/adapters/mongodb/documents';
+import type { HistoryDocument, LinkDocument } from '../../core/adapters/mongodb/documents';
 import { MongoIdSequence } from '../../core/adapters/mongodb/mongo-id-sequence';
 import {
   idempotencyDocumentId,
@@ -35,6 +35,8 @@ function mongoOnFakes() {
   const linkStore = new MongoLinkStore(
     links.asCollection(),
     new MongoIdSequence(fakeCounters()),
+    // Not used by a create.
+    {} as unknown as Collection<HistoryDocument>,
     records.asCollection(),
   );
   const idempotency = new MongoIdempotencyStore(records.asCollection(), links.asCollection());

@@ -15,6 +15,7 @@ function linkStoreOn(answer: (call: DriverCall) => Promise<unknown>) {
   const links = new MongoLinkStore(
     db.collection(COLLECTIONS.links),
     new MongoIdSequence(db.collection(COLLECTIONS.counters)),
+    db.collection(COLLECTIONS.linkHistory),
   );
   return { links, calls };
 }

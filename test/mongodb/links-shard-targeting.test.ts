@@ -1,5 +1,9 @@
 import { MongoServerError, type Collection } from 'mongodb';
-import type { CounterDocument, LinkDocument } from '../../core/adapters/mongodb/documents';
+import type {
+  CounterDocument,
+  HistoryDocument,
+  LinkDocument,
+} from '../../core/adapters/mongodb/documents';
 import { INDEXES } from '../../core/adapters/mongodb/indexes';
 import { LINK_ID_COUNTER, MongoIdSequence } from '../../core/adapters/mongodb/mongo-id-sequence';
 import { MongoLinkStore } from '../../core/adapters/mongodb/mongo-link-store';
@@ -66,7 +70,11 @@ describe('every links operation of creating and following carries the shard key'
   it('inserts, duplicate inserts, hits and misses all name domain and alias', async () => {
     const { collection, operations } = recordingLinks();
     const counters = countingCounters();
-    const store = new MongoLinkStore(collection, new MongoIdSequence(counters.collection));
+    const store = new MongoLinkStore(
+      collection,
+      new MongoIdSequence(counters.collection),
+      {} as unknown as Collection<HistoryDocument>,
+    );
     expect(await store.insert(link('a'))).toEqual({ ...link('a'), id: 1 });
     expect(await store.insert(link('a'))).toBe('alias_taken');
     expect((await store.findByAlias('acme.link', 'a'))?.id).toBe(1);
@@ -91,6 +99,34 @@ describe('every links operation of creating and following carries the shard key'
     expect(operations.filter((o) => o.method === 'findOne').map((o) => o.argument)).toEqual([
       { domain: 'acme.link', alias: 'a' },
       { domain: 'acme.link', alias: 'missing' },
+    ]);
+  });
+
+  it('a change of a link (setDisabled, update) writes with the shard key in its filter from the start', async () => {
+    const document = { _id: 7, ...link('g') };
+    const writes: Array<Record<string, unknown>> = [];
+    const links = {
+      findOne: () => Promise.resolve(structuredClone(document)),
+      findOneAndUpdate: (filter: Record<string, unknown>) => {
+        writes.push(filter);
+        return Promise.resolve(structuredClone(document));
+      },
+    } as unknown as Collection<LinkDocument>;
+    const history = {
+      insertOne: () => Promise.resolve({ acknowledged: true }),
+    } as unknown as Collection<HistoryDocument>;
+    const store = new MongoLinkStore(
+      links,
+      new MongoIdSequence(countingCounters().collection),
+      history,
+    );
+    const admin = { at: new Date(), by: 'admin', refuseHeld: false } as const;
+    await store.setDisabled(7, { reason: 'r', at: admin.at, by: admin.by }, admin);
+    await store.update(7, { url: 'https://changed.example/' }, admin);
+    // No first attempt without it (a sharded cluster before 7.0 refuses a findAndModify so).
+    expect(writes).toEqual([
+      { _id: 7, domain: 'acme.link', alias: 'g', revision: null },
+      { _id: 7, domain: 'acme.link', alias: 'g', revision: null },
     ]);
   });
 

@@ -5,11 +5,11 @@ import { createLmdbStore, DATABASES, FORMAT_VERSION, META_KEYS } from '../../cor
 import {
   MAX_DATABASES,
   openDatabases,
-  toStoredLink,
   type LinkKey,
   type LmdbDatabases,
   type StoredLink,
 } from '../../core/adapters/lmdb/databases';
+import { toStoredLink } from '../../core/adapters/lmdb/link-tuple';
 import { closeWithin, untilFlushed } from '../../core/adapters/lmdb/flush-guard';
 import { LmdbIdempotencyStore } from '../../core/adapters/lmdb/lmdb-idempotency-store';
 import { LmdbLinkStore } from '../../core/adapters/lmdb/lmdb-link-store';

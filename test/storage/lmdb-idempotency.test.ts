@@ -484,7 +484,7 @@ describe('LMDB: running claims live apart from the completed records', () => {
     const { root, dbs } = openRawDatabases(dir);
     try {
       expect(dbs.meta.get(META_KEYS.formatVersion)).toBe(FORMAT_VERSION);
-      expect(FORMAT_VERSION).toBe(3);
+      expect(FORMAT_VERSION).toBe(4);
       const now = new Date();
       await expect(
         upgraded.idempotency.claim({ userId: 'u', key: 'old-claim' }, running('new', 99_999), now),

@@ -22,6 +22,8 @@ const dirs = tempDirs('lmdb-link-indexes');
 afterAll(() => dirs.removeAll());
 
 const DISABLING = { reason: 'reported', at: new Date('2026-06-07T08:09:10.111Z'), by: 'admin' };
+/** The operator's change that makes DISABLING. */
+const ACTING = { at: DISABLING.at, by: 'admin', refuseHeld: false } as const;
 
 /**
  * Links as format-2 code made them: ids 1 to `count`, of organizations acme and beta and groups
@@ -118,7 +120,7 @@ async function expectLinks(store: LmdbStore, links: LinkRecord[]): Promise<void>
 }
 
 describe('LMDB store: links written before the link indexes (format 2)', () => {
-  it('indexes them at opening, marks the store 3: found by id, listed, governed, ids going on', async () => {
+  it('indexes them at opening, marks the store 4: found by id, listed, governed, ids going on', async () => {
     const links = oldLinks(12);
     const dir = await storeOfFormat2(links);
     const logs = captureLogs();
@@ -126,7 +128,7 @@ describe('LMDB store: links written before the link indexes (format 2)', () => {
     try {
       await expectLinks(store, links);
       // A link of format 2 reads as active, and can be disabled.
-      await expect(store.links.setDisabled(3, DISABLING)).resolves.toEqual({
+      await expect(store.links.setDisabled(3, DISABLING, ACTING)).resolves.toEqual({
         link: { ...links[2], disabled: DISABLING },
         changed: true,
       });
@@ -144,8 +146,8 @@ describe('LMDB store: links written before the link indexes (format 2)', () => {
     } finally {
       await store.close();
     }
-    expect(FORMAT_VERSION).toBe(3);
-    expect(await formatVersionIn(dir)).toBe(3);
+    expect(FORMAT_VERSION).toBe(4);
+    expect(await formatVersionIn(dir)).toBe(4);
 
     // Opened again: nothing to build, the state kept.
     const again = captureLogs();
@@ -169,10 +171,10 @@ describe('LMDB store: links written before the link indexes (format 2)', () => {
     try {
       await expectLinks(admin, links);
       // Governed too: the key is found by reading the links.
-      await expect(admin.links.setDisabled(5, DISABLING)).resolves.toMatchObject({
+      await expect(admin.links.setDisabled(5, DISABLING, ACTING)).resolves.toMatchObject({
         changed: true,
       });
-      await expect(admin.links.setDisabled(99, DISABLING)).resolves.toBeNull();
+      await expect(admin.links.setDisabled(99, DISABLING, ACTING)).resolves.toBeNull();
     } finally {
       await admin.close();
     }

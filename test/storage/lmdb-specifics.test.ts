@@ -359,7 +359,16 @@ describe('LMDB store: used after close', () => {
       findByAlias: () => store.links.findByAlias('acme.link', 'x'),
       findById: () => store.links.findById(1),
       list: () => store.links.list({ limit: 10 }),
-      setDisabled: () => store.links.setDisabled(1, null),
+      setDisabled: () =>
+        store.links.setDisabled(1, null, { at: new Date(), by: 'admin', refuseHeld: false }),
+      update: () =>
+        store.links.update(
+          1,
+          { url: 'https://x.example/' },
+          { at: new Date(), by: 'admin', refuseHeld: false },
+        ),
+      takeVisit: () => store.links.takeVisit(1),
+      history: () => store.links.history(1, { after: 0, limit: 10 }),
       saveUser: () => store.identities.saveUser({ id: 'u', name: 'u' }),
       saveOrganization: () => store.identities.saveOrganization(organization()),
       findUserIdByTokenHash: () => store.identities.findUserIdByTokenHash('h'),

@@ -217,8 +217,9 @@ if (!availability.available) {
         );
         // Let the change stream's cursor open before the change.
         await new Promise((resolve) => setTimeout(resolve, 2000));
-        const disabling = { reason: 'reported', at: new Date(), by: 'admin' };
-        await expect(other.links.setDisabled(link.id, disabling)).resolves.toMatchObject({
+        const acting = { at: new Date(), by: 'admin', refuseHeld: false } as const;
+        const disabling = { reason: 'reported', at: acting.at, by: acting.by };
+        await expect(other.links.setDisabled(link.id, disabling, acting)).resolves.toMatchObject({
           changed: true,
         });
         const hello = await backend.db.admin().command({ hello: 1 });
@@ -284,19 +285,28 @@ if (!availability.available) {
           store.links.list({ organizationId: 'globex', limit: 9 }),
         ).resolves.toHaveLength(4);
 
-        const disabling = { reason: 'spam', at: new Date('2026-11-02T00:00:00.000Z'), by: 'bob' };
-        const first = await store.links.setDisabled(ids[0]!, disabling);
+        const acting = {
+          at: new Date('2026-11-02T00:00:00.000Z'),
+          by: 'user:bob',
+          refuseHeld: true,
+        } as const;
+        const disabling = { reason: 'spam', at: acting.at, by: acting.by };
+        const first = await store.links.setDisabled(ids[0]!, disabling, acting);
         expect(first).toMatchObject({ changed: true, link: { id: ids[0], disabled: disabling } });
-        const again = await store.links.setDisabled(ids[0]!, { ...disabling, reason: 'other' });
+        const again = await store.links.setDisabled(
+          ids[0]!,
+          { ...disabling, reason: 'other' },
+          acting,
+        );
         expect(again).toMatchObject({ changed: false, link: { disabled: { reason: 'spam' } } });
         await expect(store.links.findById(ids[0]!)).resolves.toMatchObject({ disabled: disabling });
-        const enabled = await store.links.setDisabled(ids[0]!, null);
-        expect(enabled?.changed).toBe(true);
-        expect(enabled?.link).not.toHaveProperty('disabled');
-        await expect(store.links.setDisabled(ids[0]!, null)).resolves.toMatchObject({
+        const enabled = await store.links.setDisabled(ids[0]!, null, acting);
+        expect(enabled).toMatchObject({ changed: true });
+        expect(enabled !== 'held' && enabled?.link).not.toHaveProperty('disabled');
+        await expect(store.links.setDisabled(ids[0]!, null, acting)).resolves.toMatchObject({
           changed: false,
         });
-        await expect(store.links.setDisabled(999_999, disabling)).resolves.toBeNull();
+        await expect(store.links.setDisabled(999_999, disabling, acting)).resolves.toBeNull();
         await expect(store.links.findById(999_999)).resolves.toBeNull();
       } finally {
         await store.close();

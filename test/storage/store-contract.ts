@@ -6,6 +6,9 @@ import {
   ShortlinkError,
   type CompletedRecord,
   type IdempotencyScope,
+  type LinkActing,
+  type LinkActor,
+  type LinkChangeOutcome,
   type LinkDisabling,
   type LinkListQuery,
   type LinkRecord,
@@ -33,6 +36,14 @@ export interface StoreFactory {
 }
 
 const CONCURRENCY = 25;
+
+/** A change's outcome; fails the test when the store answered 'held' or null. */
+function outcome(answer: LinkChangeOutcome | 'held' | null): LinkChangeOutcome {
+  if (answer === null || answer === 'held') {
+    throw new Error(`expected the link as changed, the store answered ${String(answer)}`);
+  }
+  return answer;
+}
 
 // Far ahead of any real clock: MongoDB's TTL monitor must not remove these records mid-test.
 const T0 = new Date('2099-06-01T12:00:00.000Z');
@@ -187,7 +198,11 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
         store.links,
         newLink({ domain: 'a.link', alias: 'beta', organizationId: 'beta' }),
       );
-      await store.links.setDisabled(other.id, { reason: 'kit', at: T0, by: 'admin' });
+      await store.links.setDisabled(
+        other.id,
+        { reason: 'kit', at: T0, by: 'admin' },
+        { at: T0, by: 'admin', refuseHeld: false },
+      );
       await expect(store.links.countByDomain('a.link')).resolves.toBe(counted.length + 1);
       await expect(store.links.countByDomain('a.link', 3)).resolves.toBe(3);
       await expect(store.links.countByDomain('a.link', 100)).resolves.toBe(counted.length + 1);
@@ -245,9 +260,21 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
     // A new Date each time: a test may change the one it was given.
     const disabling = (
       reason = 'reported as phishing',
-      by = 'alice',
+      by: LinkActor = 'user:alice',
       at = new Date(AT),
     ): LinkDisabling => ({ reason, at, by });
+    /** A member's change (refused on a link the operator holds), at AT. */
+    const member = (userId = 'alice', at = new Date(AT)): LinkActing => ({
+      at,
+      by: `user:${userId}`,
+      refuseHeld: true,
+    });
+    /** The change that makes `asked`: by its author, at its time. */
+    const actingOf = (asked: LinkDisabling): LinkActing => ({
+      at: asked.at,
+      by: asked.by as LinkActor,
+      refuseHeld: true,
+    });
 
     /**
      * Links inserted one by one in this order (so ids 1 to 12 follow it), of organizations whose
@@ -348,11 +375,11 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       await expect(store.links.findById(stored.id)).resolves.toEqual(stored);
 
       const asked = disabling();
-      const answer = await store.links.setDisabled(stored.id, asked);
+      const answer = outcome(await store.links.setDisabled(stored.id, asked, member()));
       // The caller's object, and the answer, changed afterwards.
       asked.reason = 'changed';
       asked.at.setTime(0);
-      if (answer?.link.disabled) {
+      if (answer.link.disabled) {
         answer.link.disabled.by = 'changed';
         answer.link.disabled.at.setTime(0);
       }
@@ -462,7 +489,7 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       const link = await insertNew(store.links, newLink());
       const other = await insertNew(store.links, newLink({ alias: 'other' }));
       const disabled = { ...link, disabled: disabling() };
-      await expect(store.links.setDisabled(link.id, disabling())).resolves.toEqual({
+      await expect(store.links.setDisabled(link.id, disabling(), member())).resolves.toEqual({
         link: disabled,
         changed: true,
       });
@@ -480,9 +507,9 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
 
     it('keeps the first disabling when disabled again (changed: false)', async () => {
       const link = await insertNew(store.links, newLink());
-      await store.links.setDisabled(link.id, disabling());
-      const again = disabling('another reason', 'bob', new Date(AT.getTime() + 60_000));
-      await expect(store.links.setDisabled(link.id, again)).resolves.toEqual({
+      await store.links.setDisabled(link.id, disabling(), member());
+      const again = disabling('another reason', 'user:bob', new Date(AT.getTime() + 60_000));
+      await expect(store.links.setDisabled(link.id, again, member('bob'))).resolves.toEqual({
         link: { ...link, disabled: disabling() },
         changed: false,
       });
@@ -494,11 +521,11 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
 
     it('enables a disabled link, clearing its state; enabling an active link changes nothing', async () => {
       const link = await insertNew(store.links, newLink());
-      const active = await store.links.setDisabled(link.id, null);
+      const active = await store.links.setDisabled(link.id, null, member());
       expect(active).toEqual({ link, changed: false });
       expect(active?.link).not.toHaveProperty('disabled');
-      await store.links.setDisabled(link.id, disabling());
-      const enabled = await store.links.setDisabled(link.id, null);
+      await store.links.setDisabled(link.id, disabling(), member());
+      const enabled = await store.links.setDisabled(link.id, null, member());
       expect(enabled).toEqual({ link, changed: true });
       expect(enabled?.link).not.toHaveProperty('disabled');
       for (const found of [
@@ -509,13 +536,13 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
         expect(found).toEqual(link);
         expect(found).not.toHaveProperty('disabled');
       }
-      await expect(store.links.setDisabled(link.id, null)).resolves.toEqual({
+      await expect(store.links.setDisabled(link.id, null, member())).resolves.toEqual({
         link,
         changed: false,
       });
       // Disabled anew: the new reason, time and author.
-      const later = disabling('second report', 'bob', new Date(AT.getTime() + 1000));
-      await expect(store.links.setDisabled(link.id, later)).resolves.toEqual({
+      const later = disabling('second report', 'user:bob', new Date(AT.getTime() + 1000));
+      await expect(store.links.setDisabled(link.id, later, member('bob'))).resolves.toEqual({
         link: { ...link, disabled: later },
         changed: true,
       });
@@ -524,8 +551,8 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
     it('answers null for an id no link has, and writes nothing', async () => {
       const link = await insertNew(store.links, newLink());
       for (const id of [0, -1, 2, 1.5, Number.NaN]) {
-        await expect(store.links.setDisabled(id, disabling())).resolves.toBeNull();
-        await expect(store.links.setDisabled(id, null)).resolves.toBeNull();
+        await expect(store.links.setDisabled(id, disabling(), member())).resolves.toBeNull();
+        await expect(store.links.setDisabled(id, null, member())).resolves.toBeNull();
       }
       // No id was used, and the next link (id 2, asked above) is not born disabled.
       const next = await insertNew(store.links, newLink({ alias: 'next' }));
@@ -539,8 +566,8 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
         store.links,
         newLink({ redirectType: 308, scheme: 'http', groupApiId: '10', userId: 'carol' }),
       );
-      const answer = await store.links.setDisabled(link.id, disabling());
-      const { disabled, ...rest } = answer?.link ?? link;
+      const answer = outcome(await store.links.setDisabled(link.id, disabling(), member()));
+      const { disabled, ...rest } = answer.link;
       expect(disabled).toEqual(disabling());
       expect(rest).toEqual(link);
       await expect(store.links.insert(newLink({ url: 'https://example.com/else' }))).resolves.toBe(
@@ -555,18 +582,22 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
     it(`lets exactly one of ${CONCURRENCY} concurrent disablings change a link, and one enabling`, async () => {
       const link = await insertNew(store.links, newLink());
       const asked = Array.from({ length: CONCURRENCY }, (_, i) =>
-        disabling(`reason ${i}`, `user-${i}`),
+        disabling(`reason ${i}`, `user:user-${i}`),
       );
-      const answers = await Promise.all(asked.map((d) => store.links.setDisabled(link.id, d)));
-      const winners = answers.flatMap((answer, i) => (answer?.changed ? [i] : []));
+      const answers = (
+        await Promise.all(asked.map((d) => store.links.setDisabled(link.id, d, actingOf(d))))
+      ).map(outcome);
+      const winners = answers.flatMap((answer, i) => (answer.changed ? [i] : []));
       expect(winners).toHaveLength(1);
       const winner = asked[winners[0] as number];
-      for (const answer of answers) expect(answer?.link).toEqual({ ...link, disabled: winner });
+      for (const answer of answers) expect(answer.link).toEqual({ ...link, disabled: winner });
       await expect(store.links.findById(link.id)).resolves.toEqual({ ...link, disabled: winner });
 
-      const enablings = await Promise.all(asked.map(() => store.links.setDisabled(link.id, null)));
-      expect(enablings.filter((answer) => answer?.changed)).toHaveLength(1);
-      for (const answer of enablings) expect(answer?.link).toEqual(link);
+      const enablings = (
+        await Promise.all(asked.map(() => store.links.setDisabled(link.id, null, member())))
+      ).map(outcome);
+      expect(enablings.filter((answer) => answer.changed)).toHaveLength(1);
+      for (const answer of enablings) expect(answer.link).toEqual(link);
     });
 
     const { reopen } = getFactory();
@@ -574,7 +605,7 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       it('keeps a link’s state across a reopen', async () => {
         const link = await insertNew(store.links, newLink());
         const other = await insertNew(store.links, newLink({ alias: 'other' }));
-        await store.links.setDisabled(link.id, disabling());
+        await store.links.setDisabled(link.id, disabling(), member());
         store = await reopen(store);
         opened.push(store);
         const disabled = { ...link, disabled: disabling() };
@@ -584,11 +615,13 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
           other,
           disabled,
         ]);
-        await expect(store.links.setDisabled(link.id, disabling('again', 'bob'))).resolves.toEqual({
+        await expect(
+          store.links.setDisabled(link.id, disabling('again', 'user:bob'), member('bob')),
+        ).resolves.toEqual({
           link: disabled,
           changed: false,
         });
-        await store.links.setDisabled(link.id, null);
+        await store.links.setDisabled(link.id, null, member());
         store = await reopen(store);
         opened.push(store);
         const enabled = await store.links.findById(link.id);
@@ -598,6 +631,429 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
         expect((await insertNew(store.links, newLink({ alias: 'after' }))).id).toBe(other.id + 1);
       });
     }
+  });
+
+  describe('link changes (update, setDisabled history, takeVisit, history)', () => {
+    const AT = new Date('2026-07-01T09:00:00.000Z');
+    const later = (seconds: number) => new Date(AT.getTime() + seconds * 1000);
+    const EXPIRY = new Date('2027-01-02T03:04:05.678Z');
+    const member = (userId = 'alice', at = new Date(AT)): LinkActing => ({
+      at,
+      by: `user:${userId}`,
+      refuseHeld: true,
+    });
+    const operator = (by: 'admin' | 'rescan' = 'admin', at = new Date(AT)): LinkActing => ({
+      at,
+      by,
+      refuseHeld: false,
+    });
+    /** The disabling an acting makes (its author and time). */
+    const disablingBy = (acting: LinkActing, reason = 'reported'): LinkDisabling => ({
+      reason,
+      at: acting.at,
+      by: acting.by,
+    });
+    const everything = (id: number) => store.links.history(id, { after: 0, limit: 1000 });
+    /** The link as every read answers it (by id, by alias, listed), compared strictly. */
+    async function expectStored(link: LinkRecord): Promise<void> {
+      await expect(store.links.findById(link.id)).resolves.toStrictEqual(link);
+      await expect(store.links.findByAlias(link.domain, link.alias)).resolves.toStrictEqual(link);
+      const listed = await store.links.list({ beforeId: link.id + 1, limit: 1 });
+      expect(listed).toStrictEqual([link]);
+    }
+
+    it('reads a link inserted without expiry or limit back without them (no undefined keys)', async () => {
+      const inserted = await insertNew(store.links, newLink());
+      expect(inserted).toStrictEqual({ ...newLink(), id: 1 });
+      await expectStored(inserted);
+      // Given as undefined by plain JavaScript: still absent on every read.
+      const loose = await insertNew(store.links, {
+        ...newLink({ alias: 'loose' }),
+        expiresAt: undefined,
+        maxVisits: undefined,
+      });
+      const { expiresAt: _e, maxVisits: _m, ...looseFields } = loose;
+      const found = await store.links.findById(loose.id);
+      expect(found).toStrictEqual(looseFields);
+      for (const key of ['expiresAt', 'maxVisits', 'visits', 'disabled']) {
+        expect(found).not.toHaveProperty(key);
+      }
+      // A change of another field, and its undoing, leave them absent too.
+      const edited = outcome(await store.links.update(1, { url: 'https://e.example/' }, member()));
+      expect(edited.link).toStrictEqual({ ...inserted, url: 'https://e.example/' });
+      const disabled = outcome(await store.links.setDisabled(1, disablingBy(member()), member()));
+      const enabled = outcome(await store.links.setDisabled(1, null, member()));
+      expect(disabled.link).toStrictEqual({ ...edited.link, disabled: disablingBy(member()) });
+      expect(enabled.link).toStrictEqual(edited.link);
+      await expectStored(edited.link);
+    });
+
+    it('stores a new link with an expiry and a limit, its visits at 0', async () => {
+      const link = newLink({ expiresAt: EXPIRY, maxVisits: 50 });
+      const stored = await insertNew(store.links, link);
+      expect(stored).toStrictEqual({ ...link, id: 1, visits: 0 });
+      await expectStored(stored);
+      // A limit of 0 is a limit too.
+      const none = await insertNew(store.links, newLink({ alias: 'none', maxVisits: 0 }));
+      expect(none).toStrictEqual({ ...newLink({ alias: 'none', maxVisits: 0 }), id: 2, visits: 0 });
+      await expectStored(none);
+      await expect(store.links.takeVisit(none.id)).resolves.toBe('exhausted');
+    });
+
+    it('updates only the given fields and records each one’s old and new value', async () => {
+      const link = await insertNew(store.links, newLink({ redirectType: 302 }));
+      const first = await store.links.update(link.id, { url: 'https://new.example/a' }, member());
+      const afterUrl = { ...link, url: 'https://new.example/a' };
+      expect(first).toStrictEqual({ link: afterUrl, changed: true });
+      await expectStored(afterUrl);
+
+      const acting = member('bob', later(60));
+      const second = await store.links.update(
+        link.id,
+        { redirectType: 307, expiresAt: EXPIRY, maxVisits: 10 },
+        acting,
+      );
+      const afterAll: LinkRecord = {
+        ...afterUrl,
+        redirectType: 307,
+        expiresAt: EXPIRY,
+        maxVisits: 10,
+        visits: 0,
+      };
+      expect(second).toStrictEqual({ link: afterAll, changed: true });
+      await expectStored(afterAll);
+
+      await expect(everything(link.id)).resolves.toStrictEqual([
+        {
+          position: 1,
+          entry: {
+            kind: 'updated',
+            at: AT,
+            by: 'user:alice',
+            changes: [{ field: 'url', from: newLink().url, to: 'https://new.example/a' }],
+          },
+        },
+        {
+          position: 2,
+          entry: {
+            kind: 'updated',
+            at: later(60),
+            by: 'user:bob',
+            changes: [
+              { field: 'redirect_type', from: '302', to: '307' },
+              { field: 'expires_at', from: null, to: EXPIRY.toISOString() },
+              { field: 'max_visits', from: null, to: '10' },
+            ],
+          },
+        },
+      ]);
+    });
+
+    it('changes nothing and adds no entry for values equal to the stored ones', async () => {
+      const link = await insertNew(
+        store.links,
+        newLink({ redirectType: 308, expiresAt: EXPIRY, maxVisits: 5 }),
+      );
+      const same = {
+        url: link.url,
+        redirectType: 308 as const,
+        expiresAt: new Date(EXPIRY),
+        maxVisits: 5,
+      };
+      for (const edit of [{}, same, { url: link.url }, { expiresAt: new Date(EXPIRY) }]) {
+        await expect(store.links.update(link.id, edit, member())).resolves.toStrictEqual({
+          link,
+          changed: false,
+        });
+      }
+      const active = await insertNew(store.links, newLink({ alias: 'plain' }));
+      // null where there is none is no change either.
+      await expect(
+        store.links.update(active.id, { expiresAt: null, maxVisits: null }, member()),
+      ).resolves.toStrictEqual({ link: active, changed: false });
+      await expectStored(link);
+      await expectStored(active);
+      await expect(everything(link.id)).resolves.toEqual([]);
+      await expect(everything(active.id)).resolves.toEqual([]);
+      // One changed field among equal ones: only it is recorded.
+      await store.links.update(link.id, { ...same, url: 'https://other.example/' }, member());
+      await expect(everything(link.id)).resolves.toStrictEqual([
+        {
+          position: 1,
+          entry: {
+            kind: 'updated',
+            at: AT,
+            by: 'user:alice',
+            changes: [{ field: 'url', from: link.url, to: 'https://other.example/' }],
+          },
+        },
+      ]);
+    });
+
+    it('removes the expiry and the limit (and its count) with null', async () => {
+      const link = await insertNew(store.links, newLink({ expiresAt: EXPIRY, maxVisits: 3 }));
+      await expect(store.links.takeVisit(link.id)).resolves.toBe('counted');
+      const answer = await store.links.update(
+        link.id,
+        { expiresAt: null, maxVisits: null },
+        member(),
+      );
+      const { expiresAt: _e, maxVisits: _m, visits: _v, ...unlimited } = link;
+      expect(answer).toStrictEqual({ link: unlimited, changed: true });
+      await expectStored(unlimited);
+      await expect(everything(link.id)).resolves.toStrictEqual([
+        {
+          position: 1,
+          entry: {
+            kind: 'updated',
+            at: AT,
+            by: 'user:alice',
+            changes: [
+              { field: 'expires_at', from: EXPIRY.toISOString(), to: null },
+              { field: 'max_visits', from: '3', to: null },
+            ],
+          },
+        },
+      ]);
+      // Without a limit every visit is counted, and nothing is written.
+      for (let i = 0; i < 5; i += 1) {
+        await expect(store.links.takeVisit(link.id)).resolves.toBe('counted');
+      }
+      await expectStored(unlimited);
+      // A limit set again counts from 0.
+      const limited = outcome(await store.links.update(link.id, { maxVisits: 2 }, member()));
+      expect(limited.link).toStrictEqual({ ...unlimited, maxVisits: 2, visits: 0 });
+    });
+
+    it('keeps the count when max_visits is raised (or lowered): the limit goes on from it', async () => {
+      const link = await insertNew(store.links, newLink({ maxVisits: 3 }));
+      for (let i = 0; i < 3; i += 1) {
+        await expect(store.links.takeVisit(link.id)).resolves.toBe('counted');
+      }
+      await expect(store.links.takeVisit(link.id)).resolves.toBe('exhausted');
+      const raised = outcome(await store.links.update(link.id, { maxVisits: 5 }, member()));
+      expect(raised.link).toStrictEqual({ ...link, maxVisits: 5, visits: 3 });
+      await expectStored(raised.link);
+      await expect(store.links.takeVisit(link.id)).resolves.toBe('counted');
+      await expect(store.links.takeVisit(link.id)).resolves.toBe('counted');
+      await expect(store.links.takeVisit(link.id)).resolves.toBe('exhausted');
+      const lowered = outcome(await store.links.update(link.id, { maxVisits: 1 }, member()));
+      expect(lowered.link).toStrictEqual({ ...link, maxVisits: 1, visits: 5 });
+      await expect(store.links.takeVisit(link.id)).resolves.toBe('exhausted');
+      await expectStored(lowered.link);
+    });
+
+    it('answers held to a member’s change of a link the operator or a rescan disabled, writing nothing', async () => {
+      for (const by of ['admin', 'rescan'] as const) {
+        const link = await insertNew(store.links, newLink({ alias: `held-${by}` }));
+        const takedown = disablingBy(operator(by), `taken down by ${by}`);
+        const disabled = outcome(await store.links.setDisabled(link.id, takedown, operator(by)));
+        const held = { ...link, disabled: takedown };
+        expect(disabled).toStrictEqual({ link: held, changed: true });
+        const entries = await everything(link.id);
+        expect(entries).toHaveLength(1);
+
+        await expect(
+          store.links.update(link.id, { url: 'https://member.example/' }, member()),
+        ).resolves.toBe('held');
+        await expect(store.links.setDisabled(link.id, null, member())).resolves.toBe('held');
+        // A member's disable of a held link is no change (it is disabled already), not held.
+        await expect(
+          store.links.setDisabled(link.id, disablingBy(member()), member()),
+        ).resolves.toStrictEqual({ link: held, changed: false });
+        await expectStored(held);
+        await expect(everything(link.id)).resolves.toStrictEqual(entries);
+
+        // The operator edits and enables it.
+        const edited = outcome(
+          await store.links.update(link.id, { url: 'https://operator.example/' }, operator()),
+        );
+        expect(edited.link).toStrictEqual({ ...held, url: 'https://operator.example/' });
+        const enabled = outcome(await store.links.setDisabled(link.id, null, operator()));
+        expect(enabled.link).toStrictEqual({ ...link, url: 'https://operator.example/' });
+        await expect(everything(link.id)).resolves.toHaveLength(3);
+      }
+    });
+
+    it('does not hold a link a member disabled: members edit and enable it', async () => {
+      const link = await insertNew(store.links, newLink());
+      await store.links.setDisabled(link.id, disablingBy(member('bob')), member('bob'));
+      const edited = outcome(
+        await store.links.update(link.id, { redirectType: 302 }, member('carol')),
+      );
+      expect(edited).toStrictEqual({
+        link: { ...link, redirectType: 302, disabled: disablingBy(member('bob')) },
+        changed: true,
+      });
+      const enabled = outcome(await store.links.setDisabled(link.id, null, member('carol')));
+      expect(enabled).toStrictEqual({ link: { ...link, redirectType: 302 }, changed: true });
+    });
+
+    it('answers null for an id no link has, and writes nothing', async () => {
+      const link = await insertNew(store.links, newLink({ maxVisits: 1 }));
+      for (const id of [0, -1, 2, 1.5, Number.NaN]) {
+        await expect(store.links.update(id, { url: 'https://x.example/' }, member())).resolves.toBe(
+          null,
+        );
+        await expect(store.links.update(id, { maxVisits: 3 }, operator())).resolves.toBe(null);
+        await expect(store.links.takeVisit(id)).resolves.toBe(null);
+        await expect(store.links.history(id, { after: 0, limit: 10 })).resolves.toEqual([]);
+      }
+      await expectStored(link);
+      const next = await insertNew(store.links, newLink({ alias: 'next' }));
+      expect(next).toStrictEqual({ ...newLink({ alias: 'next' }), id: 2 });
+      await expect(everything(next.id)).resolves.toEqual([]);
+    });
+
+    it('records a disabling with its reason and an enabling; a link already so adds no entry', async () => {
+      const link = await insertNew(store.links, newLink());
+      await store.links.setDisabled(link.id, null, member());
+      const disabler = member('bob', later(10));
+      await store.links.setDisabled(link.id, disablingBy(disabler, 'spam'), disabler);
+      await store.links.setDisabled(
+        link.id,
+        disablingBy(member('carol', later(20)), 'again'),
+        member('carol', later(20)),
+      );
+      await store.links.setDisabled(link.id, null, member('dave', later(30)));
+      await store.links.setDisabled(link.id, null, member('erin', later(40)));
+      await expect(everything(link.id)).resolves.toStrictEqual([
+        {
+          position: 1,
+          entry: { kind: 'disabled', at: later(10), by: 'user:bob', reason: 'spam' },
+        },
+        { position: 2, entry: { kind: 'enabled', at: later(30), by: 'user:dave' } },
+      ]);
+    });
+
+    it('pages through the history by after and limit, positions from 1, keeping every entry', async () => {
+      const link = await insertNew(store.links, newLink());
+      const urls = Array.from({ length: 7 }, (_, i) => `https://example.com/v${i + 1}`);
+      for (const [i, url] of urls.entries()) {
+        await store.links.update(link.id, { url }, member('alice', later(i)));
+        if (i === 3) {
+          await store.links.setDisabled(
+            link.id,
+            disablingBy(operator('rescan', later(i))),
+            operator('rescan', later(i)),
+          );
+          await store.links.setDisabled(link.id, null, operator('admin', later(i)));
+        }
+      }
+      const all = await everything(link.id);
+      expect(all.map((e) => e.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(all.map((e) => e.entry.kind)).toEqual([
+        'updated',
+        'updated',
+        'updated',
+        'updated',
+        'disabled',
+        'enabled',
+        'updated',
+        'updated',
+        'updated',
+      ]);
+      const froms = all.flatMap((e) => (e.entry.kind === 'updated' ? e.entry.changes : []));
+      expect(froms.map((c) => c.to)).toEqual(urls);
+      expect(froms.map((c) => c.from)).toEqual([link.url, ...urls.slice(0, -1)]);
+
+      for (const limit of [1, 2, 4, 100]) {
+        const paged: typeof all = [];
+        let after = 0;
+        for (let pageCount = 0; pageCount < 20; pageCount += 1) {
+          const page = await store.links.history(link.id, { after, limit });
+          expect(page.length).toBeLessThanOrEqual(limit);
+          paged.push(...page);
+          const last = page[page.length - 1];
+          if (page.length < limit || !last) break;
+          after = last.position;
+        }
+        expect([limit, paged]).toStrictEqual([limit, all]);
+      }
+      await expect(store.links.history(link.id, { after: 3, limit: 2 })).resolves.toStrictEqual(
+        all.slice(3, 5),
+      );
+      await expect(store.links.history(link.id, { after: 9, limit: 5 })).resolves.toEqual([]);
+      await expect(store.links.history(link.id, { after: 50, limit: 5 })).resolves.toEqual([]);
+
+      // Later changes add entries; none before is changed or removed.
+      await store.links.update(link.id, { maxVisits: 4 }, member());
+      await store.links.takeVisit(link.id);
+      const grown = await everything(link.id);
+      expect(grown.slice(0, all.length)).toStrictEqual(all);
+      expect(grown).toHaveLength(all.length + 1);
+      // Another link's history is its own.
+      const other = await insertNew(store.links, newLink({ alias: 'other' }));
+      await store.links.update(other.id, { url: 'https://other.example/' }, member());
+      await expect(everything(other.id)).resolves.toHaveLength(1);
+      await expect(everything(link.id)).resolves.toStrictEqual(grown);
+    });
+
+    it('counts exactly max_visits of 200 concurrent visits', async () => {
+      const link = await insertNew(store.links, newLink({ maxVisits: 50 }));
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, () => store.links.takeVisit(link.id)),
+      );
+      expect(answers.filter((a) => a === 'counted')).toHaveLength(50);
+      expect(answers.filter((a) => a === 'exhausted')).toHaveLength(150);
+      await expectStored({ ...link, visits: 50 });
+      await expect(store.links.takeVisit(link.id)).resolves.toBe('exhausted');
+      // Counting is no change of the link: no history entry.
+      await expect(everything(link.id)).resolves.toEqual([]);
+    });
+
+    it('counts a visit of a link without a limit and writes nothing', async () => {
+      const link = await insertNew(store.links, newLink({ expiresAt: EXPIRY }));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => store.links.takeVisit(link.id)),
+      );
+      expect(new Set(answers)).toEqual(new Set(['counted']));
+      await expectStored(link);
+      await expect(store.links.findById(link.id)).resolves.not.toHaveProperty('visits');
+    });
+
+    it('loses no visit counted while the link is edited or disabled at the same time', async () => {
+      const link = await insertNew(store.links, newLink({ maxVisits: 1000 }));
+      const visits = Array.from({ length: 60 }, () => store.links.takeVisit(link.id));
+      const changes = [
+        store.links.update(link.id, { url: 'https://during.example/' }, member()),
+        store.links.setDisabled(link.id, disablingBy(member()), member()),
+        store.links.update(link.id, { expiresAt: EXPIRY }, member()),
+      ];
+      const counted = (await Promise.all(visits)).filter((a) => a === 'counted').length;
+      for (const change of await Promise.all(changes)) expect(outcome(change).changed).toBe(true);
+      expect(counted).toBe(60);
+      const found = await store.links.findById(link.id);
+      expect(found?.visits).toBe(60);
+      expect(found).toStrictEqual({
+        ...link,
+        url: 'https://during.example/',
+        expiresAt: EXPIRY,
+        disabled: disablingBy(member()),
+        visits: 60,
+      });
+      await expect(everything(link.id)).resolves.toHaveLength(3);
+    });
+
+    it('applies every one of concurrent edits, each recorded once at its own position', async () => {
+      const link = await insertNew(store.links, newLink());
+      const urls = Array.from({ length: 5 }, (_, i) => `https://concurrent.example/${i}`);
+      const answers = await Promise.all(
+        urls.map((url, i) => store.links.update(link.id, { url }, member(`u${i}`))),
+      );
+      for (const answer of answers) expect(outcome(answer).changed).toBe(true);
+      const entries = await everything(link.id);
+      expect(entries.map((e) => e.position)).toEqual([1, 2, 3, 4, 5]);
+      const changes = entries.map((e) => (e.entry.kind === 'updated' ? e.entry.changes : []));
+      // A chain: each change starts from the URL the one before it left.
+      let current = link.url;
+      for (const [change] of changes) {
+        expect(change?.from).toBe(current);
+        current = change?.to ?? '';
+      }
+      expect(new Set(changes.map(([change]) => change?.to))).toEqual(new Set(urls));
+      await expect(store.links.findById(link.id)).resolves.toStrictEqual({ ...link, url: current });
+    });
   });
 
   describe('identities', () => {

@@ -22,7 +22,7 @@ describe.each(embeddedStores('visit-limit-races'))(
   '%s: max_visits under racing follows',
   (_name, open) => {
     async function linkWithLimit(store: Store) {
-      await new Provisioner(store.identities, systemClock).saveOrganization({
+      await new Provisioner(store, systemClock).saveOrganization({
         id: 'acme',
         domain: 'acme.link',
       });

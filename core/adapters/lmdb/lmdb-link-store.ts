@@ -210,14 +210,17 @@ export class LmdbLinkStore implements LinkStore {
     page: { after: number; limit: number },
   ): Promise<Array<{ position: number; entry: LinkHistoryEntry }>> {
     return readLmdb(this.dbs, this.path, 'link history', () => {
-      if (!isLinkId(id) || !(page.limit >= 1)) return [];
+      // A store of an older format opened read-only has no `link_history` (a read-only open
+      // creates no database): none of its links has changed since.
+      const linkHistory = this.dbs.linkHistory as LmdbDatabases['linkHistory'] | undefined;
+      if (!linkHistory || !isLinkId(id) || !(page.limit >= 1)) return [];
       const entries: Array<{ position: number; entry: LinkHistoryEntry }> = [];
       const range = {
         start: [id, Math.max(0, Math.floor(page.after)) + 1],
         end: [id, Number.MAX_SAFE_INTEGER],
         limit: Math.floor(page.limit),
       };
-      for (const { key, value } of this.dbs.linkHistory.getRange(range)) {
+      for (const { key, value } of linkHistory.getRange(range)) {
         entries.push({ position: key[1], entry: fromStoredEntry(value) });
       }
       return entries;

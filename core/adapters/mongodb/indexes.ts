@@ -40,6 +40,14 @@ export const INDEXES = {
     groupApiId: 1,
     _id: -1,
   }),
+  /**
+   * A link's history in order (links.history, paged by position). The `_id` index cannot serve it:
+   * it indexes `_id` ({link, position}) as a whole, not the fields the page filters and sorts on.
+   */
+  linkHistoryInOrder: ordered(COLLECTIONS.linkHistory, 'link_position', {
+    '_id.link': 1,
+    '_id.position': 1,
+  }),
   tokenHash: unique(COLLECTIONS.tokens, 'token_hash_unique', { tokenHash: 1 }),
   organizationKeyHash: unique(COLLECTIONS.organizations, 'key_hash_unique', { keyHash: 1 }),
   /** Two organizations never share a link domain (stored normalised by provisioning). */

@@ -5,7 +5,7 @@ import type { HistoryDocument, LinkDocument } from './documents';
 import { toLinkFields, toLinkRecord } from './link-document';
 
 /** What a change makes of the link it read: the link to write and its history entry. */
-export type LinkDecision = { link: LinkRecord; entry: LinkHistoryEntry | null } | 'held';
+type LinkDecision = { link: LinkRecord; entry: LinkHistoryEntry | null } | 'held';
 
 /** The index every collection has on `_id`. */
 const ID_INDEX = { name: '_id_', key: { _id: 1 } };
@@ -52,7 +52,10 @@ export async function changeLink(
       ),
     );
     if (!written) continue;
-    await copyToHistory(history, lastChange);
+    // The change is made, and its entry kept in `lastChange`: a copy that fails now (the server
+    // out of reach a moment) is as a crash in between, made good by the next change and read by
+    // history meanwhile. Failing the call would answer BACKEND_UNAVAILABLE for a change made.
+    await copyToHistory(history, lastChange).catch(() => undefined);
     return { link: toLinkRecord(written), changed: true };
   }
   throw new Error(`link ${id} changed ${MAX_ATTEMPTS} times while this change was being made`);

@@ -177,7 +177,7 @@ export class MongoLinkStore implements LinkStore {
     return documents
       .sort((a, b) => a._id.position - b._id.position)
       .slice(0, limit)
-      .map(({ _id, ...entry }) => ({ position: _id.position, entry: entry as LinkHistoryEntry }));
+      .map(({ _id, ...entry }) => ({ position: _id.position, entry }));
   }
 
   /**

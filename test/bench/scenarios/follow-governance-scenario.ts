@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createLmdbStore } from '../../../core/adapters/lmdb';
 import { ADMIN_ACTOR } from '../../../core/ports/link-store';
+import { operatorActing } from '../../../core/links/link-actor';
+import { systemClock } from '../../../core/adapters/system-clock';
 import type { BenchChild } from '../support/child';
 import { alternate, type Round, type Summary } from '../support/measurement';
 import type { BenchSettings } from '../support/settings';
@@ -113,7 +115,12 @@ async function disableAll(dataDir: string, aliases: readonly string[]): Promise<
     for (const alias of aliases) {
       const link = await store.links.findByAlias('bench.link', alias);
       if (!link) throw new Error(`bench: link ${alias} not found`);
-      await store.links.setDisabled(link.id, { reason: 'bench', at: new Date(), by: ADMIN_ACTOR });
+      const acting = operatorActing(systemClock, ADMIN_ACTOR);
+      await store.links.setDisabled(
+        link.id,
+        { reason: 'bench', at: acting.at, by: acting.by },
+        acting,
+      );
     }
     await store.flush();
   } finally {

@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     listShortLinks: (_call, callback) => unimplemented(callback),
     disableShortLink: (_call, callback) => unimplemented(callback),
     enableShortLink: (_call, callback) => unimplemented(callback),
+    updateShortLink: (_call, callback) => unimplemented(callback),
+    listShortLinkHistory: (_call, callback) => unimplemented(callback),
   };
   const server = new Server();
   server.addService(ShortLinkServiceService, service);

@@ -1,11 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import type { RootDatabase } from 'lmdb';
-import {
-  LINK_ID_INDEX,
-  META_KEYS,
-  toStoredLink,
-  type LinkKey,
-} from '../../../core/adapters/lmdb/databases';
+import { LINK_ID_INDEX, META_KEYS, type LinkKey } from '../../../core/adapters/lmdb/databases';
+import { toStoredLink } from '../../../core/adapters/lmdb/link-tuple';
 import { successOutcome } from '../../../core/idempotency/recorded-outcome';
 import { toShortLink } from '../../../core/links/short-link';
 import type { LinkRecord } from '../../../core/ports/link-store';

@@ -111,7 +111,7 @@ describe('reading and governing links (links.get, list, disable, enable)', () =>
     expect(disabled).toMatchObject({
       state: 'disabled',
       disabled_reason: 'phishing report #12',
-      disabled_by: 'alice',
+      disabled_by: 'user:alice',
     });
     expect(await failureReason(follow())).toBe('LINK_DISABLED');
     // A second disable changes nothing: the first reason stands.
