@@ -40,7 +40,7 @@ export type { DisableLinkRequest, EnableLinkRequest } from './links/disable-link
 export type { UpdateLinkRequest } from './links/update-link-input';
 export type { LinkHistoryPage, LinkHistoryRequest } from './links/link-history';
 export type { LinkHistoryView } from './links/history-view';
-export type { CreateLinkRequest } from './links/create-link-input';
+export type { CreateLinkField, CreateLinkRequest } from './links/create-link-input';
 export type { ResolveLinkRequest } from './links/resolve-link';
 export { UndecodableBody } from './links/undecodable-body';
 export { redirectCaching, type RedirectCaching } from './links/redirect-caching';

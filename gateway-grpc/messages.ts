@@ -1,4 +1,4 @@
-import type { Core, PublicLinkView, ShortLink as CoreShortLink } from '../core';
+import type { Core, CreateLinkField, PublicLinkView, ShortLink as CoreShortLink } from '../core';
 import {
   LinkChangeKind,
   LinkState,
@@ -21,7 +21,7 @@ type LinkView = Awaited<ReturnType<ReturnType<Core['createUntypedCaller']>['link
  * missing, and an empty alias as "generate one") and redirect_type 0 becomes absent (the default
  * redirect). Everything else reaches the core unchanged: the core validates it.
  */
-export function toCreateBody(request: CreateShortLinkRequest): Record<string, unknown> {
+export function toCreateBody(request: CreateShortLinkRequest): Record<CreateLinkField, unknown> {
   return {
     organization_key: request.organizationKey,
     url_group_id: request.urlGroupId,

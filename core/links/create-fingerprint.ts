@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { hashSecret } from '../auth/secrets';
-import { redirectTypeSchema } from './create-link-input';
+import { redirectTypeSchema, type CreateLinkField } from './create-link-input';
 import { expiresAtSchema, maxVisitsSchema } from './expiry-fields';
 import { urlGroupIdSchema } from '../organizations/resolve-group';
 import { isAbsent, isPlainObject, ownField } from '../procedure/raw-input';
@@ -41,17 +41,33 @@ export function requestFingerprint(body: unknown): string {
   const group = urlGroupIdSchema.safeParse(groupId);
   const redirect = redirectTypeSchema.safeParse(redirectType);
   const trimmedUrl = typeof url === 'string' ? url.trim() : url;
-  const meaning = [
-    isAbsent(organizationKey)
+  const limits = limitsMeaning(body);
+  // One entry per field of the create body (a field added there fails the compiler here), put in
+  // the order the fingerprint has always had.
+  const parts = {
+    organization_key: isAbsent(organizationKey)
       ? null
       : typeof organizationKey === 'string'
         ? hashSecret(organizationKey)
         : raw(organizationKey),
-    isAbsent(groupId) ? null : group.success ? group.data : raw(groupId),
-    isAbsent(trimmedUrl) ? null : typeof trimmedUrl === 'string' ? trimmedUrl : raw(trimmedUrl),
-    isAbsent(alias) ? null : typeof alias === 'string' ? alias : raw(alias),
-    redirect.success ? redirect.data : raw(redirectType),
-    ...limitsMeaning(body),
+    url_group_id: isAbsent(groupId) ? null : group.success ? group.data : raw(groupId),
+    url: isAbsent(trimmedUrl)
+      ? null
+      : typeof trimmedUrl === 'string'
+        ? trimmedUrl
+        : raw(trimmedUrl),
+    alias: isAbsent(alias) ? null : typeof alias === 'string' ? alias : raw(alias),
+    redirect_type: redirect.success ? redirect.data : raw(redirectType),
+    expires_at: limits?.expires_at,
+    max_visits: limits?.max_visits,
+  } satisfies Record<CreateLinkField, unknown>;
+  const meaning = [
+    parts.organization_key,
+    parts.url_group_id,
+    parts.url,
+    parts.alias,
+    parts.redirect_type,
+    ...(limits ? [parts.expires_at, parts.max_visits] : []),
   ];
   return hash('sha256', JSON.stringify(meaning), 'hex');
 }
@@ -63,15 +79,15 @@ export function requestFingerprint(body: unknown): string {
  * it (UTC, to the millisecond): the same instant in another offset is the same request. "" is
  * not absent there (that stage refuses it).
  */
-function limitsMeaning(body: unknown): unknown[] {
+function limitsMeaning(body: unknown): { expires_at: unknown; max_visits: unknown } | null {
   const expiresAt = ownField(body, 'expires_at');
   const maxVisits = ownField(body, 'max_visits');
   const none = (value: unknown) => value === undefined || value === null;
-  if (none(expiresAt) && none(maxVisits)) return [];
+  if (none(expiresAt) && none(maxVisits)) return null;
   const expiry = expiresAtSchema.safeParse(expiresAt);
   const limit = maxVisitsSchema.safeParse(maxVisits);
-  return [
-    expiry.success ? (expiry.data?.toISOString() ?? null) : raw(expiresAt),
-    limit.success ? (limit.data ?? null) : raw(maxVisits),
-  ];
+  return {
+    expires_at: expiry.success ? (expiry.data?.toISOString() ?? null) : raw(expiresAt),
+    max_visits: limit.success ? (limit.data ?? null) : raw(maxVisits),
+  };
 }
