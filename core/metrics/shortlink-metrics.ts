@@ -205,6 +205,14 @@ export class ShortlinkMetrics {
     return (code) => byOutcome.get(followOutcomeOf(code))?.();
   }
 
+  /** Counts visits the visit counter dropped (VisitCounterOptions.onDropped). */
+  visitsDropped(): (visits: number) => void {
+    const dropped = this.counters.visitsDropped.series({});
+    return (visits) => {
+      for (let i = 0; i < visits; i += 1) dropped();
+    };
+  }
+
   /** What the core tells of each change of a link's state (CoreDeps.linkEvents): counts it. */
   linkEvents(): LinkEvents {
     const series = this.counters.linkStateChanges;
