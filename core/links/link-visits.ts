@@ -5,7 +5,7 @@ import { findLinkOf, readLinkReference, type LinkReference } from './link-refere
 
 /** Days read unless `days` says otherwise, and the most one reading covers. */
 const DEFAULT_VISIT_DAYS = 30;
-export const MAX_VISIT_DAYS = 400;
+const MAX_VISIT_DAYS = 400;
 
 /** What an in-process caller passes to `links.visits`. */
 export interface LinkVisitsRequest {

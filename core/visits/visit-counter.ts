@@ -10,7 +10,7 @@ export const DEFAULT_VISITS_FLUSH_SECONDS = 1;
 /** Link-days held unsent at most unless VISITS_PENDING_MAX says otherwise. */
 export const DEFAULT_VISITS_PENDING_MAX = 100_000;
 
-export interface VisitCounterOptions {
+interface VisitCounterOptions {
   /** Where counts go; absent: a store that keeps no visits, and nothing is gathered. */
   store: VisitStore | undefined;
   clock: Clock;
