@@ -5,6 +5,7 @@ import type { Logger } from './ports/logger';
 import type { RateLimiter, RateLimitState } from './ports/rate-limiter';
 import type { Store } from './ports/store';
 import type { UrlGuard } from './ports/url-guard';
+import type { VisitCounter } from './visits/visit-counter';
 
 /** Everything the procedures depend on, passed once to createCore. */
 export interface CoreDeps {
@@ -29,6 +30,11 @@ export interface CoreDeps {
   /** Told of every change of a link's state (the metrics count them); optional. */
   linkEvents?: LinkEvents | undefined;
   clock: Clock;
+  /**
+   * Gathers every redirect in memory and sends the counts to the store's visits in the
+   * background; whoever builds the core closes it at stop (close() sends what it holds).
+   */
+  visitCounter: VisitCounter;
   aliasGenerator: AliasGenerator;
   /** Aliases nobody may take, compared case-insensitively (createCore lower-cases them). */
   reservedAliases: ReadonlySet<string>;

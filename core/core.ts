@@ -22,7 +22,8 @@ import {
   LinkDomainDirectory,
 } from './links/link-domain-directory';
 import { reservedAliasSet } from './links/reserved-aliases';
-import { silentLogger } from './ports/logger';
+import type { Clock } from './ports/clock';
+import { silentLogger, type Logger } from './ports/logger';
 import { createCaller, type Caller, type UntypedCaller } from './procedure/router';
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
@@ -32,6 +33,11 @@ import {
   LIMITER_KEY_PREFIX,
 } from './rate-limit/limits';
 import { appRouter, type AppRouter } from './router';
+import {
+  DEFAULT_VISITS_FLUSH_SECONDS,
+  DEFAULT_VISITS_PENDING_MAX,
+  VisitCounter,
+} from './visits/visit-counter';
 
 const DEFAULT_MAX_ALIAS_ATTEMPTS = 10;
 
@@ -53,8 +59,11 @@ export interface Core {
  * `createCore()` alone gives a working core on the in-memory store.
  */
 export function createCore(deps: Partial<CoreDeps> = {}): Core {
+  const store = deps.store ?? createMemoryStore();
+  const clock = deps.clock ? checkedClock(deps.clock) : systemClock;
+  const logger = deps.logger ?? silentLogger;
   const full: CoreDeps = {
-    store: deps.store ?? createMemoryStore(),
+    store,
     rateLimiter:
       deps.rateLimiter ??
       createMemoryRateLimiter({
@@ -78,14 +87,15 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
     followGuard: deps.followGuard ?? allowAllUrlGuard,
     linkEvents: deps.linkEvents,
-    clock: deps.clock ? checkedClock(deps.clock) : systemClock,
+    clock,
+    visitCounter: deps.visitCounter ?? defaultVisitCounter(store, clock, logger),
     aliasGenerator: deps.aliasGenerator ?? createNanoidAliasGenerator(),
     // Compared in lower case: a set given with capitals ("Admin") would otherwise reserve nothing.
     reservedAliases: deps.reservedAliases
       ? new Set([...deps.reservedAliases].map((alias) => alias.toLowerCase()))
       : reservedAliasSet(),
     maxAliasAttempts: deps.maxAliasAttempts ?? DEFAULT_MAX_ALIAS_ATTEMPTS,
-    logger: deps.logger ?? silentLogger,
+    logger,
     idempotencyTtlSeconds: deps.idempotencyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
     idempotencyLeaseSeconds: deps.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
     linkDomainsRefreshSeconds:
@@ -143,4 +153,20 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     createUntypedCaller: (request) => bind(request),
     ready: () => full.store.ping(),
   };
+}
+
+/**
+ * An embedder's counter, with the service's defaults, started: its timer keeps no process alive,
+ * and `core.deps.visitCounter.close()` sends what it still holds.
+ */
+function defaultVisitCounter(store: CoreDeps['store'], clock: Clock, logger: Logger): VisitCounter {
+  const counter = new VisitCounter({
+    store: store.visits,
+    clock,
+    flushSeconds: DEFAULT_VISITS_FLUSH_SECONDS,
+    pendingMax: DEFAULT_VISITS_PENDING_MAX,
+    logger,
+  });
+  counter.start();
+  return counter;
 }

@@ -2,6 +2,7 @@ import { createLink } from './links/create-link';
 import { disableLink, enableLink } from './links/disable-link';
 import { getLink } from './links/get-link';
 import { linkHistory } from './links/link-history';
+import { linkVisits } from './links/link-visits';
 import { listLinks } from './links/list-links';
 import { resolveLink } from './links/resolve-link';
 import { updateLink } from './links/update-link';
@@ -17,6 +18,7 @@ export const appRouter = {
     enable: enableLink,
     update: updateLink,
     history: linkHistory,
+    visits: linkVisits,
   },
 };
 

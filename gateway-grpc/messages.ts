@@ -1,10 +1,20 @@
-import type { Core, CreateLinkField, PublicLinkView, ShortLink as CoreShortLink } from '../core';
+import type {
+  Core,
+  CreateLinkField,
+  LinkVisitsView,
+  PublicLinkView,
+  ShortLink as CoreShortLink,
+  VisitCountsView,
+} from '../core';
 import {
   LinkChangeKind,
   LinkState,
   type CreateShortLinkRequest,
   type DisableShortLinkRequest,
   type GetShortLinkRequest,
+  type GetShortLinkVisitsRequest,
+  type GetShortLinkVisitsResponse,
+  type VisitCounts,
   type LinkHistoryEntry,
   type ListShortLinkHistoryRequest,
   type ListShortLinksRequest,
@@ -91,6 +101,24 @@ export function toHistoryBody(request: ListShortLinkHistoryRequest): Record<stri
     ...toLinkReferenceBody(request),
     page_size: given(request.pageSize, 0),
     page_token: given(request.pageToken, ''),
+  };
+}
+
+/** links.visits's arguments: days 0 is proto3's "not set". */
+export function toVisitsBody(request: GetShortLinkVisitsRequest): Record<string, unknown> {
+  return { ...toLinkReferenceBody(request), days: given(request.days, 0) };
+}
+
+function toVisitCounts(counts: VisitCountsView): VisitCounts {
+  return { visits: counts.visits, humans: counts.humans, bots: counts.bots };
+}
+
+/** links.visits's answer as GetShortLinkVisitsResponse. */
+export function toVisitsMessage(view: LinkVisitsView): GetShortLinkVisitsResponse {
+  return {
+    linkId: view.link_id,
+    totals: toVisitCounts(view.totals),
+    days: view.days.map((day) => ({ day: day.day, counts: toVisitCounts(day) })),
   };
 }
 

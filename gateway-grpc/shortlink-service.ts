@@ -28,6 +28,8 @@ import {
   toPublicLinkMessage,
   toShortLinkMessage,
   toUpdateBody,
+  toVisitsBody,
+  toVisitsMessage,
 } from './messages';
 import { setRateLimitMetadata } from './rate-limit-metadata';
 import { isUndecodable } from './tolerant-decoding';
@@ -121,7 +123,7 @@ export function createShortLinkService(
         if (isUndecodable(call.request)) {
           throw new ShortlinkError(call.request.reason, call.request.message);
         }
-        const { domain, alias } = call.request;
+        const { domain, alias, countVisit, userAgent } = call.request;
         // `response` receives the retry-after of a store that is unavailable (BACKEND_UNAVAILABLE),
         // or of a client address past its budget of unknown aliases (RATE_LIMITED), which REST
         // follows share.
@@ -129,7 +131,13 @@ export function createShortLinkService(
         try {
           const link = await core
             .createCaller({ clientAddress: clientAddressOf(call, trustProxy), logger, response })
-            .links.resolve({ domain, alias });
+            // A caller that redirects someone says so: a visit, as a REST GET is.
+            .links.resolve({
+              domain,
+              alias,
+              visit: countVisit,
+              userAgent: countVisit ? userAgent : undefined,
+            });
           followed?.(0);
           // No member's credentials are asked for: the answer is what a follow shows.
           return { shortLink: toPublicLinkMessage(toPublicLinkView(link)) };
@@ -190,6 +198,12 @@ export function createShortLinkService(
           nextPageToken: page.next_page_token,
         };
       },
+    ),
+    getShortLinkVisits: governing(
+      'GetShortLinkVisits',
+      'visits',
+      toVisitsBody,
+      async (caller, body) => toVisitsMessage(await caller.links.visits(body)),
     ),
   };
 }

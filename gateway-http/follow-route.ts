@@ -50,6 +50,7 @@ export function followLinkHandler(
           alias: String(req.params.alias),
           // express serves HEAD with this GET route: a HEAD answers no redirect, so it is no visit.
           visit: req.method === 'GET',
+          userAgent: req.headers['user-agent'],
         });
       // The WHATWG serialisation is ASCII (punycode host, percent-encoded path): header-safe.
       const location = new URL(link.url).href;

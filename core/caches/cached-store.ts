@@ -101,6 +101,9 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     links,
     // Idempotency records change on every keyed request: never cached.
     idempotency: backend.idempotency,
+    // Counted visits reach the store once a second per process, off the requests' path: neither
+    // cached nor timed per call.
+    ...(backend.visits ? { visits: backend.visits } : {}),
     ping: () => backend.ping(),
     flush: () => backend.flush(),
     close: async () => {

@@ -11,6 +11,7 @@ import type { LinkRecord, LinkStore } from '../ports/link-store';
 import type { RateLimitDecision, RateLimiter } from '../ports/rate-limiter';
 import { retryAfterSeconds } from '../errors/retry-after';
 import { domainCandidates, type DomainCandidate } from './link-host';
+import { isLikelyBot } from '../visits/likely-bot';
 
 const resolveLinkSchema = z.object({
   domain: z.string().min(1).max(MAX_HOST_HEADER_LENGTH),
@@ -21,6 +22,8 @@ const resolveLinkSchema = z.object({
    * HEAD, not a lookup). A link with max_visits counts it, and refuses it once none is left.
    */
   visit: z.boolean().optional(),
+  /** The follower's User-Agent, for a visit: only whether it is likely a bot is kept. */
+  userAgent: z.string().optional(),
 });
 
 export type ResolveLinkRequest = z.input<typeof resolveLinkSchema>;
@@ -56,7 +59,7 @@ function missBudgetOf(ctx: CoreContext): { limiter: RateLimiter; key: string } |
  * not to be followed (disabled, its organization inactive, its target now refused) is
  * LINK_DISABLED, whatever the reason; one past its expiry or out of visits is LINK_EXPIRED
  * (follow-policy.ts). Only a resolve that is a visit (`visit: true`) counts one against
- * max_visits.
+ * max_visits, and one in the link's visits (humans or likely bots, by `userAgent`).
  *
  * Unknown aliases are limited per client address (IPv6 by its /64), as failed token checks are:
  * a lookup that finds nothing is counted after the read, atomically, and the count decides
@@ -91,6 +94,8 @@ export const resolveLink = ProcedureBuilder.create<CoreContext>()
       ctx.request.logger?.debug({ link: link.id, refusal: refused }, 'link not followed');
       throw refusalFailure(refused, notFound);
     }
+    // Counted in memory only (core/visits/): the store hears of it within a flush interval.
+    if (input.visit === true) ctx.deps.visitCounter.record(link.id, isLikelyBot(input.userAgent));
     return toLinkView(link);
   });
 

@@ -55,6 +55,11 @@ const COUNTERS = {
     help: 'Links whose state this process changed, by change (disabled, enabled) and source (member: a member through the core or gRPC; admin: the admin CLI; rescan: the CLI rescan of targets).',
     labelNames: ['change', 'source'],
   },
+  visitsDropped: {
+    name: 'shortlink_visits_dropped_total',
+    help: 'Redirects not counted in the visits: more link-days waiting for the store than VISITS_PENDING_MAX, or still unsent when the process stopped.',
+    labelNames: [],
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 /** Every histogram the service exports, by the name ShortlinkMetrics holds it under. */

@@ -17,7 +17,16 @@ export type GatewayLabel = 'rest' | 'grpc';
  * `enable`, `update` and `history` are the calls of the links procedures of those names.
  */
 export type Operation =
-  'create' | 'follow' | 'resolve' | 'get' | 'list' | 'disable' | 'enable' | 'update' | 'history';
+  | 'create'
+  | 'follow'
+  | 'resolve'
+  | 'get'
+  | 'list'
+  | 'disable'
+  | 'enable'
+  | 'update'
+  | 'history'
+  | 'visits';
 /**
  * Which budget refused a request: a token's, a client address's failed token checks, or a client
  * address's unknown aliases followed.
@@ -90,6 +99,7 @@ const GATEWAY_OPERATIONS: ReadonlyArray<readonly [GatewayLabel, Operation]> = [
   ['grpc', 'enable'],
   ['grpc', 'update'],
   ['grpc', 'history'],
+  ['grpc', 'visits'],
 ];
 
 /** prom-client's default metrics that `promtool check metrics` reports as misnamed. */
@@ -203,6 +213,14 @@ export class ShortlinkMetrics {
       ]),
     );
     return (code) => byOutcome.get(followOutcomeOf(code))?.();
+  }
+
+  /** Counts visits the visit counter dropped (VisitCounterOptions.onDropped). */
+  visitsDropped(): (visits: number) => void {
+    const dropped = this.counters.visitsDropped.series({});
+    return (visits) => {
+      for (let i = 0; i < visits; i += 1) dropped();
+    };
   }
 
   /** What the core tells of each change of a link's state (CoreDeps.linkEvents): counts it. */

@@ -7,3 +7,4 @@ export type * from './alias-generator';
 export type * from './store';
 export type * from './idempotency-store';
 export type * from './logger';
+export type * from './visit-store';

@@ -1,6 +1,7 @@
 import type { IdempotencyStore } from './idempotency-store';
 import type { IdentityStore } from './identity-store';
 import type { LinkStore } from './link-store';
+import type { VisitStore } from './visit-store';
 
 /** A kind of identity lookup a change may affect. */
 export type IdentityKind = 'tokens' | 'organizations' | 'memberships' | 'groups';
@@ -77,6 +78,11 @@ export interface Store {
   readonly links: LinkStore;
   /** Idempotency-key records (retry-safe creation). */
   readonly idempotency: IdempotencyStore;
+  /**
+   * Redirects counted per link and UTC day (core/visits/). Optional, so a store written before
+   * visits were counted still serves: without one, nothing is counted and every count reads 0.
+   */
+  readonly visits?: VisitStore;
   /** Resolves when the backend answers; rejects (BackendUnavailableError) otherwise. */
   ping(): Promise<void>;
   /**

@@ -37,7 +37,10 @@ import {
   DEFAULT_FOLLOW_MISSES_PER_MINUTE,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
 } from '../rate-limit/limits';
+import { DEFAULT_VISITS_FLUSH_SECONDS, DEFAULT_VISITS_PENDING_MAX } from '../visits/visit-counter';
 
+/** A longer interval loses more to a crash than counting visits is worth. */
+const MAX_VISITS_FLUSH_SECONDS = 300;
 /** Where the embedded store keeps its data unless DATA_DIR says otherwise (relative to the cwd). */
 export const DEFAULT_DATA_DIR = './data';
 /**
@@ -186,6 +189,18 @@ export const configSchema = z
      * elsewhere just before an outage may redirect that much longer.
      */
     STALE_IF_ERROR_SECONDS: nonnegativeSetting.default(DEFAULT_STALE_IF_ERROR_SECONDS),
+    /**
+     * How often each process sends the visits it counted to the store, in one write; a crash
+     * (kill -9) loses at most this long's visits of that process.
+     */
+    VISITS_FLUSH_SECONDS: positive
+      .max(MAX_VISITS_FLUSH_SECONDS, `must be at most ${MAX_VISITS_FLUSH_SECONDS}`)
+      .default(DEFAULT_VISITS_FLUSH_SECONDS),
+    /**
+     * Link-days of counted visits each process holds unsent at most (while the store is down);
+     * visits past it are dropped and counted in shortlink_visits_dropped_total.
+     */
+    VISITS_PENDING_MAX: positiveEntriesSetting.default(DEFAULT_VISITS_PENDING_MAX),
     /** With REDIS_URL listing sentinels: the name of the master they watch. */
     REDIS_SENTINEL_NAME: optionalText,
 

@@ -12,6 +12,7 @@ import { loadSeedFile } from '../provisioning/seed-file';
 import { observedRateLimiter } from '../metrics/observed-rate-limiter';
 import { ShortlinkMetrics } from '../metrics/shortlink-metrics';
 import { timedStore } from '../metrics/timed-store';
+import { VisitCounter } from '../visits/visit-counter';
 import type { Config } from './config';
 import { cachedStoreFromConfig } from './caches-from-config';
 import { createLimitersFromConfig, type LocalLimits } from './limiters-from-config';
@@ -111,6 +112,18 @@ export async function createRuntime(
     if (metrics && limiters.backendState) metrics.followLimiterBackend(limiters.backendState);
     metrics?.followChangeStreams(store.changeWatches);
 
+    // Closed before the store (closers run in reverse): its close sends what it still holds.
+    const visitCounter = new VisitCounter({
+      store: store.visits,
+      clock: systemClock,
+      flushSeconds: config.VISITS_FLUSH_SECONDS,
+      pendingMax: config.VISITS_PENDING_MAX,
+      logger,
+      onDropped: metrics?.visitsDropped(),
+    });
+    visitCounter.start();
+    closers.push(() => visitCounter.close());
+
     // Metrics are decorators over the ports: the procedures never know they are measured.
     const core = createCore({
       store,
@@ -129,6 +142,7 @@ export async function createRuntime(
       // Counts each change of a link's state this process makes (disable, enable).
       linkEvents: metrics?.linkEvents(),
       clock: systemClock,
+      visitCounter,
       aliasGenerator: createNanoidAliasGenerator(),
       reservedAliases: reservedAliasSet(config.RESERVED_ALIASES),
       logger,

@@ -58,6 +58,15 @@ export const DATABASES = {
    * in `idempotency`, each claim dirtied a page of a large tree of its own (see the README).
    */
   idempotencyRunning: 'idempotency_running',
+  /**
+   * [link id, UTC day] → [humans, bots]: redirects counted per link and day (core/visits/). New
+   * databases within format 4: a build that does not know them never opens them.
+   */
+  linkVisits: 'link_visits',
+  /** link id → [humans, bots]: every redirect of the link, kept with the days it adds up. */
+  linkVisitTotals: 'link_visit_totals',
+  /** process id → the seq of the last visit batch applied from it: a batch applies once. */
+  visitBatches: 'visit_batches',
 } as const;
 
 /**
@@ -112,6 +121,11 @@ export type StoredHistoryEntry =
 /** [link id, position from 1] → the link's entry at that position. */
 export type HistoryKey = [linkId: number, position: number];
 
+/** [link id, UTC day] → that day's counts of the link. */
+export type VisitKey = [linkId: number, day: number];
+/** Redirects by people and by likely bots. */
+export type StoredVisits = [humans: number, bots: number];
+
 /** A running claim as a tuple (in `idempotency_running`; format 1 kept them in `idempotency`). */
 export type StoredRunningRecord = [
   state: 'running',
@@ -162,6 +176,9 @@ export interface LmdbDatabases {
   idempotency: Database<StoredIdempotencyRecord, IdempotencyKey>;
   idempotencyExpiry: Database<true, ExpiryKey>;
   idempotencyRunning: Database<StoredRunningRecord, IdempotencyKey>;
+  linkVisits: Database<StoredVisits, VisitKey>;
+  linkVisitTotals: Database<StoredVisits, number>;
+  visitBatches: Database<number, string>;
 }
 
 /**
@@ -199,5 +216,8 @@ export function openDatabases(root: RootDatabase): LmdbDatabases {
     idempotencyRunning: root.openDB<StoredRunningRecord, IdempotencyKey>({
       name: DATABASES.idempotencyRunning,
     }),
+    linkVisits: root.openDB<StoredVisits, VisitKey>({ name: DATABASES.linkVisits }),
+    linkVisitTotals: root.openDB<StoredVisits, number>({ name: DATABASES.linkVisitTotals }),
+    visitBatches: root.openDB<number, string>({ name: DATABASES.visitBatches }),
   };
 }

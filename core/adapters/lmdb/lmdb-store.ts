@@ -24,6 +24,7 @@ import {
 } from './format-version';
 import { closeWithin, untilFlushed } from './flush-guard';
 import { LmdbIdempotencyStore } from './lmdb-idempotency-store';
+import { LmdbVisitStore } from './lmdb-visit-store';
 import { LmdbIdentityStore } from './lmdb-identity-store';
 import { indexLinkDomains } from './link-domain-index';
 import { LmdbLinkStore } from './lmdb-link-store';
@@ -42,6 +43,7 @@ export interface LmdbStore extends Store {
   readonly identities: LmdbIdentityStore;
   readonly links: LmdbLinkStore;
   readonly idempotency: LmdbIdempotencyStore;
+  readonly visits: LmdbVisitStore;
   /** The absolute path of the data directory. */
   readonly path: string;
   /**
@@ -210,6 +212,7 @@ function lmdbStoreOn(
     identities: new LmdbIdentityStore(dbs, path),
     links: new LmdbLinkStore(dbs, path, linksIndexed),
     idempotency,
+    visits: new LmdbVisitStore(dbs, path),
     // Writes answer at commit (visible to every process, safe from a crash of this one); this
     // waits for the fsync that follows, so what it covers also survives a power loss.
     flush: () => flushed('the writes'),

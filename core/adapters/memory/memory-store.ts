@@ -2,11 +2,13 @@ import type { Store } from '../../ports/store';
 import { MemoryIdempotencyStore } from './memory-idempotency-store';
 import { MemoryIdentityStore } from './memory-identity-store';
 import { MemoryLinkStore, type MemoryLinkStoreOptions } from './memory-link-store';
+import { MemoryVisitStore } from './memory-visit-store';
 
 export interface MemoryStore extends Store {
   readonly identities: MemoryIdentityStore;
   readonly links: MemoryLinkStore;
   readonly idempotency: MemoryIdempotencyStore;
+  readonly visits: MemoryVisitStore;
 }
 
 export const MEMORY_STORE_KIND = 'memory';
@@ -21,6 +23,7 @@ export function createMemoryStore(
     identities: new MemoryIdentityStore(),
     links: new MemoryLinkStore({ ...options.links, claims: idempotency }),
     idempotency,
+    visits: new MemoryVisitStore(),
     ping: () => Promise.resolve(),
     flush: () => Promise.resolve(),
     close: () => Promise.resolve(),

@@ -92,6 +92,21 @@ export const COLLECTIONS = {
   memberships: 'memberships',
   counters: 'counters',
   idempotency: 'idempotency_keys',
+  /** Visits per link and day, links' totals and the marks of batches applied (MongoVisitStore). */
+  linkVisits: 'link_visits',
   /** rate-limiter-flexible's documents (per-token and auth-failure windows). */
   rateLimits: 'rate_limits',
 } as const;
+
+/**
+ * One document of `link_visits`: a link's day, a link's totals, or the mark of a visit batch
+ * applied (see mongo-visit-store.ts). `_id` keys are written in this order, which range reads rely on.
+ */
+export interface VisitDocument {
+  _id: { link: number; day: number } | { link: number } | { process: string; seq: number };
+  /** On a day or totals document. */
+  humans?: number;
+  bots?: number;
+  /** On a batch's mark. */
+  markedAt?: Date;
+}

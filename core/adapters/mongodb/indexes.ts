@@ -1,5 +1,6 @@
 import type { Db, IndexSpecification } from 'mongodb';
 import { COLLECTIONS } from './documents';
+import { VISIT_BATCH_MARK_SECONDS } from './mongo-visit-store';
 
 interface IndexDefinition {
   collection: string;
@@ -70,6 +71,14 @@ export const INDEXES = {
     key: { expiresAt: 1 },
     unique: false,
     expireAfterSeconds: 0,
+  },
+  /** The marks of applied visit batches go a day later (only day and total documents stay). */
+  visitBatchMarks: {
+    collection: COLLECTIONS.linkVisits,
+    name: 'marked_at_ttl',
+    key: { markedAt: 1 },
+    unique: false,
+    expireAfterSeconds: VISIT_BATCH_MARK_SECONDS,
   },
 } as const satisfies Record<string, IndexDefinition>;
 

@@ -5,7 +5,12 @@ import type { Store } from '../../ports/store';
 import { messageOf } from '../../errors/message-of';
 import { isBackendUnavailable, onMongo } from './backend-errors';
 import { databaseNameFromUri, mongoClientOptions } from './connection-options';
-import { COLLECTIONS, type IdempotencyDocument, type LinkDocument } from './documents';
+import {
+  COLLECTIONS,
+  type IdempotencyDocument,
+  type LinkDocument,
+  type VisitDocument,
+} from './documents';
 import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
 import { ensureIndexes } from './indexes';
 import { watchIdentityChanges } from './identity-change-stream';
@@ -15,6 +20,7 @@ import { MongoIdSequence } from './mongo-id-sequence';
 import { MongoIdempotencyStore } from './mongo-idempotency-store';
 import { MongoIdentityStore } from './mongo-identity-store';
 import { MongoLinkStore } from './mongo-link-store';
+import { MongoVisitStore } from './mongo-visit-store';
 import { withDeadline, withinDeadline } from './operation-deadline';
 
 export const MONGO_STORE_KIND = 'mongodb';
@@ -25,6 +31,7 @@ export interface MongoStore extends Store {
   readonly identities: MongoIdentityStore;
   readonly links: MongoLinkStore;
   readonly idempotency: MongoIdempotencyStore;
+  readonly visits: MongoVisitStore;
   readonly client: MongoClient;
   readonly db: Db;
 }
@@ -100,6 +107,10 @@ export function mongoStoreOn(
       'links',
     ),
     idempotency: bound(new MongoIdempotencyStore(idempotency, links), 'idempotency'),
+    visits: bound(
+      new MongoVisitStore(db.collection<VisitDocument>(COLLECTIONS.linkVisits, durable)),
+      'visits',
+    ),
     watchIdentityChanges: (listener) =>
       watchIdentityChanges(db, listener, { logger, operationTime }),
     watchLinkChanges: (listener) =>
