@@ -135,7 +135,7 @@ export function createShortLinkService(
             .links.resolve({
               domain,
               alias,
-              visit: countVisit,
+              visit: countVisit ?? false,
               userAgent: countVisit ? userAgent : undefined,
             });
           followed?.(0);

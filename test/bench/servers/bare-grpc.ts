@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     enableShortLink: (_call, callback) => unimplemented(callback),
     updateShortLink: (_call, callback) => unimplemented(callback),
     listShortLinkHistory: (_call, callback) => unimplemented(callback),
+    getShortLinkVisits: (_call, callback) => unimplemented(callback),
   };
   const server = new Server();
   server.addService(ShortLinkServiceService, service);

@@ -168,12 +168,14 @@ export interface ResolveShortLinkRequest {
    * the link's visits and against its max_visits (FAILED_PRECONDITION, 30, once none is left).
    * False: a lookup, counted nowhere.
    */
-  countVisit: boolean;
+  countVisit?:
+    | boolean
+    | undefined;
   /**
    * With count_visit: the follower's User-Agent, to tell likely bots from people (only that is
    * kept); empty: counted as a bot.
    */
-  userAgent: string;
+  userAgent?: string | undefined;
 }
 
 export interface ResolveShortLinkResponse {
@@ -693,7 +695,7 @@ export const CreateShortLinkResponse: MessageFns<CreateShortLinkResponse> = {
 };
 
 function createBaseResolveShortLinkRequest(): ResolveShortLinkRequest {
-  return { domain: "", alias: "", countVisit: false, userAgent: "" };
+  return { domain: "", alias: "", countVisit: undefined, userAgent: undefined };
 }
 
 export const ResolveShortLinkRequest: MessageFns<ResolveShortLinkRequest> = {
@@ -704,10 +706,10 @@ export const ResolveShortLinkRequest: MessageFns<ResolveShortLinkRequest> = {
     if (message.alias !== "") {
       writer.uint32(18).string(message.alias);
     }
-    if (message.countVisit !== false) {
+    if (message.countVisit !== undefined) {
       writer.uint32(24).bool(message.countVisit);
     }
-    if (message.userAgent !== "") {
+    if (message.userAgent !== undefined) {
       writer.uint32(34).string(message.userAgent);
     }
     return writer;
@@ -778,12 +780,12 @@ export const ResolveShortLinkRequest: MessageFns<ResolveShortLinkRequest> = {
         ? globalThis.Boolean(object.countVisit)
         : isSet(object.count_visit)
         ? globalThis.Boolean(object.count_visit)
-        : false,
+        : undefined,
       userAgent: isSet(object.userAgent)
         ? globalThis.String(object.userAgent)
         : isSet(object.user_agent)
         ? globalThis.String(object.user_agent)
-        : "",
+        : undefined,
     };
   },
 
@@ -795,10 +797,10 @@ export const ResolveShortLinkRequest: MessageFns<ResolveShortLinkRequest> = {
     if (message.alias !== "") {
       obj.alias = message.alias;
     }
-    if (message.countVisit !== false) {
+    if (message.countVisit !== undefined) {
       obj.countVisit = message.countVisit;
     }
-    if (message.userAgent !== "") {
+    if (message.userAgent !== undefined) {
       obj.userAgent = message.userAgent;
     }
     return obj;
@@ -811,8 +813,8 @@ export const ResolveShortLinkRequest: MessageFns<ResolveShortLinkRequest> = {
     const message = createBaseResolveShortLinkRequest();
     message.domain = object.domain ?? "";
     message.alias = object.alias ?? "";
-    message.countVisit = object.countVisit ?? false;
-    message.userAgent = object.userAgent ?? "";
+    message.countVisit = object.countVisit ?? undefined;
+    message.userAgent = object.userAgent ?? undefined;
     return message;
   },
 };
