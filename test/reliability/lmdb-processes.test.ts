@@ -271,6 +271,9 @@ describe('LMDB: the demo on the first start, and the same credentials after a re
     children.push(second);
     expect(second.output()).toContain(NO_DEMO_MESSAGE);
     expect(second.output()).not.toContain('personal access token');
+    const after = await create(second.httpPort, first.token, createBody(first, 'after'));
+    expect(after.status).toBe(200);
+    expect(JSON.parse(after.text)).toMatchObject({ code: 0, data: { id: 2, alias: 'after' } });
     // The line says how to get secrets again, and the command it names works beside the server.
     const noDemo = logRecords(second.output()).find((record) => record.msg === NO_DEMO_MESSAGE);
     expect(noDemo?.credentials).toBe(NEW_CREDENTIALS_HINT);
@@ -279,9 +282,6 @@ describe('LMDB: the demo on the first start, and the same credentials after a re
     );
     const withNewToken = await create(second.httpPort, issued, createBody(first, 'new-token'));
     expect(withNewToken.status).toBe(200);
-    const after = await create(second.httpPort, first.token, createBody(first, 'after'));
-    expect(after.status).toBe(200);
-    expect(JSON.parse(after.text)).toMatchObject({ code: 0, data: { id: 2, alias: 'after' } });
     const followed = await sendRaw({
       port: second.httpPort,
       method: 'GET',
