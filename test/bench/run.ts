@@ -77,7 +77,7 @@ const VERSUS = {
   noMetrics: ` with metrics vs METRICS_PORT=0 (both DATA_DIR=:memory:, median of ${METRICS_PAIRS} pairs)`,
   noKey: ', a fresh Idempotency-Key per request, vs without a key',
   create: ' vs REST create',
-  before: `, this build vs the build before link governance (${BUILD_BEFORE_GOVERNANCE}), LMDB`,
+  before: `, this build vs the build of ${process.env.BENCH_FOLLOW_BEFORE?.trim() || `${BUILD_BEFORE_GOVERNANCE} (before link governance)`}, LMDB`,
   redirect: ', a disabled link (410) vs an active one (redirect), LMDB',
   allProcesses: ', all processes',
 };

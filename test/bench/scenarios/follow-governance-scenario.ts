@@ -73,7 +73,9 @@ export async function runFollowGovernanceScenario(
   log: (line: string) => void,
   newDataDir: () => string,
 ): Promise<FollowGovernanceResults> {
-  const beforeModule = buildBefore(BUILD_BEFORE_GOVERNANCE, log);
+  const beforeCommit = settings.followBefore ?? BUILD_BEFORE_GOVERNANCE;
+  log(`follow: the "before" server is built from ${beforeCommit}`);
+  const beforeModule = buildBefore(beforeCommit, log);
   try {
     return await withChildren(async (keep) => {
       const subjectDir = newDataDir();

@@ -27,6 +27,11 @@ export interface BenchSettings {
    * figure is 10,000,000 (a few minutes and about 1.5 GB of disk); the default keeps the run short.
    */
   growthLinks: number;
+  /**
+   * The commit the follow rows' "before" server is built from (BENCH_FOLLOW_BEFORE; default the
+   * last one before link governance, 59aa828): e.g. the commit before a change to following.
+   */
+  followBefore: string | undefined;
 }
 
 function positive(name: string, fallback: number): number {
@@ -65,5 +70,6 @@ export function loadSettings(): BenchSettings {
     resultsDir,
     only: onlyOf(process.env.BENCH_ONLY),
     growthLinks: Math.round(positive('BENCH_GROWTH_LINKS', 1_000_000)),
+    followBefore: process.env.BENCH_FOLLOW_BEFORE?.trim() || undefined,
   };
 }
