@@ -12,6 +12,8 @@ import { startInProcessService } from '../support/in-process-service';
 import { connectGrpc } from '../support/grpc-fixture';
 import { outcomeOf } from '../support/grpc-call';
 import { readmeCodeBlocks } from '../support/readme-code';
+import { operatorActing } from '../../core/links/link-actor';
+import { ADMIN_ACTOR } from '../../core/ports/link-store';
 
 const run = promisify(execFile);
 const README = 'README.md';
@@ -59,6 +61,24 @@ describe('the root README quick start', () => {
     expect(followed.stdout).toMatch(new RegExp(`^HTTP/1\\.1 ${statusLine}\\r\\n`));
     expect(followed.stdout).toContain(`${location}\r\n`);
     expect(followed.stdout).toContain(`${cacheControl}\r\n`);
+
+    // Taken down (here through the store, as the admin CLI does on a shared one), the printed
+    // follow answers the JSON 410 with code 28.
+    const [takedown] = readmeCodeBlocks(README, 'Take a link down', 'sh');
+    const printedFollow = /^curl .*$/m.exec(takedown!)?.[0];
+    expect(printedFollow).toContain('# 410 Gone, code 28');
+    const link = await service.runtime.core.deps.store.links.findByAlias(
+      `localhost:${service.http.port}`,
+      'hello',
+    );
+    await service.runtime.core.deps.store.links.setDisabled(
+      link!.id,
+      { reason: 'reported as phishing', at: new Date(), by: ADMIN_ACTOR },
+      operatorActing({ now: () => new Date() }, ADMIN_ACTOR),
+    );
+    const gone = await run('bash', ['-c', onThisService(printedFollow!)]);
+    expect(gone.stdout).toMatch(/^HTTP\/1\.1 410 Gone\r\n/);
+    expect(JSON.parse(gone.stdout.split('\r\n\r\n')[1]!)).toMatchObject({ code: 28 });
   });
 
   // grpcurl has no Debian package, so CI cannot count on it (it was run by hand, see the gRPC
