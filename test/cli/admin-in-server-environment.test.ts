@@ -68,60 +68,94 @@ const succeeded = (run: AdminRun) => ({ code: run.code, stderr: run.stderr });
  * both set, as a container or a systemd unit has them) acts on the server's store, and the running
  * server sees it within CHANGE_PROPAGATION_SECONDS; the seed file is left as it is.
  */
-describe('admin CLI in the server’s own environment (DATA_DIR and SHORTLINK_SEED_FILE)', () => {
-  it('org deactivate, link disable and token revoke reach the running server within the bound', async () => {
-    const dir = await dirs.make();
-    const seedFile = join(dir, 'seed.json');
-    await writeFile(seedFile, SEED, { mode: 0o600 });
-    const env = {
-      DATA_DIR: join(dir, 'data'),
-      SHORTLINK_SEED_FILE: seedFile,
-      CHANGE_PROPAGATION_SECONDS: String(PROPAGATION_SECONDS),
-    };
-    // The identity cache's own TTL is longer: the propagation bound caps it.
-    const server = await startServer(env.DATA_DIR, { ...env, IDENTITY_CACHE_TTL_SECONDS: '10' });
-    const port = server.httpPort;
-    expect((await createWithAlias(port, ALICE_TOKEN, ACME_KEY, 'promo')).status).toBe(200);
-    expect((await createWithAlias(port, BOB_TOKEN, BETA_KEY, 'offer')).status).toBe(200);
-    // Followed once each, so the server's caches hold the links and organizations.
-    await expect(follow(port, 'acme.link', 'promo')).resolves.toEqual({ status: 301, code: null });
-    await expect(follow(port, 'beta.link', 'offer')).resolves.toEqual({ status: 301, code: null });
+describe.each(['1', '2'])(
+  'admin CLI in the server’s own environment (DATA_DIR and SHORTLINK_SEED_FILE), WORKERS=%s',
+  (workers) => {
+    it('org deactivate, link update, link disable and token revoke reach the running server within the bound', async () => {
+      const dir = await dirs.make();
+      const seedFile = join(dir, 'seed.json');
+      await writeFile(seedFile, SEED, { mode: 0o600 });
+      const env = {
+        DATA_DIR: join(dir, 'data'),
+        SHORTLINK_SEED_FILE: seedFile,
+        CHANGE_PROPAGATION_SECONDS: String(PROPAGATION_SECONDS),
+        WORKERS: workers,
+      };
+      // The identity cache's own TTL is longer: the propagation bound caps it.
+      const server = await startServer(env.DATA_DIR, { ...env, IDENTITY_CACHE_TTL_SECONDS: '10' });
+      if (workers !== '1') await server.logged('workers ready');
+      const port = server.httpPort;
+      expect((await createWithAlias(port, ALICE_TOKEN, ACME_KEY, 'promo')).status).toBe(200);
+      expect((await createWithAlias(port, BOB_TOKEN, BETA_KEY, 'offer')).status).toBe(200);
+      expect((await createWithAlias(port, BOB_TOKEN, BETA_KEY, 'moved')).status).toBe(200);
+      // Followed once each, so the server's caches hold the links and organizations.
+      await expect(follow(port, 'acme.link', 'promo')).resolves.toEqual({
+        status: 301,
+        code: null,
+      });
+      await expect(follow(port, 'beta.link', 'offer')).resolves.toEqual({
+        status: 301,
+        code: null,
+      });
 
-    const deactivated = await runAdmin(buildDir(), env, 'org', 'deactivate', '--id', 'acme');
-    expect(succeeded(deactivated)).toEqual({ code: 0, stderr: '' });
-    expect(deactivated.stdout).toContain('organization acme is inactive');
-    // The seed file says "active": true and is applied at every start: the output says so.
-    expect(deactivated.stdout).toContain(
-      `the seed file ${seedFile} declares organization acme "active": true`,
-    );
-    expect(
-      await msUntil(() => follow(port, 'acme.link', 'promo'), { status: 410, code: 28 }),
-    ).toBeLessThanOrEqual(PROPAGATION_SECONDS * 1000 + SLACK_MS);
+      const deactivated = await runAdmin(buildDir(), env, 'org', 'deactivate', '--id', 'acme');
+      expect(succeeded(deactivated)).toEqual({ code: 0, stderr: '' });
+      expect(deactivated.stdout).toContain('organization acme is inactive');
+      // The seed file says "active": true and is applied at every start: the output says so.
+      expect(deactivated.stdout).toContain(
+        `the seed file ${seedFile} declares organization acme "active": true`,
+      );
+      expect(
+        await msUntil(() => follow(port, 'acme.link', 'promo'), { status: 410, code: 28 }),
+      ).toBeLessThanOrEqual(PROPAGATION_SECONDS * 1000 + SLACK_MS);
 
-    const disabled = await runAdmin(
-      buildDir(),
-      env,
-      ...['link', 'disable', '--domain', 'beta.link', '--alias', 'offer', '--reason', 'kit'],
-    );
-    expect(succeeded(disabled)).toEqual({ code: 0, stderr: '' });
-    await msUntil(() => follow(port, 'beta.link', 'offer'), { status: 410, code: 28 });
+      // An edit: every process (each worker) redirects to the new target within the bound.
+      const target = async () =>
+        (
+          await sendRaw({
+            port,
+            method: 'GET',
+            path: '/moved',
+            headers: { Host: 'beta.link', Connection: 'close' },
+          })
+        ).headers.location;
+      expect(await target()).toBe('https://example.com/moved');
+      const updated = await runAdmin(
+        buildDir(),
+        env,
+        ...['link', 'update', '--domain', 'beta.link', '--alias', 'moved'],
+        ...['--url', 'https://example.com/moved-again'],
+      );
+      expect(succeeded(updated)).toEqual({ code: 0, stderr: '' });
+      await msUntil(target, 'https://example.com/moved-again');
+      // Fresh connections, so that with WORKERS each worker is asked.
+      for (let i = 0; i < 8; i += 1) expect(await target()).toBe('https://example.com/moved-again');
 
-    const createCode = async () =>
-      (
-        JSON.parse((await createWithAlias(port, BOB_TOKEN, BETA_KEY, 'next')).text) as {
-          code: number;
-        }
-      ).code;
-    // Bob's token is cached by the creates above; it still works until revoked.
-    expect([0, ErrorCode.ALIAS_TAKEN]).toContain(await createCode());
-    const revoked = await runAdminWithInput(buildDir(), env, `${BOB_TOKEN}\n`, 'token', 'revoke');
-    expect(succeeded(revoked)).toEqual({ code: 0, stderr: '' });
-    expect(revoked.stdout).toContain('revoked a token of user bob');
-    await msUntil(createCode, ErrorCode.TOKEN_UNKNOWN);
+      const disabled = await runAdmin(
+        buildDir(),
+        env,
+        ...['link', 'disable', '--domain', 'beta.link', '--alias', 'offer', '--reason', 'kit'],
+      );
+      expect(succeeded(disabled)).toEqual({ code: 0, stderr: '' });
+      await msUntil(() => follow(port, 'beta.link', 'offer'), { status: 410, code: 28 });
 
-    // The seed file was not the target: it is as it was written.
-    expect(await readFile(seedFile, 'utf8')).toBe(SEED);
-    server.child.kill('SIGTERM');
-    await server.exited;
-  });
-});
+      const createCode = async () =>
+        (
+          JSON.parse((await createWithAlias(port, BOB_TOKEN, BETA_KEY, 'next')).text) as {
+            code: number;
+          }
+        ).code;
+      // Bob's token is cached by the creates above; it still works until revoked.
+      expect([0, ErrorCode.ALIAS_TAKEN]).toContain(await createCode());
+      const revoked = await runAdminWithInput(buildDir(), env, `${BOB_TOKEN}\n`, 'token', 'revoke');
+      expect(succeeded(revoked)).toEqual({ code: 0, stderr: '' });
+      expect(revoked.stdout).toContain('revoked a token of user bob');
+      await msUntil(createCode, ErrorCode.TOKEN_UNKNOWN);
+
+      // The seed file was not the target: it is as it was written.
+      expect(await readFile(seedFile, 'utf8')).toBe(SEED);
+      server.child.kill('SIGTERM');
+      await server.exited;
+    });
+  },
+);
