@@ -221,9 +221,20 @@ function outcome(answer: LinkChangeOutcome | 'held' | null): LinkChangeOutcome {
   return answer;
 }
 
-/** The $set of every field of a stored link but its id and visits. */
+/**
+ * The $set of every field of a stored link but its id, its shard key (domain and alias, which
+ * never change) and visits.
+ */
 function fieldsOf(document: Stored): Record<string, unknown> {
-  const { _id, visits: _v, revision: _r, lastChange: _l, ...fields } = document;
+  const {
+    _id,
+    domain: _d,
+    alias: _a,
+    visits: _v,
+    revision: _r,
+    lastChange: _l,
+    ...fields
+  } = document;
   return fields;
 }
 

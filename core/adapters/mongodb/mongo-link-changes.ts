@@ -73,20 +73,29 @@ function revisionFilter(current: WithId<LinkDocument>): Filter<LinkDocument> {
 }
 
 /** $set of every field of the new link but the visit count, $unset of those now absent. */
+/** Fields of a link document a change never $sets nor $unsets (visits: see below). */
+const NEVER_WRITTEN_BY_A_CHANGE = new Set([
+  '_id',
+  'domain',
+  'alias',
+  'revision',
+  'lastChange',
+  'visits',
+]);
+
 function updateOf(
   current: LinkDocument,
   link: LinkRecord,
   revision: number,
   lastChange: HistoryDocument,
 ): UpdateFilter<LinkDocument> {
-  const { _id, visits, ...fields } = toLinkFields(link);
+  // The key and the shard key (domain, alias) never change: a $set of a shard key field is refused
+  // by sharded clusters before 4.2, and pointless anywhere. Visits are takeVisit's alone.
+  const { _id, visits, domain: _domain, alias: _alias, ...fields } = toLinkFields(link);
   const unset: Record<string, ''> = {};
   for (const key of Object.keys(current)) {
-    if (key !== '_id' && key !== 'revision' && key !== 'lastChange' && !(key in fields)) {
-      unset[key] = '';
-    }
+    if (!NEVER_WRITTEN_BY_A_CHANGE.has(key) && !(key in fields)) unset[key] = '';
   }
-  delete unset.visits;
   const update: UpdateFilter<LinkDocument> = {
     $set: { ...fields, revision, lastChange },
   };
