@@ -2,7 +2,7 @@ import { readReason } from '../links/disable-link';
 import { setLinkState } from '../links/set-link-state';
 import type { Clock } from '../ports/clock';
 import { ADMIN_ACTOR, type LinkRecord } from '../ports/link-store';
-import { operatorActing } from '../links/link-actor';
+import { actorOf, operatorActing } from '../links/link-actor';
 import type { Store } from '../ports/store';
 import { NotFoundProvisioningError, ProvisioningError } from '../provisioning/provisioning-error';
 import { usageError, type LinkCommand, type Options } from './admin-command-line';
@@ -95,7 +95,7 @@ export function linkCommand(command: LinkReadOrSetCommand, options: Options): Li
         await print(
           changed || !first
             ? `link ${link.id} (${shortUrlOf(link)}) is disabled: ${reason}`
-            : `link ${link.id} (${shortUrlOf(link)}) was already disabled, since ${first.at.toISOString()} by ${first.by}: ${first.reason}; nothing changed`,
+            : `link ${link.id} (${shortUrlOf(link)}) was already disabled, since ${first.at.toISOString()} by ${actorOf(first.by)}: ${first.reason}; nothing changed`,
         );
       };
     }

@@ -104,7 +104,7 @@ describe('the admin CLI prints stored text escaped', () => {
       expect.stringMatching(/^link 1 \(https:\/\/acme\.link\/a\) was already disabled, since /),
     ]);
     expect(output).toContain(
-      'by acme-user: ok\\u001b]52;c;ZWNobyBwd25lZA==\\u0007\\u000d\\u000alink 1 (https://acme.link/a) is active again\\u202eexe.txt\\u202c \\u2066x\\u2069 \\u200e\\u200f\\u061c \\u009b2J \\u007f \\u2028end; nothing changed\n',
+      'by user:acme-user: ok\\u001b]52;c;ZWNobyBwd25lZA==\\u0007\\u000d\\u000alink 1 (https://acme.link/a) is active again\\u202eexe.txt\\u202c \\u2066x\\u2069 \\u200e\\u200f\\u061c \\u009b2J \\u007f \\u2028end; nothing changed\n',
     );
   });
 

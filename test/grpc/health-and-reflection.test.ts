@@ -136,6 +136,21 @@ describe('gRPC health and reflection', () => {
         '.shortlink.v1.EnableShortLinkRequest',
         '.shortlink.v1.EnableShortLinkResponse',
       ],
+      [
+        'UpdateShortLink',
+        '.shortlink.v1.UpdateShortLinkRequest',
+        '.shortlink.v1.UpdateShortLinkResponse',
+      ],
+      [
+        'ListShortLinkHistory',
+        '.shortlink.v1.ListShortLinkHistoryRequest',
+        '.shortlink.v1.ListShortLinkHistoryResponse',
+      ],
+      [
+        'GetShortLinkVisits',
+        '.shortlink.v1.GetShortLinkVisitsRequest',
+        '.shortlink.v1.GetShortLinkVisitsResponse',
+      ],
     ]);
     expect(file.enumType.map((type) => type.name)).toContain('LinkState');
     const shortLink = file.messageType.find((message) => message.name === 'ShortLink')!;
