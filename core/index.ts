@@ -39,12 +39,8 @@ export type { GetLinkRequest } from './links/get-link';
 export type { DisableLinkRequest, EnableLinkRequest } from './links/disable-link';
 export type { UpdateLinkRequest } from './links/update-link-input';
 export type { LinkHistoryPage, LinkHistoryRequest } from './links/link-history';
-export type {
-  DayVisitsView,
-  LinkVisitsRequest,
-  LinkVisitsView,
-  VisitCountsView,
-} from './links/link-visits';
+export type { LinkVisitsRequest } from './links/link-visits';
+export type { DayVisitsView, LinkVisitsView, VisitCountsView } from './links/visit-days';
 export type { LinkHistoryView } from './links/history-view';
 export type { CreateLinkField, CreateLinkRequest } from './links/create-link-input';
 export type { ResolveLinkRequest } from './links/resolve-link';

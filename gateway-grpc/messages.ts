@@ -171,6 +171,7 @@ export function toPublicLinkMessage(link: PublicLinkView): ShortLink {
     disabledBy: '',
     expiresAt: undefined,
     maxVisits: undefined,
+    visitCount: undefined,
   };
 }
 
@@ -209,6 +210,7 @@ const MESSAGE_FIELDS = {
   disabled_by: (link) => ({ disabledBy: link.disabled_by ?? '' }),
   expires_at: (link) => ({ expiresAt: timeOf(link.expires_at) }),
   max_visits: (link) => ({ maxVisits: link.max_visits }),
+  visit_count: (link) => ({ visitCount: link.visit_count }),
 } satisfies Record<keyof Required<LinkView>, (link: LinkView) => Partial<ShortLink>>;
 
 export function toShortLinkMessage(link: LinkView): ShortLink {

@@ -24,6 +24,8 @@ export const USAGE = `usage: npm run admin -- <command> [options]
   link update   --domain HOST --alias ALIAS | --id N  [--url URL] [--redirect-type 301|302|303|307|308]
                 [--expires-at RFC3339|none] [--max-visits N|none]   (at least one; by admin)
   link history  --domain HOST --alias ALIAS | --id N   (one line per change, oldest first)
+  link visits   --domain HOST --alias ALIAS | --id N  [--days N]   (totals, and the last N UTC days,
+                1-400, default 30: a chart on a terminal, else "YYYY-MM-DD humans bots" lines)
   link rescan   [--org ORG_ID] [--checkpoint FILE]   (active links through the URL guard again;
                 disables each one it now refuses; resumable: see core/cli/README.md)
 
@@ -54,6 +56,7 @@ const OPTIONS = {
   'redirect-type': { type: 'string' },
   'expires-at': { type: 'string' },
   'max-visits': { type: 'string' },
+  days: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
@@ -95,6 +98,7 @@ const COMMANDS = {
     ],
   },
   'link history': { options: ['id', 'domain', 'alias', 'seed-file'] },
+  'link visits': { options: ['id', 'domain', 'alias', 'days', 'seed-file'] },
   'link rescan': { options: ['org', 'checkpoint', 'seed-file'] },
 } as const satisfies Record<
   string,

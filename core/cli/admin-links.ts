@@ -7,6 +7,7 @@ import { linkCommand, type PrintLine } from './link-commands';
 import { runRescanCommand, warningsTo } from './rescan-command';
 import { terminalText } from './terminal-text';
 import { linkUpdateCommand } from './link-update';
+import { linkVisitsCommand } from './link-visits-command';
 import { createUrlGuardFromConfig } from '../runtime/url-guard-from-config';
 
 /** Exit statuses of a rescan stopped by a signal, as a shell reports a process it killed. */
@@ -36,6 +37,17 @@ export async function runLinkCommandLine(
   // Read before the store opens: a mistake on the command line opens nothing.
   if (command === 'link update') {
     await updateWithGuard(config, seedFile, linkUpdateCommand(options, systemClock.now()));
+    return;
+  }
+  if (command === 'link visits') {
+    const visits = linkVisitsCommand(options);
+    const store = await openLinkStore(config, seedFile, { readOnly: true });
+    try {
+      const { isTTY, columns } = process.stdout;
+      await visits(store, systemClock, { print: printToStdout, isTTY: isTTY === true, columns });
+    } finally {
+      await store.close();
+    }
     return;
   }
   const run = command === 'link rescan' ? undefined : linkCommand(command, options);

@@ -19,9 +19,10 @@ export const LINK_PAGE_SIZE = 500;
 
 /**
  * The link commands but those that need the URL guard: rescan (and its checkpoint,
- * link-rescan.ts) and update (link-update.ts).
+ * link-rescan.ts) and update (link-update.ts); and visits, which draws for a terminal
+ * (link-visits-command.ts).
  */
-type LinkReadOrSetCommand = Exclude<LinkCommand, 'link rescan' | 'link update'>;
+type LinkReadOrSetCommand = Exclude<LinkCommand, 'link rescan' | 'link update' | 'link visits'>;
 
 function requiredOption(options: Options, name: string): string {
   const value = options[name];

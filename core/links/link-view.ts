@@ -19,10 +19,19 @@ export interface LinkView extends ShortLink {
   disabled_by?: string;
   expires_at?: string;
   max_visits?: number;
+  /**
+   * Every redirect of the link since it was made, humans and bots (links.get and links.list
+   * only; absent elsewhere). The visit store's count: up to VISITS_FLUSH_SECONDS behind the
+   * follows. Not `max_visits`' counter, which only a link with a limit keeps.
+   */
+  visit_count?: number;
 }
 
-/** Every field named (EveryField): a field added to LinkView fails the compiler here. */
-export function toLinkView(link: LinkRecord): LinkView {
+/**
+ * Every field named (EveryField): a field added to LinkView fails the compiler here.
+ * `visitCount`: the link's visit total, when the procedure read it (links.get, links.list).
+ */
+export function toLinkView(link: LinkRecord, visitCount?: number): LinkView {
   const { disabled } = link;
   const view: EveryField<LinkView> = {
     ...toShortLink(link),
@@ -34,6 +43,7 @@ export function toLinkView(link: LinkRecord): LinkView {
     disabled_by: disabled && actorOf(disabled.by),
     expires_at: link.expiresAt?.toISOString(),
     max_visits: link.maxVisits,
+    visit_count: visitCount,
   };
   return withoutAbsent(view);
 }

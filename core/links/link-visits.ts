@@ -1,11 +1,13 @@
 import { isAbsent, ownField } from '../procedure/raw-input';
-import { visitDayOf, visitDayText, type DayVisits } from '../ports/visit-store';
+import { visitDayOf } from '../ports/visit-store';
 import { argumentsError, argumentsSchema, governingProcedure } from './governing-procedure';
 import { findLinkOf, readLinkReference, type LinkReference } from './link-reference';
-
-/** Days read unless `days` says otherwise, and the most one reading covers. */
-const DEFAULT_VISIT_DAYS = 30;
-const MAX_VISIT_DAYS = 400;
+import {
+  DEFAULT_VISIT_DAYS,
+  MAX_VISIT_DAYS,
+  readLinkVisits,
+  type LinkVisitsView,
+} from './visit-days';
 
 /** What an in-process caller passes to `links.visits`. */
 export interface LinkVisitsRequest {
@@ -14,26 +16,6 @@ export interface LinkVisitsRequest {
   alias?: string | null;
   /** The last this many UTC days, today included: 1 to 400; absent, null or 0: 30. */
   days?: number | null;
-}
-
-/** Redirects counted: `visits` is humans and bots together. */
-export interface VisitCountsView {
-  visits: number;
-  humans: number;
-  bots: number;
-}
-
-export interface DayVisitsView extends VisitCountsView {
-  /** The UTC day, YYYY-MM-DD. */
-  day: string;
-}
-
-export interface LinkVisitsView {
-  link_id: number;
-  /** Every redirect of the link since it was made, as the store holds them. */
-  totals: VisitCountsView;
-  /** Each day of the range, oldest first, days without visits included (zeros). */
-  days: DayVisitsView[];
 }
 
 interface VisitsArguments {
@@ -64,12 +46,6 @@ const visitsArguments = argumentsSchema<VisitsArguments>((body) => {
   return { reference, days };
 });
 
-const counts = (humans: number, bots: number): VisitCountsView => ({
-  visits: humans + bots,
-  humans,
-  bots,
-});
-
 /**
  * `links.visits`: a link's redirects, in total and per UTC day over the last `days` days (the
  * store's counts: visits of the current flush interval are not there yet). Governed as
@@ -80,20 +56,6 @@ export const linkVisits = governingProcedure
   .input(visitsArguments, argumentsError)
   .query(async ({ ctx, input }): Promise<LinkVisitsView> => {
     const link = await findLinkOf(ctx.deps.store.links, ctx.organization, input.reference);
-    const visits = ctx.deps.store.visits;
-    const to = visitDayOf(ctx.deps.clock.now());
-    const from = to - input.days + 1;
-    const [stored, totals] = visits
-      ? await Promise.all([visits.read(link.id, from, to), visits.totals([link.id])])
-      : [[], new Map<number, { humans: number; bots: number }>()];
-    const byDay = new Map<number, DayVisits>(stored.map((day) => [day.day, day]));
-    const total = totals.get(link.id);
-    return {
-      link_id: link.id,
-      totals: counts(total?.humans ?? 0, total?.bots ?? 0),
-      days: Array.from({ length: input.days }, (_, index) => {
-        const day = byDay.get(from + index);
-        return { day: visitDayText(from + index), ...counts(day?.humans ?? 0, day?.bots ?? 0) };
-      }),
-    };
+    const today = visitDayOf(ctx.deps.clock.now());
+    return readLinkVisits(ctx.deps.store.visits, link.id, today, input.days);
   });

@@ -3,6 +3,7 @@ import { MAX_ID_LENGTH } from '../ports/identity-store';
 import { isAbsent, ownField } from '../procedure/raw-input';
 import { groupNotFound, urlGroupIdSchema } from '../organizations/resolve-group';
 import { argumentsError, argumentsSchema, governingProcedure } from './governing-procedure';
+import { visitCountsOf } from './link-visit-counts';
 import { toLinkView, type LinkView } from './link-view';
 import { decodePageToken, encodePageToken } from './page-token';
 import { PAGE_TOKEN_FOREIGN, readPageSize, readPageToken } from './page-arguments';
@@ -49,7 +50,8 @@ const listArguments = argumentsSchema<ListArguments>((body) => {
 });
 
 /**
- * `links.list`: one page of the organization's links (or one URL group's), newest first. The
+ * `links.list`: one page of the organization's links (or one URL group's), newest first, each
+ * with its visit total (one visit store read for the page). The
  * page token carries the id the next page starts below, so paging repeats and misses nothing
  * that existed when the listing began, whatever is created meanwhile.
  */
@@ -82,8 +84,13 @@ export const listLinks = governingProcedure
     });
     const page = found.slice(0, pageSize);
     const last = page[page.length - 1];
+    // The page's visit totals in one read, not one per link.
+    const counts = await visitCountsOf(
+      ctx.deps.store.visits,
+      page.map((link) => link.id),
+    );
     return {
-      links: page.map(toLinkView),
+      links: page.map((link) => toLinkView(link, counts.get(link.id))),
       next_page_token:
         found.length > pageSize && last
           ? encodePageToken(last.id, organization.id, groupApiId)

@@ -58,3 +58,35 @@ it('answers NOT_FOUND (24) for a link of another organization', async () => {
     .links.create(f.body({ organization_key: f.otherOrganizationKey, alias: 't' }) as never);
   expectFailure(await visits({ id: theirs.id }), 'NOT_FOUND', status.NOT_FOUND);
 });
+
+it('carries the stored visit total in GetShortLink and ListShortLinks only (visit_count)', async () => {
+  const counted = await f.caller().links.create(f.body({ alias: 'g' }) as never);
+  const quiet = await f.caller().links.create(f.body({ alias: 'q' }) as never);
+  for (const userAgent of [
+    'Mozilla/5.0 Firefox/128.0',
+    'curl/8.5.0',
+    'Mozilla/5.0 Firefox/128.0',
+  ]) {
+    expect((await resolve({ countVisit: true, userAgent })).error).toBeUndefined();
+  }
+  await f.core.deps.visitCounter.flush();
+
+  const got = await grpc.get({ organizationKey: f.organizationKey, id: counted.id }, f.token);
+  expect(got.error).toBeUndefined();
+  expect(got.response?.shortLink).toMatchObject({ id: counted.id, visitCount: 3 });
+  expect(got.response?.shortLink?.maxVisits).toBeUndefined();
+  const listed = await grpc.list({ organizationKey: f.organizationKey }, f.token);
+  expect(listed.response?.links.map((link) => [link.id, link.visitCount])).toEqual([
+    [quiet.id, 0],
+    [counted.id, 3],
+  ]);
+  // Any other answer leaves it unset: not 0, which would claim a count.
+  const resolved = await resolve({});
+  expect(resolved.response?.shortLink).toBeDefined();
+  expect(resolved.response?.shortLink?.visitCount).toBeUndefined();
+  const disabled = await grpc.disable(
+    { organizationKey: f.organizationKey, id: counted.id, reason: 'spam' },
+    f.token,
+  );
+  expect(disabled.response?.shortLink?.visitCount).toBeUndefined();
+});

@@ -66,6 +66,7 @@ const VIEW_FIELDS = [
   'disabled_by',
   'expires_at',
   'max_visits',
+  'visit_count',
 ] as const satisfies ReadonlyArray<keyof LinkView>;
 const everyViewFieldListed: [Exclude<keyof LinkView, (typeof VIEW_FIELDS)[number]>] extends [never]
   ? true
@@ -205,7 +206,7 @@ describe('the declared link shape: each store keeps every field', () => {
 
 describe('the declared link shape: the view and the gRPC message', () => {
   it('shows every field of LinkView for a link that has them all', () => {
-    const view = toLinkView(FULL);
+    const view = toLinkView(FULL, 12);
     expect(Object.keys(view).sort()).toEqual([...VIEW_FIELDS].sort());
     expect(view).toStrictEqual({
       id: 1,
@@ -222,11 +223,14 @@ describe('the declared link shape: the view and the gRPC message', () => {
       disabled_by: 'user:alice',
       expires_at: '2027-01-02T03:04:05.678Z',
       max_visits: 5,
+      visit_count: 12,
     });
+    // Without a visit total read (every procedure but links.get and links.list), none is shown.
+    expect(Object.keys(toLinkView(FULL))).not.toContain('visit_count');
   });
 
   it('fills every field of the gRPC ShortLink from the view', () => {
-    const message = toShortLinkMessage(toLinkView(FULL));
+    const message = toShortLinkMessage(toLinkView(FULL, 12));
     const expected: Required<ShortLink> = {
       id: 1,
       shortUrl: 'https://acme.link/every-field',
@@ -242,6 +246,7 @@ describe('the declared link shape: the view and the gRPC message', () => {
       disabledBy: 'user:alice',
       expiresAt: FULL.expiresAt,
       maxVisits: 5,
+      visitCount: 12,
     };
     expect(message).toStrictEqual(expected);
     for (const [field, value] of Object.entries(message)) {
