@@ -134,7 +134,8 @@ describe('a cached link and organization served past their time while the store 
     t.advance(FRESH_MS + 1);
     const started = Date.now();
     expect((await t.follow()).url).toBe(URL_OF_LINK);
-    expect(Date.now() - started).toBeLessThan(DEADLINE_MS * 2 * 3 + 500);
+    // Far below a hang (a read that never settles), with room for a busy machine's scheduling.
+    expect(Date.now() - started).toBeLessThan(DEADLINE_MS * 2 * 3 + 4000);
   });
 
   it('is 60 s unless STALE_IF_ERROR_SECONDS says otherwise', () => {

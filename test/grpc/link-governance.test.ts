@@ -69,6 +69,8 @@ function activeLink(
     disabledBy: '',
     expiresAt: undefined,
     maxVisits: undefined,
+    // GetShortLink and ListShortLinks read the stored visit total; nothing was followed here.
+    visitCount: 0,
   };
 }
 
@@ -80,6 +82,7 @@ function publicFields(link: ShortLink): ShortLink {
     state: LinkState.LINK_STATE_UNSPECIFIED,
     createdAt: undefined,
     urlGroupId: '',
+    visitCount: undefined,
   };
 }
 
@@ -137,7 +140,8 @@ describe('DisableShortLink and EnableShortLink', () => {
       disabledAt: new Date('2026-03-06T12:30:45.678Z'),
       disabledBy: 'user:alice',
     };
-    expect(disabled.response).toEqual({ shortLink: disabledLink });
+    // A change answers the link without its visit total (only reads carry it).
+    expect(disabled.response).toEqual({ shortLink: { ...disabledLink, visitCount: undefined } });
     expect(metadataText(disabled.status.metadata, 'x-ratelimit-limit')).toBe('1000');
 
     // Following it is refused, without the target or the reason.
@@ -156,14 +160,14 @@ describe('DisableShortLink and EnableShortLink', () => {
       { organizationKey: f.organizationKey, id: created.id, reason: 'another reason' },
       f.token,
     );
-    expect(again.response).toEqual({ shortLink: disabledLink });
+    expect(again.response).toEqual({ shortLink: { ...disabledLink, visitCount: undefined } });
 
     const enabled = await grpc.enable(
       { organizationKey: f.organizationKey, alias: 'governed' },
       f.token,
     );
     expect(enabled.error).toBeUndefined();
-    expect(enabled.response).toEqual({ shortLink: active });
+    expect(enabled.response).toEqual({ shortLink: { ...active, visitCount: undefined } });
     const resolvedAfter = await grpc.resolve({ domain: f.domain, alias: 'governed' });
     expect(resolvedAfter.response).toEqual({ shortLink: publicFields(active) });
 
@@ -172,7 +176,7 @@ describe('DisableShortLink and EnableShortLink', () => {
       { organizationKey: f.organizationKey, id: created.id },
       f.token,
     );
-    expect(enabledAgain.response).toEqual({ shortLink: active });
+    expect(enabledAgain.response).toEqual({ shortLink: { ...active, visitCount: undefined } });
   });
 });
 
