@@ -28,10 +28,25 @@ export interface LinkView extends ShortLink {
 }
 
 /**
- * Every field named (EveryField): a field added to LinkView fails the compiler here.
- * `visitCount`: the link's visit total, when the procedure read it (links.get, links.list).
+ * Views made, by record: the link cache hands out the same record for every follow until it
+ * reloads it (as follow-policy.ts's parsed targets rely on), so a hot link's view, its ISO times
+ * above all, is made once per reload rather than once per follow. Records are never changed once
+ * handed out; each caller still gets an object of its own.
  */
+const views = new WeakMap<LinkRecord, LinkView>();
+
+/** `visitCount`: the link's visit total, when the procedure read it (links.get, links.list). */
 export function toLinkView(link: LinkRecord, visitCount?: number): LinkView {
+  let view = views.get(link);
+  if (view === undefined) {
+    view = makeLinkView(link);
+    views.set(link, view);
+  }
+  return visitCount === undefined ? { ...view } : { ...view, visit_count: visitCount };
+}
+
+/** Every field named (EveryField): a field added to LinkView fails the compiler here. */
+function makeLinkView(link: LinkRecord): LinkView {
   const { disabled } = link;
   const view: EveryField<LinkView> = {
     ...toShortLink(link),
@@ -43,7 +58,8 @@ export function toLinkView(link: LinkRecord, visitCount?: number): LinkView {
     disabled_by: disabled && actorOf(disabled.by),
     expires_at: link.expiresAt?.toISOString(),
     max_visits: link.maxVisits,
-    visit_count: visitCount,
+    // Added by toLinkView, per call: a total is no part of the record.
+    visit_count: undefined,
   };
   return withoutAbsent(view);
 }
