@@ -10,7 +10,7 @@ import { toLinkView, type LinkView } from './link-view';
 import type { LinkRecord, LinkStore } from '../ports/link-store';
 import type { RateLimitDecision, RateLimiter } from '../ports/rate-limiter';
 import { retryAfterSeconds } from '../errors/retry-after';
-import { domainCandidates, type DomainCandidate } from './link-host';
+import { domainCandidates, findLinkUnderHost, type DomainCandidate } from './link-host';
 import { isLikelyBot } from '../visits/likely-bot';
 
 const resolveLinkSchema = z.object({
@@ -83,7 +83,7 @@ export const resolveLink = ProcedureBuilder.create<CoreContext>()
       if (!link) throw tooManyMisses(refusal);
     } else {
       const domains = await ctx.following.domains.domainsToRead(candidates);
-      link = await findFirst(ctx.deps.store.links, domains, input.alias);
+      link = await findLinkUnderHost(ctx.deps.store.links, domains, input.alias);
     }
     if (!link) {
       const decision = budget && (await budget.limiter.consume(budget.key));
@@ -99,21 +99,8 @@ export const resolveLink = ProcedureBuilder.create<CoreContext>()
     return toLinkView(link);
   });
 
-/** The link `alias` names under the first of `domains` holding one of the domain's scheme. */
-async function findFirst(
-  links: LinkStore,
-  domains: readonly DomainCandidate[],
-  alias: string,
-): Promise<LinkRecord | null> {
-  for (const { domain, scheme } of domains) {
-    const link = await links.findByAlias(domain, alias);
-    if (link && (scheme === undefined || link.scheme === scheme)) return link;
-  }
-  return null;
-}
-
 /**
- * What findFirst would answer, from what the store holds without a read; undefined as soon as a
+ * What findLinkUnderHost would answer, from what the store holds without a read; undefined as soon as a
  * domain it would read first cannot be told without one (a cache holds found links only).
  */
 function findKnown(
