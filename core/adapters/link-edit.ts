@@ -1,10 +1,11 @@
-import type {
-  LinkActing,
-  LinkDisabling,
-  LinkEdit,
-  LinkFieldChange,
-  LinkHistoryEntry,
-  LinkRecord,
+import {
+  isHeldByOperator,
+  type LinkActing,
+  type LinkDisabling,
+  type LinkEdit,
+  type LinkFieldChange,
+  type LinkHistoryEntry,
+  type LinkRecord,
 } from '../ports/link-store';
 
 /** A link's time or count as its history keeps it: text, or null for none. */
@@ -17,7 +18,7 @@ const countText = (value: number | undefined): string | null =>
  * stored one is no change. The same rules for every store: the memory and LMDB stores apply it in
  * their atomic write, MongoDB in a write conditional on the link it read.
  */
-export function applyEdit(
+function applyEdit(
   link: LinkRecord,
   edit: LinkEdit,
 ): { link: LinkRecord; changes: LinkFieldChange[] } {
@@ -59,13 +60,44 @@ export function applyEdit(
 }
 
 /** The history entry of a state change: disabled with its reason, or enabled. */
-export function stateEntry(disabling: LinkDisabling | null, acting: LinkActing): LinkHistoryEntry {
+function stateEntry(disabling: LinkDisabling | null, acting: LinkActing): LinkHistoryEntry {
   return disabling
     ? { kind: 'disabled', at: disabling.at, by: disabling.by, reason: disabling.reason }
     : { kind: 'enabled', at: acting.at, by: acting.by };
 }
 
 /** The history entry of an edit that changed `changes`. */
-export function editEntry(changes: LinkFieldChange[], acting: LinkActing): LinkHistoryEntry {
+function editEntry(changes: LinkFieldChange[], acting: LinkActing): LinkHistoryEntry {
   return { kind: 'updated', at: acting.at, by: acting.by, changes };
+}
+
+/**
+ * What a change makes of the link it read: the link to write and its history entry (null when
+ * nothing changes), or 'held'. Each store decides with these, inside its own atomic write.
+ */
+export type LinkDecision = { link: LinkRecord; entry: LinkHistoryEntry | null } | 'held';
+
+/**
+ * A disable (`disabling`) or an enable (null): a member's enable of a link the operator or a
+ * rescan disabled is held; a link already in the asked state is left as it is (a disabled link
+ * keeps its first reason, time and author).
+ */
+export function decideStateChange(
+  link: LinkRecord,
+  disabling: LinkDisabling | null,
+  acting: LinkActing,
+): LinkDecision {
+  if (!disabling && acting.refuseHeld && isHeldByOperator(link)) return 'held';
+  if ((link.disabled !== undefined) === (disabling !== null)) return { link, entry: null };
+  const { disabled: _, ...active } = link;
+  const changed: LinkRecord = disabling ? { ...active, disabled: disabling } : active;
+  return { link: changed, entry: stateEntry(disabling, acting) };
+}
+
+/** An edit: held for a member on a link the operator or a rescan disabled; no entry when equal. */
+export function decideEdit(link: LinkRecord, edit: LinkEdit, acting: LinkActing): LinkDecision {
+  if (acting.refuseHeld && isHeldByOperator(link)) return 'held';
+  const edited = applyEdit(link, edit);
+  if (edited.changes.length === 0) return { link, entry: null };
+  return { link: edited.link, entry: editEntry(edited.changes, acting) };
 }

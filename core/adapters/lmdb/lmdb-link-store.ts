@@ -1,5 +1,4 @@
 import {
-  isHeldByOperator,
   type LinkActing,
   type LinkChangeOutcome,
   type LinkCompletion,
@@ -11,7 +10,7 @@ import {
   type LinkStore,
   type NewLink,
 } from '../../ports/link-store';
-import { applyEdit, editEntry, stateEntry } from '../link-edit';
+import { decideEdit, decideStateChange } from '../link-edit';
 import { META_KEYS, type LinkKey, type LmdbDatabases, type StoredLink } from './databases';
 import { fromStoredEntry, fromStoredLink, toStoredEntry, toStoredLink } from './link-tuple';
 import { ownsClaim, replaceOwnedRecord } from './lmdb-idempotency-store';
@@ -168,13 +167,9 @@ export class LmdbLinkStore implements LinkStore {
     disabling: LinkDisabling | null,
     acting: LinkActing,
   ): Promise<LinkChangeOutcome | 'held' | null> {
-    return this.change(id, 'link state change', (link) => {
-      if (!disabling && acting.refuseHeld && isHeldByOperator(link)) return 'held';
-      if ((link.disabled !== undefined) === (disabling !== null)) return { link, entry: null };
-      const { disabled: _, ...active } = link;
-      const changed: LinkRecord = disabling ? { ...active, disabled: disabling } : active;
-      return { link: changed, entry: stateEntry(disabling, acting) };
-    });
+    return this.change(id, 'link state change', (link) =>
+      decideStateChange(link, disabling, acting),
+    );
   }
 
   update(
@@ -182,12 +177,7 @@ export class LmdbLinkStore implements LinkStore {
     edit: LinkEdit,
     acting: LinkActing,
   ): Promise<LinkChangeOutcome | 'held' | null> {
-    return this.change(id, 'link update', (link) => {
-      if (acting.refuseHeld && isHeldByOperator(link)) return 'held';
-      const edited = applyEdit(link, edit);
-      if (edited.changes.length === 0) return { link, entry: null };
-      return { link: edited.link, entry: editEntry(edited.changes, acting) };
-    });
+    return this.change(id, 'link update', (link) => decideEdit(link, edit, acting));
   }
 
   /** Only a link with a limit writes: its count, in a write transaction of its own. */

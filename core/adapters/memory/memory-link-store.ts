@@ -1,7 +1,6 @@
 import { BackendUnavailableError } from '../../errors/shortlink-error';
 import type { CompletedRecord, IdempotencyScope } from '../../ports/idempotency-store';
 import {
-  isHeldByOperator,
   type EveryField,
   type LinkActing,
   type LinkChangeOutcome,
@@ -15,7 +14,7 @@ import {
   type NewLink,
 } from '../../ports/link-store';
 import { withoutAbsent } from '../../links/link-shape';
-import { applyEdit, editEntry, stateEntry } from '../link-edit';
+import { decideEdit, decideStateChange, type LinkDecision } from '../link-edit';
 
 /**
  * Entries per Map. V8 refuses a Map's 2^24th entry with a RangeError; the store moves on to a
@@ -204,25 +203,7 @@ export class MemoryLinkStore implements LinkStore {
     disabling: LinkDisabling | null,
     acting: LinkActing,
   ): Promise<LinkChangeOutcome | 'held' | null> {
-    return inThisTick(() => {
-      const link = this.storedById(id);
-      if (!link) return null;
-      if (!disabling && acting.refuseHeld && isHeldByOperator(link)) return 'held';
-      const changed = (link.disabled !== undefined) !== (disabling !== null);
-      if (changed) {
-        if (disabling) {
-          link.disabled = {
-            reason: disabling.reason,
-            at: new Date(disabling.at),
-            by: disabling.by,
-          };
-        } else {
-          delete link.disabled;
-        }
-        this.record(id, stateEntry(disabling, acting));
-      }
-      return { link: copyOf(link), changed };
-    });
+    return this.change(id, (link) => decideStateChange(link, disabling, acting));
   }
 
   update(
@@ -230,16 +211,7 @@ export class MemoryLinkStore implements LinkStore {
     edit: LinkEdit,
     acting: LinkActing,
   ): Promise<LinkChangeOutcome | 'held' | null> {
-    return inThisTick(() => {
-      const link = this.storedById(id);
-      if (!link) return null;
-      if (acting.refuseHeld && isHeldByOperator(link)) return 'held';
-      const { link: edited, changes } = applyEdit(copyOf(link), edit);
-      if (changes.length === 0) return { link: copyOf(link), changed: false };
-      this.replace(edited);
-      this.record(id, editEntry(changes, acting));
-      return { link: copyOf(edited), changed: true };
-    });
+    return this.change(id, (link) => decideEdit(link, edit, acting));
   }
 
   takeVisit(id: number): Promise<'counted' | 'exhausted' | null> {
@@ -265,6 +237,26 @@ export class MemoryLinkStore implements LinkStore {
         .slice(from, from + Math.max(0, page.limit))
         .map((entry, index) => ({ position: from + index + 1, entry: structuredClone(entry) })),
     );
+  }
+
+  /**
+   * A change of the link with this id, decided on a copy and stored (with its history entry) in
+   * the same tick, as a copy: no caller's object is ever the stored one.
+   */
+  private change(
+    id: number,
+    decide: (link: LinkRecord) => LinkDecision,
+  ): Promise<LinkChangeOutcome | 'held' | null> {
+    return inThisTick(() => {
+      const link = this.storedById(id);
+      if (!link) return null;
+      const decided = decide(copyOf(link));
+      if (decided === 'held') return decided;
+      if (!decided.entry) return { link: copyOf(link), changed: false };
+      this.replace(copyOf(decided.link));
+      this.record(id, decided.entry);
+      return { link: copyOf(decided.link), changed: true };
+    });
   }
 
   /** Appends an entry to a link's history (kept as given: entries are never changed). */

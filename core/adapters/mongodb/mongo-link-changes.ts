@@ -1,11 +1,11 @@
 import type { Collection, Filter, UpdateFilter, WithId } from 'mongodb';
-import type { LinkChangeOutcome, LinkHistoryEntry, LinkRecord } from '../../ports/link-store';
+import type { LinkChangeOutcome, LinkRecord } from '../../ports/link-store';
 import { isDuplicateKeyOn, onMongo } from './backend-errors';
 import type { HistoryDocument, LinkDocument } from './documents';
 import { toLinkFields, toLinkRecord } from './link-document';
+import type { LinkDecision } from '../link-edit';
 
 /** What a change makes of the link it read: the link to write and its history entry. */
-type LinkDecision = { link: LinkRecord; entry: LinkHistoryEntry | null } | 'held';
 
 /** The index every collection has on `_id`. */
 const ID_INDEX = { name: '_id_', key: { _id: 1 } };

@@ -1,6 +1,5 @@
 import type { Collection, Filter } from 'mongodb';
 import {
-  isHeldByOperator,
   type LinkActing,
   type LinkChangeOutcome,
   type LinkCompletion,
@@ -12,7 +11,7 @@ import {
   type LinkStore,
   type NewLink,
 } from '../../ports/link-store';
-import { applyEdit, editEntry, stateEntry } from '../link-edit';
+import { decideEdit, decideStateChange } from '../link-edit';
 import { asBackendError, isDuplicateKeyOn, onMongo } from './backend-errors';
 import type { HistoryDocument, IdempotencyDocument, LinkDocument } from './documents';
 import { toLinkFields, toLinkRecord as toRecord } from './link-document';
@@ -100,13 +99,9 @@ export class MongoLinkStore implements LinkStore {
     disabling: LinkDisabling | null,
     acting: LinkActing,
   ): Promise<LinkChangeOutcome | 'held' | null> {
-    return changeLink(this.links, this.linkHistory, id, 'link state change', (link) => {
-      if (!disabling && acting.refuseHeld && isHeldByOperator(link)) return 'held';
-      if ((link.disabled !== undefined) === (disabling !== null)) return { link, entry: null };
-      const { disabled: _, ...active } = link;
-      const changed: LinkRecord = disabling ? { ...active, disabled: disabling } : active;
-      return { link: changed, entry: stateEntry(disabling, acting) };
-    });
+    return changeLink(this.links, this.linkHistory, id, 'link state change', (link) =>
+      decideStateChange(link, disabling, acting),
+    );
   }
 
   update(
@@ -114,12 +109,9 @@ export class MongoLinkStore implements LinkStore {
     edit: LinkEdit,
     acting: LinkActing,
   ): Promise<LinkChangeOutcome | 'held' | null> {
-    return changeLink(this.links, this.linkHistory, id, 'link update', (link) => {
-      if (acting.refuseHeld && isHeldByOperator(link)) return 'held';
-      const edited = applyEdit(link, edit);
-      if (edited.changes.length === 0) return { link, entry: null };
-      return { link: edited.link, entry: editEntry(edited.changes, acting) };
-    });
+    return changeLink(this.links, this.linkHistory, id, 'link update', (link) =>
+      decideEdit(link, edit, acting),
+    );
   }
 
   /**
