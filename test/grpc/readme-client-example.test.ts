@@ -12,6 +12,14 @@ import { startGrpcOnTestCore, type GrpcFixture } from '../support/grpc-fixture';
 /** The Node client example of gateway-grpc/README.md, run as printed against a test server. */
 const printed = readmeCodeBlock('gateway-grpc/README.md', 'Calling it from a Node service');
 
+/** The example imports the build (dist/); here its imports reach the sources it is built from. */
+const GENERATED_SOURCES = Object.fromEntries(
+  ['google/rpc/error_details', 'google/rpc/status', 'shortlink/v1/shortlink'].map((file) => [
+    `./dist/gateway-grpc/generated/${file}.js`,
+    `gateway-grpc/generated/${file}`,
+  ]),
+);
+
 interface ExampleApi {
   client: ShortLinkServiceClient;
   createShortLink(token: string, request: Partial<CreateShortLinkRequest>): Promise<ShortLink>;
@@ -31,7 +39,7 @@ async function runPrinted(address: string) {
   try {
     const api = (await runExample(
       printed,
-      { modules: {}, replace: [["'127.0.0.1:50051'", JSON.stringify(address)]] },
+      { modules: GENERATED_SOURCES, replace: [["'127.0.0.1:50051'", JSON.stringify(address)]] },
       require,
     )) as unknown as ExampleApi;
     return { api, output: await output };

@@ -32,7 +32,9 @@ export async function compileToTemp(): Promise<TempBuild> {
     for await (const file of typescriptFiles(join(ROOT, source))) {
       const { code } = await transformFile(file, {
         jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-        module: { type: 'commonjs' },
+        // The exports' names where node's ES module loader reads them (as tsc's output has
+        // them), so an ES module can import the build by name.
+        module: { type: 'commonjs', exportInteropAnnotation: true },
         sourceMaps: false,
       });
       const out = join(dir, relative(ROOT, file)).replace(/\.ts$/, '.js');
