@@ -1,40 +1,9 @@
 import { parseArgs } from 'node:util';
 import { messageOf } from '../errors/message-of';
 import { ProvisioningError } from '../provisioning/provisioning-error';
+import { commandUsage, USAGE } from './admin-usage';
 
-export const USAGE = `usage: npm run admin -- <command> [options]
-
-  org create    --id ID --domain HOST[:PORT] [--name NAME] [--scheme https|http]
-  org activate  --id ID
-  org deactivate --id ID
-  org rotate-key --id ID   (a new secret key, printed once; the old one stops working)
-  org list                 (one JSON object per line: id, name, link domain, active, groups)
-  group create  --org ORG_ID --api-id API_ID [--name NAME]
-  user create   --id ID [--name NAME] [--org ORG_ID ...]
-  user list                (one JSON object per line: id, name, organizations, token count)
-  member add    --user USER_ID --org ORG_ID
-  token create  --user USER_ID
-  token revoke                    (reads ONE token from standard input: never give it as an argument)
-  token revoke  --user USER_ID --all  (every token of the user)
-  backup        DIR      (LMDB only: a consistent copy of DATA_DIR into DIR, missing or empty)
-  link show     --domain HOST --alias ALIAS | --id N   (the link as one JSON object)
-  link list     --org ORG_ID [--group API_ID] [--limit N]   (one JSON object per line, newest first)
-  link disable  --domain HOST --alias ALIAS | --id N  --reason TEXT   (1-500 characters)
-  link enable   --domain HOST --alias ALIAS | --id N
-  link update   --domain HOST --alias ALIAS | --id N  [--url URL] [--redirect-type 301|302|303|307|308]
-                [--expires-at RFC3339|none] [--max-visits N|none]   (at least one; by admin)
-  link history  --domain HOST --alias ALIAS | --id N   (one line per change, oldest first)
-  link visits   --domain HOST --alias ALIAS | --id N  [--days N]   (totals, and the last N UTC days,
-                1-400, default 30: a chart on a terminal, else "YYYY-MM-DD humans bots" lines)
-  link rescan   [--org ORG_ID] [--checkpoint FILE]   (active links through the URL guard again;
-                disables each one it now refuses; resumable: see core/cli/README.md)
-
-Works on the store the server uses: MongoDB when MONGODB_URI is set, else the LMDB store in DATA_DIR
-(default ./data), whatever SHORTLINK_SEED_FILE says; a running server sees a change within
-CHANGE_PROPAGATION_SECONDS. On a seed file only with --seed-file PATH, created or rewritten
-(atomically, under a lock, mode 0600) with secrets as SHA-256 hashes only. Each new secret is
-printed once; it cannot be shown again. token revoke and the link commands work on the store only,
-never on a seed file.`;
+export { USAGE };
 
 /** Every option of every command, as node:util's parseArgs reads them. */
 const OPTIONS = {
@@ -104,7 +73,7 @@ const COMMANDS = {
   string,
   { options: readonly OptionName[]; repeatable?: readonly OptionName[] }
 >;
-type Command = keyof typeof COMMANDS;
+export type Command = keyof typeof COMMANDS;
 
 /** The commands that read or govern links, in the store only (link-commands.ts). */
 export type LinkCommand = Extract<Command, `link ${string}`>;
@@ -128,7 +97,7 @@ export const isAdminCommand = (command: string): command is AdminCommand =>
 export type Options = Record<string, string | string[] | boolean | undefined>;
 
 type CommandLine =
-  | { help: true }
+  | { help: true; usage: string }
   | { help: false; command: 'backup'; target: string }
   | {
       help: false;
@@ -168,8 +137,8 @@ export function parseCommandLine(argv: string[]): CommandLine {
     throw usageError(messageOf(error));
   }
   const { values, positionals, tokens } = parsed;
-  if (values.help) return { help: true };
   const [first, second, ...extra] = positionals;
+  if (values.help) return { help: true, usage: usageOf(first, second) };
   if (first === undefined) throw usageError('no command given');
   const command = first === 'backup' ? first : `${first} ${second ?? ''}`.trim();
   if (!Object.hasOwn(COMMANDS, command)) {
@@ -194,6 +163,20 @@ export function parseCommandLine(argv: string[]): CommandLine {
     options,
     seedFile: values['seed-file'],
   };
+}
+
+/**
+ * What --help prints: the usage of the command named before it (`org create`, `backup`), of the
+ * commands of its first word (`org`), or, with none, of every command.
+ */
+function usageOf(first: string | undefined, second: string | undefined): string {
+  if (first === undefined) return USAGE;
+  const words = first === 'backup' || second === undefined ? [first] : [first, second];
+  const usage = commandUsage(words);
+  if (usage === undefined) {
+    throw usageError(`unknown command "${words.map(repeatable).join(' ')}"`);
+  }
+  return usage;
 }
 
 function checkOptionsOf(command: Command, tokens: ReturnType<typeof parseArgs>['tokens']) {

@@ -146,7 +146,7 @@ async function rotationNote(
 async function main(argv: string[]): Promise<void> {
   const commandLine = parseCommandLine(argv);
   if (commandLine.help) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write(commandLine.usage + '\n');
     return;
   }
   const config = loadConfig();

@@ -93,4 +93,20 @@ describe('admin CLI options', () => {
       expect(await adminSucceeds(build.dir, env, ...args)).toContain('usage: npm run admin');
     }
   });
+
+  it("prints a command's own usage for <command> --help, and its word's for <word> --help", async () => {
+    const tokenCreate = await adminSucceeds(build.dir, env, 'token', 'create', '--help');
+    expect(tokenCreate).toMatch(
+      /^usage: npm run admin -- token create\n\n {2}token create {2}--user USER_ID\n/,
+    );
+    expect(tokenCreate).not.toContain('org create');
+    const link = await adminSucceeds(build.dir, env, 'link', '-h');
+    expect(link).toMatch(
+      /^usage: npm run admin -- link <show\|list\|disable\|enable\|update\|history\|visits\|rescan>\n/,
+    );
+    expect(link).not.toContain('token create');
+    const refused = await runAdmin(build.dir, env, 'link', 'frobnicate', '--help');
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toContain('unknown command "link frobnicate"');
+  });
 });
