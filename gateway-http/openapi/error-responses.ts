@@ -45,9 +45,9 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
 export const NEVER_ON_REST: ReadonlySet<ErrorReason> = new Set(['ARGUMENT_INVALID', 'LINK_HELD']);
 
 /**
- * Codes a create never answers: besides those never on REST, METHOD_NOT_ALLOWED and NOT_FOUND have
- * operations of their own (another method on /api/create, an unknown endpoint) and LINK_DISABLED
- * and LINK_EXPIRED are following's.
+ * Codes a create never answers: besides those never on REST, METHOD_NOT_ALLOWED and NOT_FOUND are
+ * the answers to another method on /api/create and to an unknown endpoint, and LINK_DISABLED and
+ * LINK_EXPIRED are following's.
  */
 const NOT_FROM_CREATE: ReadonlySet<ErrorReason> = new Set([
   ...NEVER_ON_REST,
@@ -139,10 +139,9 @@ export function createErrorResponses(): Record<string, unknown> {
 export const notFound = withRequestId(ERROR_DESCRIPTIONS[404], errorContent(['NOT_FOUND']));
 
 /**
- * 405 (METHOD_NOT_ALLOWED), for any method but POST on /api/create. Not an operation of its own:
- * the document lists the methods a path serves, and /api/create serves POST alone, as its
- * `Allow: POST` says. The catch-all operation, which stands for every method and path the document
- * does not list, carries it.
+ * 405 (METHOD_NOT_ALLOWED), for any method but POST on /api/create. Not an operation: the document
+ * lists the methods a path serves, and /api/create serves POST alone, as its `Allow: POST` says;
+ * its description says so (UNLISTED_REQUESTS), and the tests check such answers against this.
  */
 export const methodNotAllowed = {
   description: `${ERROR_DESCRIPTIONS[405]} Any method but POST on /api/create; no body on a HEAD.`,

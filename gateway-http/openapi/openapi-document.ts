@@ -1,15 +1,22 @@
 import { createOperation } from './create-operation';
-import { methodNotAllowed, notFound } from './error-responses';
+import { notFound } from './error-responses';
 import { followOperation } from './follow-operation';
 import { withRequestId } from './headers';
-import { headOf, jsonStatus, operationsEndpoint } from './operations-endpoints';
+import { jsonStatus, operationsEndpoint } from './operations-endpoints';
 import { createRequestSchema, shortLinkSchema } from './schemas';
 
 /** Paths the service answers itself, named once for the routes and the document. */
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
-/** The operation that stands for every path and method the document does not list. */
-export const UNKNOWN_ENDPOINT_OPERATION = 'unknownEndpoint';
+
+/**
+ * What the document says of the requests no operation describes: a HEAD (answered as its GET,
+ * without the body) and an unlisted path or method (error-responses.ts: notFound,
+ * methodNotAllowed). Neither is an operation of its own, so the reference page lists only the
+ * operations there are.
+ */
+export const UNLISTED_REQUESTS =
+  'Every GET also answers HEAD: the same status and headers, without the body. Any other path or method answers 404, code 24, but /api/create, which answers any method other than POST with 405, code 2, and `Allow: POST`. Paths are case-sensitive: /API/create is another path.';
 
 /**
  * The OpenAPI 3.1 document of the whole HTTP interface, built from the code it describes: the
@@ -24,7 +31,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       version: '1.0.0',
       summary: 'Creates short links and follows them.',
       description:
-        'Every answer under /api is JSON `{"data", "code", "errors"}`: code 0 and the data on success, `data: null`, the numeric code of the first failing stage and one message per failure otherwise. Metrics are served on a separate port (METRICS_PORT, GET /metrics), not here.',
+        'Every answer under /api is JSON `{"data", "code", "errors"}`: code 0 and the data on success, `data: null`, the numeric code of the first failing stage and one message per failure otherwise. ' +
+        UNLISTED_REQUESTS +
+        ' Metrics are served on a separate port (METRICS_PORT, GET /metrics), not here.',
       license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
     },
     servers: [{ url: '/', description: 'This server' }],
@@ -34,29 +43,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     ],
     paths: {
       '/api/create': { post: createOperation },
-      '/api/{endpoint}': {
-        get: {
-          tags: ['operations'],
-          operationId: UNKNOWN_ENDPOINT_OPERATION,
-          summary: 'Any path or method not documented here',
-          description:
-            'Stands for every path and method not documented here. Any other path under /api, any other path of more than one segment, and any method not documented for a path are answered 404, code 24, except on /api/create, which serves POST alone: any other method there is answered 405, code 2, with `Allow: POST`. Paths are case-sensitive: /API/create is such a path.',
-          parameters: [
-            {
-              name: 'endpoint',
-              in: 'path',
-              required: true,
-              description: 'Any path segment ("create" with a method other than POST: 405).',
-              schema: { type: 'string' },
-            },
-          ],
-          responses: { '404': notFound, '405': methodNotAllowed },
-        },
-      },
-      '/{alias}': {
-        get: followOperation('followShortLink', 'Follow a short link'),
-        head: headOf(followOperation('followShortLinkHead', 'Follow a short link (headers only)')),
-      },
+      '/{alias}': { get: followOperation('followShortLink', 'Follow a short link') },
       '/healthz': operationsEndpoint({
         operationId: 'health',
         summary: 'Liveness',

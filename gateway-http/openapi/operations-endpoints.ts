@@ -1,20 +1,6 @@
 import { REQUEST_ID_HEADER } from './headers';
 
-/** The service's own endpoints (health, readiness, the document and its page): GET and HEAD. */
-
-/**
- * An operation answering HEAD: its GET's statuses and headers, without any content (a HEAD
- * answer has no body; RFC 9110, section 9.3.2).
- */
-export function headOf<T extends { responses: Record<string, unknown> }>(operation: T): T {
-  const responses = Object.fromEntries(
-    Object.entries(operation.responses).map(([status, response]) => {
-      const { content: _content, ...withoutContent } = response as Record<string, unknown>;
-      return [status, withoutContent];
-    }),
-  );
-  return { ...operation, responses };
-}
+/** The service's own endpoints (health, readiness, the document and its page). */
 
 export const jsonStatus = (statuses: string[]) => ({
   'application/json': {
@@ -38,8 +24,8 @@ const notModified = {
 };
 
 /**
- * An endpoint of the service's own (in the operations tag): a GET, and the HEAD express answers
- * with the same route (the same status and headers, no body).
+ * An endpoint of the service's own (in the operations tag): a GET (which answers HEAD too, as the
+ * document's description says, without an operation of its own).
  */
 export function operationsEndpoint(operation: {
   operationId: string;
@@ -48,17 +34,11 @@ export function operationsEndpoint(operation: {
   parameters?: Record<string, unknown>[];
   responses: Record<string, unknown>;
 }) {
-  const withConditional = {
-    ...operation,
-    responses: { ...operation.responses, '304': notModified },
-  };
   return {
-    get: { tags: ['operations'], ...withConditional },
-    head: headOf({
+    get: {
       tags: ['operations'],
-      ...withConditional,
-      operationId: `${operation.operationId}Head`,
-      summary: `${operation.summary} (headers only)`,
-    }),
+      ...operation,
+      responses: { ...operation.responses, '304': notModified },
+    },
   };
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { buildOpenApiDocument } from '../../gateway-http/openapi/openapi-document';
 import type { Service } from '../../gateway-http/service';
 import { startInProcessService } from '../support/in-process-service';
 import { describeNeeding } from '../support/system-tools';
@@ -58,6 +59,12 @@ describeNeeding('chromium')('GET /docs in a real browser (headless Chromium)', (
     const create = page.locator('#operations-links-createShortLink');
     await create.waitFor({ state: 'visible' });
     expect(await create.locator('.opblock-summary-path').innerText()).toContain('/api/create');
+    // The page lists the document's operations, no more: no HEAD beside a GET, no catch-all.
+    const listed = Object.values(buildOpenApiDocument().paths as Record<string, object>).flatMap(
+      (methods) => Object.keys(methods),
+    );
+    expect(await page.locator('.opblock').count()).toBe(listed.length);
+    expect(await page.locator('.opblock-head').count()).toBe(0);
 
     // Authorize with the demo token (the bearer scheme of the document).
     await page.locator('.btn.authorize').first().click();

@@ -7,7 +7,12 @@ import { parseLongUrl } from '../../core/links/long-url';
 import { credentialsRule } from '../../core/url-guard/credentials-rule';
 import { createUrlGuardChain } from '../../core/url-guard/url-guard-chain';
 import { ErrorCode, type ErrorReason } from '../../core';
-import { NEVER_ON_REST } from '../../gateway-http/openapi/error-responses';
+import {
+  methodNotAllowed,
+  NEVER_ON_REST,
+  notFound,
+} from '../../gateway-http/openapi/error-responses';
+import { UNLISTED_REQUESTS } from '../../gateway-http/openapi/openapi-document';
 import { openApiText } from '../../gateway-http/openapi/openapi-text';
 import { createTestCore } from '../support/core-fixture';
 import { startHttp, type HttpFixture } from '../support/http-fixture';
@@ -18,11 +23,13 @@ const COMMITTED = join(__dirname, '..', '..', 'gateway-http', 'openapi.json');
 describe('the OpenAPI 3.1 document', () => {
   let http: HttpFixture;
   let token: string;
+  let domain: string;
   let body: (overrides?: Record<string, unknown>) => Record<string, unknown>;
 
   beforeAll(async () => {
     const f = await createTestCore();
     token = f.token;
+    domain = f.domain;
     body = f.body;
     http = await startHttp(f.core);
   });
@@ -185,6 +192,22 @@ describe('the OpenAPI 3.1 document', () => {
         }
       }
     }
+    // What no operation describes, as the document's description says it: an unlisted path (404)
+    // or method on /api/create (405).
+    const description = (document as unknown as { info: { description: string } }).info.description;
+    expect(description).toContain(UNLISTED_REQUESTS);
+    for (const [status, response] of [
+      ['404', notFound],
+      ['405', methodNotAllowed],
+    ] as const) {
+      const { content } = response as unknown as {
+        content: { 'application/json': { schema: { properties: { code: { enum: number[] } } } } };
+      };
+      const code = content['application/json'].schema.properties.code.enum;
+      expect(code).toHaveLength(1);
+      expect(UNLISTED_REQUESTS).toContain(`${status}, code ${code[0]}`);
+      listed.set(code[0]!, [...(listed.get(code[0]!) ?? []), `unlisted ${status}`]);
+    }
     const answered = (Object.keys(ErrorCode) as ErrorReason[])
       .filter((reason) => !NEVER_ON_REST.has(reason))
       .map((reason) => ErrorCode[reason]);
@@ -192,8 +215,8 @@ describe('the OpenAPI 3.1 document', () => {
       answered.sort((a, b) => a - b),
     );
     expect(listed.get(ErrorCode.ARGUMENT_INVALID)).toBeUndefined();
-    // HEAD answers are declared without content, so a code is listed under GET alone.
     expect(listed.get(ErrorCode.LINK_DISABLED)).toEqual(['followShortLink 410']);
+    expect(listed.get(ErrorCode.METHOD_NOT_ALLOWED)).toEqual(['unlisted 405']);
   });
 
   it('documents both bodies of a 410 of following, and catches a media type not listed', async () => {
@@ -236,7 +259,7 @@ describe('the OpenAPI 3.1 document', () => {
     const listed = Object.keys(document.paths['/api/create'] ?? {}).map((m) => m.toUpperCase());
     expect(listed).toEqual(['POST']);
     for (const method of ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) {
-      // The fixture checks each answer against the document: the catch-all operation holds 405.
+      // The fixture checks each answer against the document: an unlisted method, as it says.
       const answer = await http.request({ method, path: '/api/create' });
       expect([method, answer.status]).toEqual([method, 405]);
       expect(answer.headers.allow?.split(/,\s*/)).toEqual(listed);
@@ -256,24 +279,54 @@ describe('the OpenAPI 3.1 document', () => {
     ).toEqual(['DELETE /api/create -> 405: required header Allow missing']);
   });
 
-  it('declares every HEAD answer without content, as HEAD answers carry none', async () => {
+  it('lists only real operations: no HEAD beside its GET, no catch-all path', async () => {
     const document = JSON.parse(openApiText()) as {
-      paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>;
+      paths: Record<string, Record<string, { operationId: string }>>;
     };
-    const heads = Object.entries(document.paths).flatMap(([path, operations]) =>
-      operations.head ? [[path, operations.head] as const] : [],
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    expect(heads.map(([path]) => path)).toEqual(
-      expect.arrayContaining(['/{alias}', '/healthz', '/readyz', '/openapi.json', '/docs']),
-    );
-    for (const [path, head] of heads) {
-      for (const [status, response] of Object.entries(head.responses)) {
-        expect([path, status, response.content]).toEqual([path, status, undefined]);
-      }
+    expect(operations.filter((operation) => operation.startsWith('HEAD '))).toEqual([]);
+    // Every operation answers with success when its path's parameters name something there is:
+    // none stands for paths or methods that only fail.
+    const link = await http.create(body({ alias: 'listed' }), token);
+    expect(link.status).toBe(200);
+    const real: Record<string, string> = { '/{alias}': '/listed', '/docs/{file}': '/docs/init.js' };
+    for (const operation of operations) {
+      const [method, path] = operation.split(' ') as [string, string];
+      expect(path.includes('{') ? Object.hasOwn(real, path) : true).toBe(true);
+      const answer =
+        method === 'POST'
+          ? await http.create(body(), token)
+          : await http.request({ method, path: real[path] ?? path, headers: { host: domain } });
+      expect([operation, answer.status < 400]).toEqual([operation, true]);
     }
-    for (const path of ['/healthz', '/openapi.json', '/docs', '/docs/nothing.js']) {
-      const answer = await http.request({ method: 'HEAD', path });
-      expect([path, answer.text]).toEqual([path, '']);
+  });
+
+  it('answers a HEAD as its GET, status and headers, without a body', async () => {
+    await http.create(body({ alias: 'headed' }), token);
+    for (const path of [
+      '/headed',
+      '/healthz',
+      '/readyz',
+      '/openapi.json',
+      '/docs',
+      '/docs/init.js',
+      '/docs/nothing.js',
+      '/nothing/here',
+    ]) {
+      const headers = { host: domain };
+      const [get, head] = [
+        await http.request({ path, headers }),
+        await http.request({ method: 'HEAD', path, headers }),
+      ];
+      const same = ({ status, headers }: typeof get) => {
+        // Date and the request id differ; a HEAD may leave Content-Length out (RFC 9110, 9.3.2).
+        const { date: _date, 'x-request-id': _id, 'content-length': _length, ...rest } = headers;
+        return { status, headers: rest };
+      };
+      expect([path, same(head)]).toEqual([path, same(get)]);
+      expect([path, head.text]).toEqual([path, '']);
     }
   });
 
