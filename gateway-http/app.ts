@@ -9,6 +9,7 @@ import { addHealthRoutes } from './health-routes';
 import { DEFAULT_REDIRECT_CACHE_MAX_AGE } from './http-config';
 import { addOpenApiRoutes } from './openapi/openapi-routes';
 import { requestLogging } from './request-logging';
+import { addServiceIndex } from './service-index';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -53,6 +54,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions) {
   });
 
   addOpenApiRoutes(app);
+  addServiceIndex(app);
 
   const follow = followLinkHandler(
     core,

@@ -1,11 +1,8 @@
+import { PLAIN_PAGE_CONTENT_SECURITY_POLICY } from './plain-page';
 import type { Request, Response } from 'express';
 import type { ShortlinkError } from '../core';
 import { sendError } from './envelope';
-import {
-  LINK_GONE_CONTENT_SECURITY_POLICY,
-  LINK_GONE_PAGES,
-  type LinkGoneReason,
-} from './link-gone-page';
+import { LINK_GONE_PAGES, type LinkGoneReason } from './link-gone-page';
 import { HTTP_STATUS_BY_REASON } from './status-by-reason';
 
 /** Each page's bytes, made once. */
@@ -44,7 +41,7 @@ export function sendLinkGone(
   // an ETag on every answer. HEAD: node sends the headers, Content-Length included, and no body.
   const page = PAGES[error.reason];
   res.statusCode = HTTP_STATUS_BY_REASON[error.reason];
-  res.setHeader('Content-Security-Policy', LINK_GONE_CONTENT_SECURITY_POLICY);
+  res.setHeader('Content-Security-Policy', PLAIN_PAGE_CONTENT_SECURITY_POLICY);
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Content-Length', page.length);
   res.end(page);

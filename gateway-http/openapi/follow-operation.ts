@@ -1,13 +1,10 @@
+import { PLAIN_PAGE_CONTENT_SECURITY_POLICY } from '../plain-page';
 import { BACKEND_RETRY_AFTER_SECONDS } from '../../core';
 import { DEFAULT_CHANGE_PROPAGATION_SECONDS } from '../../core/caches/cached-store';
 import { REDIRECT_TYPES } from '../../core/links/link-field-limits';
 import { DEFAULT_FOLLOW_MISSES_PER_MINUTE } from '../../core/rate-limit/limits';
 import { DEFAULT_REDIRECT_CACHE_MAX_AGE } from '../http-config';
-import {
-  LINK_EXPIRED_PAGE,
-  LINK_GONE_CONTENT_SECURITY_POLICY,
-  LINK_GONE_PAGE,
-} from '../link-gone-page';
+import { LINK_EXPIRED_PAGE, LINK_GONE_PAGE } from '../link-gone-page';
 import { ERROR_DESCRIPTIONS, errorContent, notFound } from './error-responses';
 import { REQUEST_ID_HEADER, retryAfter, withRequestId } from './headers';
 
@@ -72,7 +69,7 @@ const linkGone = {
     'Content-Security-Policy': {
       description: 'On the HTML page: it may load and run nothing (its one inline style by hash).',
       required: false,
-      schema: { type: 'string', const: LINK_GONE_CONTENT_SECURITY_POLICY },
+      schema: { type: 'string', const: PLAIN_PAGE_CONTENT_SECURITY_POLICY },
     },
   },
   content: {

@@ -39,11 +39,36 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     servers: [{ url: '/', description: 'This server' }],
     tags: [
       { name: 'links', description: 'Creating and following short links.' },
-      { name: 'operations', description: 'Health, readiness and this description.' },
+      {
+        name: 'operations',
+        description: 'Health, readiness, this description and where to find it.',
+      },
     ],
     paths: {
       '/api/create': { post: createOperation },
       '/{alias}': { get: followOperation('followShortLink', 'Follow a short link') },
+      '/': operationsEndpoint({
+        operationId: 'serviceIndex',
+        summary: 'Where the interface is described',
+        description:
+          'Names the reference page and this document: as JSON when the client prefers it (its Accept header), otherwise as a small page with the two links.',
+        responses: {
+          '200': withRequestId('The index.', {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['docs', 'openapi'],
+                additionalProperties: false,
+                properties: {
+                  docs: { const: DOCS_PATH, description: 'The API reference page.' },
+                  openapi: { const: OPENAPI_PATH, description: 'This document.' },
+                },
+              },
+            },
+            'text/html': { schema: { type: 'string' } },
+          }),
+        },
+      }),
       '/healthz': operationsEndpoint({
         operationId: 'health',
         summary: 'Liveness',

@@ -1,8 +1,6 @@
+import { PLAIN_PAGE_CONTENT_SECURITY_POLICY } from '../../gateway-http/plain-page';
 import type { UrlGuard } from '../../core';
-import {
-  LINK_GONE_CONTENT_SECURITY_POLICY,
-  LINK_GONE_PAGE,
-} from '../../gateway-http/link-gone-page';
+import { LINK_GONE_PAGE } from '../../gateway-http/link-gone-page';
 import type { CoreFixture } from '../support/core-fixture';
 import { errorBody } from '../support/http-assertions';
 import { startHttpOnTestCore, type HttpAnswer, type HttpFixture } from '../support/http-fixture';
@@ -70,7 +68,7 @@ const GONE_PAGE_HEADERS = {
   'cache-control': 'no-store',
   vary: 'Accept',
   'x-content-type-options': 'nosniff',
-  'content-security-policy': LINK_GONE_CONTENT_SECURITY_POLICY,
+  'content-security-policy': PLAIN_PAGE_CONTENT_SECURITY_POLICY,
   location: undefined,
 };
 
@@ -151,7 +149,7 @@ describe('following a link that must not be followed: 410 Gone, code 28', () => 
     expect(LINK_GONE_PAGE).toContain('<p>This short link has been disabled.</p>');
     // No external resource, no script, no link anywhere.
     expect(LINK_GONE_PAGE).not.toMatch(/\b(?:src|href|action)=|<script|<link|url\(|@import/i);
-    expect(LINK_GONE_CONTENT_SECURITY_POLICY).toMatch(/^default-src 'none'; style-src 'sha256-/);
+    expect(PLAIN_PAGE_CONTENT_SECURITY_POLICY).toMatch(/^default-src 'none'; style-src 'sha256-/);
   });
 
   it('answers the same for a link of an inactive organization, and redirects again once it is active', async () => {

@@ -1,7 +1,5 @@
-import {
-  LINK_EXPIRED_PAGE,
-  LINK_GONE_CONTENT_SECURITY_POLICY,
-} from '../../gateway-http/link-gone-page';
+import { PLAIN_PAGE_CONTENT_SECURITY_POLICY } from '../../gateway-http/plain-page';
+import { LINK_EXPIRED_PAGE } from '../../gateway-http/link-gone-page';
 import type { CoreFixture } from '../support/core-fixture';
 import { errorBody } from '../support/http-assertions';
 import {
@@ -75,7 +73,7 @@ function expectExpiredPage(answer: HttpAnswer): void {
     'cache-control': 'no-store',
     vary: 'Accept',
     'x-content-type-options': 'nosniff',
-    'content-security-policy': LINK_GONE_CONTENT_SECURITY_POLICY,
+    'content-security-policy': PLAIN_PAGE_CONTENT_SECURITY_POLICY,
     location: undefined,
   });
 }

@@ -77,7 +77,8 @@ describe('following a short link: GET and HEAD /<alias> on a link domain', () =>
     await create({ alias: 'here' });
     expectError(await follow('/here/more'), 404, 'NOT_FOUND', ['Not found.']);
     expectError(await follow('/here/'), 404, 'NOT_FOUND', ['Not found.']);
-    expectError(await follow('/'), 404, 'NOT_FOUND', ['Not found.']);
+    // `/` names no alias either: it answers where the interface is described (service-index.test.ts).
+    expect((await follow('/')).text).toContain('<a href="/docs">');
   });
 
   it("follows a link whose domain carries this server's port (the demo's shape)", async () => {

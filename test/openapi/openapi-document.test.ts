@@ -306,6 +306,7 @@ describe('the OpenAPI 3.1 document', () => {
   it('answers a HEAD as its GET, status and headers, without a body', async () => {
     await http.create(body({ alias: 'headed' }), token);
     for (const path of [
+      '/',
       '/headed',
       '/healthz',
       '/readyz',
