@@ -9,6 +9,13 @@ import { rescanLinks, type RescanOptions, type RescanOutcome } from './link-resc
 import { checkpointPathOf, storeNameOf } from './rescan-checkpoint';
 import { createRescanTerminal, rescanSummary, type RescanStreams } from './rescan-terminal';
 
+/**
+ * Said before a rescan without SAFE_BROWSING_URL: the links are checked by the local rules alone,
+ * so a target only the reputation service knows as dangerous stays followed.
+ */
+export const REPUTATION_LOOKUP_OFF =
+  'admin: the reputation lookup is off (SAFE_BROWSING_URL is not set): the links are checked by the local rules only';
+
 /** What the rescan needs beside the store; tests give their own waits. */
 interface RescanCommandOptions {
   streams: RescanStreams;
@@ -54,6 +61,7 @@ export async function runRescanCommand(
     typeof options.checkpoint === 'string' ? options.checkpoint : undefined,
   );
   const terminal = createRescanTerminal(run.streams);
+  if (!config.SAFE_BROWSING_URL) terminal.note(REPUTATION_LOOKUP_OFF);
   const configured = await createUrlGuardFromConfig(
     config,
     warningsTo((line) => terminal.note(line)),

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLmdbStore } from '../../core/adapters/lmdb';
+import { REPUTATION_LOOKUP_OFF } from '../../core/cli/rescan-command';
 import type { LinkRecord } from '../../core/ports/link-store';
 import { runAdmin } from '../support/admin-cli';
 import { compileToTemp, ROOT, type TempBuild } from '../support/compile-to-temp';
@@ -100,7 +101,8 @@ describe('admin link rescan (LMDB, compiled CLI)', () => {
         'rescanned 3 links: 2 disabled, 1 kept, 0 undecided, 0 skipped (disabled already)',
         '',
       ].join('\n'),
-      stderr: '',
+      // No SAFE_BROWSING_URL: said, on standard error.
+      stderr: `${REPUTATION_LOOKUP_OFF}\n`,
     });
     const links = await linksOf(dataDir);
     expect(links.get(2)?.disabled).toEqual({

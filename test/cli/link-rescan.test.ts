@@ -5,7 +5,7 @@ import { systemClock } from '../../core/adapters/system-clock';
 import { linkCommand } from '../../core/cli/link-commands';
 import { rescanLinks, type RescanReport } from '../../core/cli/link-rescan';
 import { readCheckpoint } from '../../core/cli/rescan-checkpoint';
-import { runRescanCommand } from '../../core/cli/rescan-command';
+import { REPUTATION_LOOKUP_OFF, runRescanCommand } from '../../core/cli/rescan-command';
 import { ShortlinkError } from '../../core/errors/shortlink-error';
 import { silentLogger } from '../../core/ports/logger';
 import type { UrlGuard, UrlVerdict } from '../../core/ports/url-guard';
@@ -414,7 +414,9 @@ describe('link rescan on a terminal', () => {
       { checkpoint: join(dir, 'checkpoint.json') },
       { streams, signal: new AbortController().signal },
     );
-    const drawn = err.join('');
+    // No SAFE_BROWSING_URL: said first, then the bar.
+    const [said, drawn] = [err[0], err.slice(1).join('')];
+    expect(said).toBe(`${REPUTATION_LOOKUP_OFF}\n`);
     expect(drawn.startsWith('\rrescan [------------------------]   0% 0/3 links, 0 disabled')).toBe(
       true,
     );
