@@ -56,8 +56,12 @@ export interface CoreDeps {
   linkDomainsRefreshSeconds: number;
 }
 
+/**
+ * Changes of a link's state made through this core (by members: the procedures). The admin CLI is
+ * a process of its own, which tells no running server: its changes are in each link's history.
+ */
 export interface LinkEvents {
-  stateChanged(change: 'disabled' | 'enabled', source: 'member' | 'admin' | 'rescan'): void;
+  stateChanged(change: 'disabled' | 'enabled'): void;
 }
 
 /** What a transport knows about one request. */

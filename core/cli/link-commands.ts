@@ -85,13 +85,7 @@ export function linkCommand(command: LinkReadOrSetCommand, options: Options): Li
         const link = await findNamedLink(store.links, named);
         const acting = operatorActing(clock, ADMIN_ACTOR);
         const disabling = { reason, at: acting.at, by: acting.by };
-        const { changed, link: now } = await setLinkState(
-          { store },
-          link,
-          disabling,
-          acting,
-          'admin',
-        );
+        const { changed, link: now } = await setLinkState({ store }, link, disabling, acting);
         const first = now.disabled;
         await print(
           changed || !first
@@ -116,7 +110,7 @@ export function linkCommand(command: LinkReadOrSetCommand, options: Options): Li
       return async (store, clock, print) => {
         const link = await findNamedLink(store.links, named);
         const acting = operatorActing(clock, ADMIN_ACTOR);
-        const { changed } = await setLinkState({ store }, link, null, acting, 'admin');
+        const { changed } = await setLinkState({ store }, link, null, acting);
         await print(
           changed
             ? `link ${link.id} (${shortUrlOf(link)}) is active again`

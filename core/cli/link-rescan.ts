@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LinkEvents } from '../context';
 import { ErrorCode } from '../errors/error-catalogue';
 import { ShortlinkError } from '../errors/shortlink-error';
 import { setLinkState } from '../links/set-link-state';
@@ -51,7 +50,6 @@ export interface RescanOptions {
   report: RescanReport;
   /** Counts the links ahead before starting (for a progress bar). */
   countAhead?: boolean;
-  linkEvents?: LinkEvents | undefined;
   /** Waits `ms`, or less when `signal` is aborted (tests pass a clock of their own). */
   wait?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The checkpoint is saved at most this often while the rescan runs, and when it stops. */
@@ -206,8 +204,7 @@ async function disable(
   const reason = rescanReason(verdict);
   const acting = operatorActing(options.clock, RESCAN_ACTOR);
   const disabling = { reason, at: acting.at, by: acting.by };
-  const deps = { store: options.store, linkEvents: options.linkEvents };
-  const outcome = await setLinkState(deps, link, disabling, acting, 'rescan');
+  const outcome = await setLinkState({ store: options.store }, link, disabling, acting);
   if (outcome.changed) options.report.disabled(outcome.link, reason);
   return outcome.changed;
 }

@@ -56,7 +56,7 @@ export const disableLink = governingProcedure
     const link = await findLinkOf(ctx.deps.store.links, ctx.organization, input.reference);
     const acting = memberActing(ctx);
     const disabling = { reason: input.reason, at: acting.at, by: acting.by };
-    const outcome = await setLinkState(ctx.deps, link, disabling, acting, 'member');
+    const outcome = await setLinkState(ctx.deps, link, disabling, acting);
     return toLinkView(outcome.link);
   });
 
@@ -68,6 +68,6 @@ export const enableLink = governingProcedure
   .input(linkReferenceArguments, argumentsError)
   .mutation(async ({ ctx, input }): Promise<LinkView> => {
     const link = await findLinkOf(ctx.deps.store.links, ctx.organization, input);
-    const outcome = await setLinkState(ctx.deps, link, null, memberActing(ctx), 'member');
+    const outcome = await setLinkState(ctx.deps, link, null, memberActing(ctx));
     return toLinkView(outcome.link);
   });

@@ -1,13 +1,10 @@
-import type { CoreContext, LinkEvents } from '../context';
+import type { CoreContext } from '../context';
 import { ShortlinkError } from '../errors/shortlink-error';
 import type { LinkActing, LinkChangeOutcome, LinkDisabling, LinkRecord } from '../ports/link-store';
 import { linkNotFound } from './link-reference';
 
 /** The longest reason a link may be disabled with. */
 export const MAX_DISABLE_REASON_LENGTH = 500;
-
-/** Who changed a link's state, for the metrics: a member (the core's procedures) or the CLI. */
-type LinkChangeSource = Parameters<LinkEvents['stateChanged']>[1];
 
 /** A member's change of a link the operator or a rescan disabled: LINK_HELD, nothing changed. */
 export const linkHeld = () => new ShortlinkError('LINK_HELD');
@@ -33,9 +30,8 @@ export async function setLinkState(
   link: Pick<LinkRecord, 'id'>,
   disabling: LinkDisabling | null,
   acting: LinkActing,
-  source: LinkChangeSource,
 ): Promise<LinkChangeOutcome> {
   const outcome = changedLink(await deps.store.links.setDisabled(link.id, disabling, acting));
-  if (outcome.changed) deps.linkEvents?.stateChanged(disabling ? 'disabled' : 'enabled', source);
+  if (outcome.changed) deps.linkEvents?.stateChanged(disabling ? 'disabled' : 'enabled');
   return outcome;
 }

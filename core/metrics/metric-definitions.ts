@@ -52,8 +52,8 @@ const COUNTERS = {
   },
   linkStateChanges: {
     name: 'shortlink_link_state_changes_total',
-    help: 'Links whose state this process changed, by change (disabled, enabled) and source (member: a member through the core or gRPC; admin: the admin CLI; rescan: the CLI rescan of targets).',
-    labelNames: ['change', 'source'],
+    help: "Links whose state this process changed through the core's procedures (members, over gRPC or an embedding), by change (disabled, enabled). The admin CLI, a process of its own, is counted in no server's metrics: its changes are in each link's history.",
+    labelNames: ['change'],
   },
   visitsDropped: {
     name: 'shortlink_visits_dropped_total',

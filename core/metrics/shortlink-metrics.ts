@@ -49,9 +49,8 @@ const CHANGE_WATCH_STATES: ReadonlyArray<ChangeWatchStatus['state']> = [
 ];
 /** How a follow ended; the only values of the `outcome` label. */
 type FollowOutcome = 'redirect' | 'not_found' | 'gone' | 'rate_limited' | 'error';
-/** A change of a link's state, and who made it; the only values of their labels. */
+/** A change of a link's state; the only values of its label. */
 type LinkStateChange = Parameters<LinkEvents['stateChanged']>[0];
-type LinkStateChangeSource = Parameters<LinkEvents['stateChanged']>[1];
 
 /** Every value of a label, from a record the compiler keeps complete as the type grows. */
 const valuesOf = <T extends string>(all: Record<T, true>): readonly T[] => Object.keys(all) as T[];
@@ -64,11 +63,6 @@ const FOLLOW_OUTCOMES = valuesOf<FollowOutcome>({
   error: true,
 });
 const LINK_STATE_CHANGES = valuesOf<LinkStateChange>({ disabled: true, enabled: true });
-const LINK_STATE_CHANGE_SOURCES = valuesOf<LinkStateChangeSource>({
-  member: true,
-  admin: true,
-  rescan: true,
-});
 
 /** The outcome of a follow answered with the contract code `code` (0: the link answered). */
 export function followOutcomeOf(code: number): FollowOutcome {
@@ -161,11 +155,7 @@ export class ShortlinkMetrics {
     for (const gateway of ['rest', 'grpc'] as const) {
       for (const outcome of FOLLOW_OUTCOMES) this.counters.follows.series({ gateway, outcome });
     }
-    for (const change of LINK_STATE_CHANGES) {
-      for (const source of LINK_STATE_CHANGE_SOURCES) {
-        this.counters.linkStateChanges.series({ change, source });
-      }
-    }
+    for (const change of LINK_STATE_CHANGES) this.counters.linkStateChanges.series({ change });
     if (options.processMetrics ?? true) {
       collectDefaultMetrics({ register: registry });
       // Gauges named like counters, which promtool's lint refuses; the same figures stay
@@ -227,15 +217,9 @@ export class ShortlinkMetrics {
   linkEvents(): LinkEvents {
     const series = this.counters.linkStateChanges;
     const counters = new Map(
-      LINK_STATE_CHANGES.flatMap((change) =>
-        LINK_STATE_CHANGE_SOURCES.map(
-          (source) => [`${change}:${source}`, series.series({ change, source })] as const,
-        ),
-      ),
+      LINK_STATE_CHANGES.map((change) => [change, series.series({ change })] as const),
     );
-    return {
-      stateChanged: (change, source) => counters.get(`${change}:${source}`)?.(),
-    };
+    return { stateChanged: (change) => counters.get(change)?.() };
   }
 
   rateLimitRefused(limiter: LimiterName): () => void {

@@ -71,9 +71,9 @@ describe("the WORKERS primary sums the service's own counters", () => {
     for (const code of [0, 0, 28]) first.follows('rest')(code);
     for (const code of [0, 24, 28, 28]) second.follows('rest')(code);
     second.follows('grpc')(28);
-    first.linkEvents().stateChanged('disabled', 'member');
-    second.linkEvents().stateChanged('disabled', 'member');
-    second.linkEvents().stateChanged('enabled', 'admin');
+    first.linkEvents().stateChanged('disabled');
+    second.linkEvents().stateChanged('disabled');
+    second.linkEvents().stateChanged('enabled');
     for (const worker of workers) {
       cluster.emit('message', worker, { type: WORKER_READY, ports: {} });
     }
@@ -100,21 +100,15 @@ describe("the WORKERS primary sums the service's own counters", () => {
       restNotFound: sample('shortlink_follows_total{gateway="rest",outcome="not_found"}'),
       restGone: sample('shortlink_follows_total{gateway="rest",outcome="gone"}'),
       grpcGone: sample('shortlink_follows_total{gateway="grpc",outcome="gone"}'),
-      disabledByMembers: sample(
-        'shortlink_link_state_changes_total{change="disabled",source="member"}',
-      ),
-      enabledByAdmin: sample('shortlink_link_state_changes_total{change="enabled",source="admin"}'),
-      disabledByRescan: sample(
-        'shortlink_link_state_changes_total{change="disabled",source="rescan"}',
-      ),
+      disabled: sample('shortlink_link_state_changes_total{change="disabled"}'),
+      enabled: sample('shortlink_link_state_changes_total{change="enabled"}'),
     }).toEqual({
       restRedirect: 3,
       restNotFound: 1,
       restGone: 3,
       grpcGone: 1,
-      disabledByMembers: 2,
-      enabledByAdmin: 1,
-      disabledByRescan: 0,
+      disabled: 2,
+      enabled: 1,
     });
   });
 });
