@@ -11,7 +11,8 @@ const IPV6_CLIENT_PREFIX_LENGTH = 64;
  * An IPv4 address in the form a socket gives it (no leading zeros): its own key, as ipaddr.js
  * would write it, known without parsing it (every follow computes its key).
  */
-const PLAIN_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const PLAIN_IPV4 =
+  /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
 /**
  * The key a per-address budget (failed token checks, unknown aliases followed) counts `address`
