@@ -3,6 +3,7 @@ import { checkedClock } from './adapters/checked-clock';
 import { createMemoryStore } from './adapters/memory/memory-store';
 import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
 import { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
+import { withWiderNetworkBudgets } from './adapters/rate-limit/network-budgets';
 import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
 import { systemClock } from './adapters/system-clock';
 import type {
@@ -79,10 +80,14 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     // null turns the budget off; only undefined takes the default.
     followMissLimiter:
       deps.followMissLimiter === undefined
-        ? new CappedMemoryRateLimiter({
-            limit: DEFAULT_FOLLOW_MISSES_PER_MINUTE,
-            maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
-          })
+        ? withWiderNetworkBudgets(
+            (limit) =>
+              new CappedMemoryRateLimiter({
+                limit,
+                maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
+              }),
+            DEFAULT_FOLLOW_MISSES_PER_MINUTE,
+          )
         : deps.followMissLimiter,
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
     followGuard: deps.followGuard ?? allowAllUrlGuard,
