@@ -1,7 +1,10 @@
 import { allowAllUrlGuard } from './adapters/allow-all-url-guard';
 import { checkedClock } from './adapters/checked-clock';
 import { createMemoryStore } from './adapters/memory/memory-store';
-import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
+import {
+  createNanoidAliasGenerator,
+  GENERATED_ALIAS_LENGTH,
+} from './adapters/nanoid-alias-generator';
 import { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
 import { withWiderNetworkBudgets } from './adapters/rate-limit/network-budgets';
 import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
@@ -9,11 +12,13 @@ import { systemClock } from './adapters/system-clock';
 import type {
   CoreContext,
   CoreDeps,
+  CreatingState,
   FollowingState,
   RequestContext,
   ResponseInfo,
 } from './context';
 import { checkCoreNumbers } from './core-options';
+import { GeneratedAliasLengths } from './links/generated-alias-lengths';
 import {
   DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   DEFAULT_IDEMPOTENCY_TTL_SECONDS,
@@ -113,10 +118,19 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
       logger: full.logger,
     }),
   };
+  const creating: CreatingState = {
+    aliasLengths: new GeneratedAliasLengths(full.logger, { base: GENERATED_ALIAS_LENGTH }),
+  };
   // `null` from plain JavaScript is no request context either (a default applies to undefined only).
   const bind = (given: RequestContext | null | undefined) => {
     const request = given ?? {};
-    const ctx: CoreContext = { deps: full, following, request, response: request.response ?? {} };
+    const ctx: CoreContext = {
+      deps: full,
+      following,
+      creating,
+      request,
+      response: request.response ?? {},
+    };
     return createCaller(appRouter, ctx, {
       // A caller reused for several calls: `response` tells of the latest call alone. One the
       // core could not fill in (frozen, not an object) fails the call before anything is done.
