@@ -6,7 +6,7 @@ import { FOLLOW_MISS_WIDER_NETWORKS } from '../../rate-limit/limits';
  * Makes the limiter of one budget: `limit` per window, for keys of networks of `prefixLength`
  * bits (absent: the client's own key, an IPv4 address or an IPv6 /64).
  */
-export type BudgetLimiterFactory = (limit: number, prefixLength?: number) => RateLimiter;
+type BudgetLimiterFactory = (limit: number, prefixLength?: number) => RateLimiter;
 
 /** The decision that tells most: a refusal (the one refused longest), else the least left. */
 function strictest(decisions: RateLimitDecision[]): RateLimitDecision {

@@ -18,7 +18,7 @@ const STREAMS: readonly Stream[] = ['link', 'identity'];
  * How often a publisher tells the subscribers how its change streams are doing (ms); a publisher
  * not heard from for three of these no longer counts.
  */
-export const INVALIDATION_HEARTBEAT_MS = 1000;
+const INVALIDATION_HEARTBEAT_MS = 1000;
 
 /** What travels: a change, or a publisher's report of its stream (a heartbeat). */
 type Message =
@@ -26,7 +26,7 @@ type Message =
   | { from: string; state: ChangeWatchStatus['state']; positionAt?: number };
 
 /** `<prefix>:invalidations:link` and `<prefix>:invalidations:identity`. */
-export function invalidationChannel(keyPrefix: string, stream: Stream): string {
+function invalidationChannel(keyPrefix: string, stream: Stream): string {
   return `${keyPrefix}:invalidations:${stream}`;
 }
 
