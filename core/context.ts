@@ -1,3 +1,4 @@
+import type { GeneratedAliasLengths } from './links/generated-alias-lengths';
 import type { LinkDomainDirectory } from './links/link-domain-directory';
 import type { AliasGenerator } from './ports/alias-generator';
 import type { Clock } from './ports/clock';
@@ -99,6 +100,11 @@ export interface RateLimitInfo extends RateLimitState {
 }
 
 /** What following keeps in memory between requests, made once by createCore from the deps. */
+/** What creating learns as it goes: how long each domain's generated aliases are. */
+export interface CreatingState {
+  aliasLengths: GeneratedAliasLengths;
+}
+
 export interface FollowingState {
   /** The domains links are stored under, so a Host is resolved to one without the store. */
   domains: LinkDomainDirectory;
@@ -107,6 +113,7 @@ export interface FollowingState {
 export interface CoreContext {
   deps: CoreDeps;
   following: FollowingState;
+  creating: CreatingState;
   request: RequestContext;
   response: ResponseInfo;
 }

@@ -1,18 +1,24 @@
 import { allowAllUrlGuard } from './adapters/allow-all-url-guard';
 import { checkedClock } from './adapters/checked-clock';
 import { createMemoryStore } from './adapters/memory/memory-store';
-import { createNanoidAliasGenerator } from './adapters/nanoid-alias-generator';
+import {
+  createNanoidAliasGenerator,
+  GENERATED_ALIAS_LENGTH,
+} from './adapters/nanoid-alias-generator';
 import { CappedMemoryRateLimiter } from './adapters/rate-limit/capped-memory-rate-limiter';
+import { withWiderNetworkBudgets } from './adapters/rate-limit/network-budgets';
 import { createMemoryRateLimiter } from './adapters/rate-limit/flexible-rate-limiter';
 import { systemClock } from './adapters/system-clock';
 import type {
   CoreContext,
   CoreDeps,
+  CreatingState,
   FollowingState,
   RequestContext,
   ResponseInfo,
 } from './context';
 import { checkCoreNumbers } from './core-options';
+import { GeneratedAliasLengths } from './links/generated-alias-lengths';
 import {
   DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
   DEFAULT_IDEMPOTENCY_TTL_SECONDS,
@@ -84,10 +90,14 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
     // null turns the budget off; only undefined takes the default.
     followMissLimiter:
       deps.followMissLimiter === undefined
-        ? new CappedMemoryRateLimiter({
-            limit: DEFAULT_FOLLOW_MISSES_PER_MINUTE,
-            maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
-          })
+        ? withWiderNetworkBudgets(
+            (limit) =>
+              new CappedMemoryRateLimiter({
+                limit,
+                maxKeys: DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
+              }),
+            DEFAULT_FOLLOW_MISSES_PER_MINUTE,
+          )
         : deps.followMissLimiter,
     urlGuard: deps.urlGuard ?? allowAllUrlGuard,
     followGuard: deps.followGuard ?? allowAllUrlGuard,
@@ -112,6 +122,9 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
       refreshMs: full.linkDomainsRefreshSeconds * 1000,
       logger: full.logger,
     }),
+  };
+  const creating: CreatingState = {
+    aliasLengths: new GeneratedAliasLengths(full.logger, { base: GENERATED_ALIAS_LENGTH }),
   };
   // The hooks every caller shares: each call hands them its own context.
   const callerOptions: CallerOptions<CoreContext> = {
@@ -149,7 +162,13 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
   // `null` from plain JavaScript is no request context either (a default applies to undefined only).
   const bind = (given: RequestContext | null | undefined) => {
     const request = given ?? {};
-    const ctx: CoreContext = { deps: full, following, request, response: request.response ?? {} };
+    const ctx: CoreContext = {
+      deps: full,
+      following,
+      creating,
+      request,
+      response: request.response ?? {},
+    };
     return createCaller(appRouter, ctx, callerOptions);
   };
   return {

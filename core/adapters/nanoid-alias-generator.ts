@@ -4,8 +4,11 @@ import type { AliasGenerator } from '../ports/alias-generator';
 
 export const GENERATED_ALIAS_LENGTH = 7;
 
-/** 7 characters of [0-9A-Za-z] from nanoid's cryptographically random generator. */
+/**
+ * `length` (7 unless asked for more) characters of [0-9A-Za-z] from nanoid's cryptographically
+ * random generator.
+ */
 export function createNanoidAliasGenerator(length = GENERATED_ALIAS_LENGTH): AliasGenerator {
   const generate = customAlphabet(BASE62_ALPHABET, length);
-  return { generate: () => generate() };
+  return { generate: (asked) => generate(asked ?? length) };
 }

@@ -31,3 +31,19 @@ export function addressKeyOf(address: string): string {
     .map((byte, index) => (index < IPV6_CLIENT_PREFIX_LENGTH / 8 ? byte : 0));
   return `${ipaddr.fromByteArray(bytes).toString()}/${IPV6_CLIENT_PREFIX_LENGTH}`;
 }
+
+/**
+ * The key of the wider IPv6 network (`prefixLength` bits, shorter than 64) around a /64 key as
+ * addressKeyOf makes it (`2001:db8:1:2::/64` → `2001:db8:1::/56` for 56); undefined for any other
+ * key (an IPv4 address, a socket path), which has no wider network to count in.
+ */
+export function widerNetworkKeyOf(key: string, prefixLength: number): string | undefined {
+  if (!key.endsWith(`/${IPV6_CLIENT_PREFIX_LENGTH}`) || !ipaddr.isValidCIDR(key)) return undefined;
+  const [network] = ipaddr.parseCIDR(key);
+  if (network.kind() !== 'ipv6') return undefined;
+  const bytes = network.toByteArray().map((byte, index) => {
+    const kept = Math.min(8, Math.max(0, prefixLength - index * 8));
+    return byte & (0xff << (8 - kept)) & 0xff;
+  });
+  return `${ipaddr.fromByteArray(bytes).toString()}/${prefixLength}`;
+}

@@ -50,6 +50,8 @@ export class CachedIdentityStore implements IdentityStore {
        * memberships and groups serve creates, which need the store anyway: never stale.
        */
       organizationStaleIfErrorMs?: number;
+      /** A longer trust of every lookup while the identity change stream advances: see LookupCache. */
+      trustedWhile?: LookupCacheOptions['trustedWhile'];
       now?: () => number;
       /** Entries kept per lookup kind (IDENTITY_CACHE_SIZE); the least recently used go first. */
       maxEntries?: number;
@@ -59,6 +61,7 @@ export class CachedIdentityStore implements IdentityStore {
       max: options.maxEntries ?? DEFAULT_IDENTITY_CACHE_SIZE,
       ttlMs: options.ttlMs,
       ...(options.now ? { now: options.now } : {}),
+      ...(options.trustedWhile ? { trustedWhile: options.trustedWhile } : {}),
     };
     const revocableShape = { ...shape, ttlMs: options.propagationTtlMs ?? options.ttlMs };
     this.tokens = new LookupCache(revocableShape);

@@ -10,7 +10,7 @@ import type {
   LinkStore,
   NewLink,
 } from '../ports/link-store';
-import { cacheKey, LookupCache } from './lookup-cache';
+import { cacheKey, LookupCache, type LookupCacheOptions } from './lookup-cache';
 
 interface LinkCacheOptions {
   /** The most links kept; the least recently used go first. */
@@ -25,6 +25,8 @@ interface LinkCacheOptions {
    * see LookupCache.
    */
   staleIfErrorMs?: number;
+  /** A longer trust while the link change stream advances: see LookupCache. */
+  trustedWhile?: LookupCacheOptions['trustedWhile'];
   /** Monotonic milliseconds for the TTL (tests inject a clock). */
   now?: () => number;
 }
@@ -47,6 +49,7 @@ export class CachedLinkStore implements LinkStore {
       max: options.maxEntries,
       ttlMs: options.ttlMs,
       staleIfErrorMs: options.staleIfErrorMs ?? 0,
+      ...(options.trustedWhile ? { trustedWhile: options.trustedWhile } : {}),
       ...(options.now ? { now: options.now } : {}),
     });
   }

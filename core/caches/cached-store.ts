@@ -1,7 +1,8 @@
 import type { NamedChangeWatch } from '../metrics/shortlink-metrics';
-import type { Store } from '../ports/store';
+import type { ChangeWatch, Store } from '../ports/store';
 import { CachedIdentityStore, DEFAULT_IDENTITY_CACHE_SIZE } from './cached-identity-store';
 import { CachedLinkStore } from './cached-link-store';
+import { streamAdvances, TRUSTED_WHILE_STREAM_ADVANCES_SECONDS } from './stream-trust';
 
 export const DEFAULT_LINK_CACHE_SIZE = 100_000;
 export const DEFAULT_IDENTITY_CACHE_TTL_SECONDS = 10;
@@ -58,19 +59,27 @@ export interface CachedStore extends Store {
  * backend reports changes (MongoDB change streams), every process drops at once what changed:
  * the link (by domain and alias), the organization (by id and key hash), the token, membership or
  * group, or a whole kind of identity lookup when the change names none; elsewhere the TTLs bound
- * how long a change made by another process goes unseen.
+ * how long a change made by another process goes unseen. While a stream advances, what it covers
+ * is trusted up to TRUSTED_WHILE_STREAM_ADVANCES_SECONDS (stream-trust.ts).
  */
 export function withCaches(backend: Store, options: CacheOptions): CachedStore {
   const propagationMs = (options.propagationSeconds ?? DEFAULT_CHANGE_PROPAGATION_SECONDS) * 1000;
   const now = options.now ? { now: options.now } : {};
   const staleIfErrorMs = (options.staleIfErrorSeconds ?? 0) * 1000;
   const watches: NamedChangeWatch[] = [];
+  /** Trusted longer while `watch()` (set once the watch is started) advances. */
+  const trustedWhile = (watch: () => ChangeWatch | undefined) => ({
+    ttlMs: TRUSTED_WHILE_STREAM_ADVANCES_SECONDS * 1000,
+    holds: () => streamAdvances(watch(), propagationMs),
+  });
   let links = backend.links;
   if (options.linkCacheSize > 0) {
+    const started: { watch?: ChangeWatch } = {};
     const cached = new CachedLinkStore(backend.links, {
       maxEntries: options.linkCacheSize,
       ttlMs: propagationMs,
       staleIfErrorMs,
+      trustedWhile: trustedWhile(() => started.watch),
       ...now,
     });
     links = cached;
@@ -78,11 +87,14 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
       if (change === 'all') cached.invalidateAll();
       else cached.invalidate(change.domain, change.alias);
     });
+    started.watch = watch;
     if (watch) watches.push({ stream: 'link', watch });
   }
   let identities = backend.identities;
   if (options.identityTtlSeconds > 0) {
+    const started: { watch?: ChangeWatch } = {};
     const cached = new CachedIdentityStore(backend.identities, {
+      trustedWhile: trustedWhile(() => started.watch),
       ttlMs: options.identityTtlSeconds * 1000,
       propagationTtlMs: Math.min(options.identityTtlSeconds * 1000, propagationMs),
       organizationStaleIfErrorMs: staleIfErrorMs,
@@ -91,6 +103,7 @@ export function withCaches(backend: Store, options: CacheOptions): CachedStore {
     });
     identities = cached;
     const watch = backend.watchIdentityChanges?.((change) => cached.invalidate(change));
+    started.watch = watch;
     if (watch) watches.push({ stream: 'identity', watch });
   }
   return {

@@ -13,6 +13,12 @@ export interface LookupCacheOptions {
   staleIfErrorMs?: number;
   /** Monotonic milliseconds (tests inject a clock); default performance.now(). */
   now?: () => number;
+  /**
+   * A longer trust, `ttlMs` from when an entry was kept, for as long as `holds()` says so (a
+   * change stream that advances: every change made elsewhere reaches `delete` within the short
+   * bound anyway). Only with `ttlMs`, and longer than it.
+   */
+  trustedWhile?: { ttlMs: number; holds: () => boolean };
 }
 
 /** A lookup in flight, and the invalidations by value issued while it runs. */
@@ -22,10 +28,16 @@ interface InFlight<V> {
   vetoes: Array<(value: V) => boolean>;
 }
 
-/** A kept value and the moment (on the cache's clock) until which it is answered without a lookup. */
+/**
+ * A kept value and the moments (on the cache's clock) until which it is answered without a
+ * lookup (`freshUntil`; up to `trustedUntil` while the longer trust holds), and until which it may
+ * be answered stale (`staleUntil`).
+ */
 interface Entry<V> {
   value: V;
   freshUntil: number;
+  trustedUntil: number;
+  staleUntil: number;
 }
 
 /**
@@ -45,14 +57,20 @@ export class LookupCache<V extends NonNullable<unknown>> {
   private readonly values: LRUCache<string, Entry<V>>;
   private readonly pending = new Map<string, InFlight<V>>();
   private readonly ttlMs: number;
+  private readonly staleIfErrorMs: number;
+  private readonly trustedWhile: LookupCacheOptions['trustedWhile'];
   private readonly now: () => number;
 
   constructor(options: LookupCacheOptions) {
     this.now = options.now ?? (() => performance.now());
     this.ttlMs = options.ttlMs ?? Number.POSITIVE_INFINITY;
-    // lru-cache drops an entry once it can no longer be answered even stale: past both bounds.
+    this.staleIfErrorMs = options.staleIfErrorMs ?? 0;
+    this.trustedWhile = options.trustedWhile;
+    // lru-cache drops an entry once it can no longer be answered, trusted longer or stale.
     const keptMs =
-      options.ttlMs === undefined ? undefined : options.ttlMs + (options.staleIfErrorMs ?? 0);
+      options.ttlMs === undefined
+        ? undefined
+        : Math.max(options.ttlMs + this.staleIfErrorMs, options.trustedWhile?.ttlMs ?? 0);
     this.values = new LRUCache<string, Entry<V>>({
       max: options.max,
       ...(keptMs === undefined ? {} : { ttl: keptMs, ttlResolution: 0 }),
@@ -60,9 +78,17 @@ export class LookupCache<V extends NonNullable<unknown>> {
     });
   }
 
+  /** Whether `entry` is answered without a lookup now. */
+  private fresh(entry: Entry<V> | undefined): entry is Entry<V> {
+    if (entry === undefined) return false;
+    const now = this.now();
+    if (now < entry.freshUntil) return true;
+    return now < entry.trustedUntil && this.trustedWhile !== undefined && this.trustedWhile.holds();
+  }
+
   get(key: string, load: () => Promise<V | null>): Promise<V | null> {
     const entry = this.values.get(key);
-    if (entry !== undefined && this.now() < entry.freshUntil) return Promise.resolve(entry.value);
+    if (this.fresh(entry)) return Promise.resolve(entry.value);
     const shared = this.pending.get(key);
     if (shared) return this.join(key, shared, load);
     const flight: InFlight<V> = { lookup: Promise.resolve(null), vetoes: [] };
@@ -78,8 +104,14 @@ export class LookupCache<V extends NonNullable<unknown>> {
         (error: unknown) => {
           // Read again now: an invalidation while the lookup ran removed what may be answered.
           const stale = this.values.get(key);
-          if (!(error instanceof BackendUnavailableError) || stale === undefined) throw error;
-          stale.freshUntil = this.now() + this.ttlMs;
+          if (
+            !(error instanceof BackendUnavailableError) ||
+            stale === undefined ||
+            this.now() >= stale.staleUntil
+          ) {
+            throw error;
+          }
+          stale.freshUntil = Math.min(this.now() + this.ttlMs, stale.staleUntil);
           return stale.value;
         },
       )
@@ -107,7 +139,7 @@ export class LookupCache<V extends NonNullable<unknown>> {
   /** The fresh value kept for `key`, if any: never a lookup. */
   known(key: string): V | undefined {
     const entry = this.values.get(key);
-    return entry !== undefined && this.now() < entry.freshUntil ? entry.value : undefined;
+    return this.fresh(entry) ? entry.value : undefined;
   }
 
   /** Keeps a value known without a lookup (e.g. a link just inserted). */
@@ -116,7 +148,13 @@ export class LookupCache<V extends NonNullable<unknown>> {
   }
 
   private keep(key: string, value: V): void {
-    this.values.set(key, { value, freshUntil: this.now() + this.ttlMs });
+    const now = this.now();
+    this.values.set(key, {
+      value,
+      freshUntil: now + this.ttlMs,
+      trustedUntil: now + (this.trustedWhile?.ttlMs ?? 0),
+      staleUntil: now + this.ttlMs + this.staleIfErrorMs,
+    });
   }
 
   delete(key: string): void {

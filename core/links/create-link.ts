@@ -86,8 +86,8 @@ async function insertOne(ctx: CreateContext, link: NewLink): Promise<LinkRecord 
  * something else (a number, an empty or over-long alias, a "/") fails the create (INTERNAL, the
  * reason in the logged cause) instead of storing a link no chosen alias could name.
  */
-function generatedAlias(ctx: GroupContext): string {
-  const alias: unknown = ctx.deps.aliasGenerator.generate();
+function generatedAlias(ctx: GroupContext, length: number): string {
+  const alias: unknown = ctx.deps.aliasGenerator.generate(length);
   if (isAlias(alias)) return alias;
   const shown = typeof alias === 'string' ? JSON.stringify(alias.slice(0, 80)) : typeof alias;
   throw new Error(
@@ -96,17 +96,22 @@ function generatedAlias(ctx: GroupContext): string {
   );
 }
 
-/** Inserts under a generated alias, retrying collisions a bounded number of times. */
+/**
+ * Inserts under a generated alias, retrying collisions a bounded number of times; each collision
+ * is counted towards lengthening the domain's generated aliases (GeneratedAliasLengths).
+ */
 async function insertGenerated(
   ctx: CreateContext,
   link: Omit<NewLink, 'alias'>,
 ): Promise<LinkRecord> {
   const { reservedAliases, maxAliasAttempts } = ctx.deps;
+  const lengths = ctx.creating.aliasLengths;
   for (let attempt = 0; attempt < maxAliasAttempts; attempt += 1) {
-    const alias = generatedAlias(ctx);
+    const alias = generatedAlias(ctx, lengths.lengthFor(link.domain));
     if (reservedAliases.has(alias.toLowerCase())) continue;
     const stored = await insertOne(ctx, { ...link, alias });
     if (stored !== 'alias_taken') return stored;
+    lengths.collided(link.domain);
   }
   ctx.deps.logger.error({ attempts: maxAliasAttempts }, 'no free generated alias found');
   throw new ShortlinkError('INTERNAL', 'Could not allocate an alias; please retry.');

@@ -61,7 +61,8 @@ function missBudgetOf(ctx: CoreContext): { limiter: RateLimiter; key: string } |
  * (follow-policy.ts). Only a resolve that is a visit (`visit: true`) counts one against
  * max_visits, and one in the link's visits (humans or likely bots, by `userAgent`).
  *
- * Unknown aliases are limited per client address (IPv6 by its /64), as failed token checks are:
+ * Unknown aliases are limited per client address (IPv6 by its /64, and its /56 and /48 each with a
+ * budget of its own: network-budgets.ts), as failed token checks are:
  * a lookup that finds nothing is counted after the read, atomically, and the count decides
  * between NOT_FOUND and RATE_LIMITED. An address the limiter knows to be past its budget is refused
  * before any read (RATE_LIMITED), unless the link is one the store holds without a read (the link

@@ -4,5 +4,10 @@
  * INTERNAL and is not stored.
  */
 export interface AliasGenerator {
-  generate(): string;
+  /**
+   * `length`: how many characters the core asks for: GENERATED_ALIAS_LENGTH (7), more under a
+   * domain whose generated aliases often collide (links/generated-alias-lengths.ts). A generator
+   * may ignore it.
+   */
+  generate(length?: number): string;
 }

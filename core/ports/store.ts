@@ -51,17 +51,21 @@ export type IdentityChange =
  */
 export type LinkChange = { domain: string; alias: string } | 'all';
 
-/** A running watch of the backend's changes; close() stops it. */
 /**
  * How a watch on the backend's changes is doing: `open` (a stream follows changes), `failed`
  * (waiting to reopen one), `unavailable` (none is possible: the caches rely on their TTLs).
  * `lagSeconds`: how far behind the server the last change was heard (from the change's own time).
+ * `positionAt`: the server's time (epoch ms) up to which every change has been heard, when the
+ * watch can tell (its last change's time, or the time of a resume token the server handed out
+ * after a quiet batch): a watch whose position keeps up with the clock is advancing.
  */
 export interface ChangeWatchStatus {
   state: 'open' | 'failed' | 'unavailable';
   lagSeconds?: number;
+  positionAt?: number;
 }
 
+/** A running watch of the backend's changes; close() stops it. */
 export interface ChangeWatch {
   close(): Promise<void>;
   /** Optional: a watch that cannot tell says nothing. */

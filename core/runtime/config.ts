@@ -107,6 +107,11 @@ export const configSchema = z
      * and socket (10 s) timeouts.
      */
     MONGODB_TIMEOUT_MS: timerMsSetting.default(DEFAULT_MONGODB_TIMEOUT_MS),
+    /**
+     * How a process hears of changes made elsewhere: `stream` (its own change streams), `publish`
+     * (its own streams, republished on Redis), `redis` (no stream: what the publishers republish).
+     */
+    MONGODB_INVALIDATION: z.enum(['stream', 'publish', 'redis']).default('stream'),
     /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
     DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
     /** Redis for the shared rate limits (one server, a Cluster, or Sentinels; adapters/redis/). */
@@ -269,6 +274,7 @@ export function settingsRules(
     | 'REDIS_URL'
     | 'WORKERS'
     | 'MONGODB_URI'
+    | 'MONGODB_INVALIDATION'
     | 'DATA_DIR'
   >,
   ctx: z.RefinementCtx,
@@ -281,6 +287,12 @@ export function settingsRules(
   }
   if (settings.REDIS_SENTINEL_NAME && !settings.REDIS_URL) {
     refuse('REDIS_SENTINEL_NAME', 'needs REDIS_URL listing the sentinels');
+  }
+  if (settings.MONGODB_INVALIDATION !== 'stream' && !(settings.REDIS_URL && settings.MONGODB_URI)) {
+    refuse(
+      'MONGODB_INVALIDATION',
+      `is ${settings.MONGODB_INVALIDATION}, which republishes MongoDB's changes through Redis: it needs MONGODB_URI and REDIS_URL`,
+    );
   }
   // The in-memory store lives inside one process: each worker would hold its own links and
   // credentials. Refused at start rather than served wrong.

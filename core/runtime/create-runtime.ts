@@ -18,6 +18,7 @@ import { cachedStoreFromConfig } from './caches-from-config';
 import { createLimitersFromConfig, type LocalLimits } from './limiters-from-config';
 import { claimServedDataDir } from './data-dir-claim';
 import { createStoreFromConfig } from './store-from-config';
+import { invalidationsFromConfig } from './invalidations-from-config';
 import { createUrlGuardFromConfig } from './url-guard-from-config';
 
 /** Stores started with a demo when empty: the embedded ones, never a shared MongoDB. */
@@ -101,9 +102,10 @@ export async function createRuntime(
       closers.push(() => claim.release());
     }
     const backend = options.backend ?? (await createStoreFromConfig(config, logger));
+    const watched = invalidationsFromConfig(backend, config, logger);
     // The caches wrap the store once here, over the timing: a cache hit is not a store call.
     // The limiters share the backend's own client.
-    const store = cachedStoreFromConfig(metrics ? timedStore(backend, metrics) : backend, config);
+    const store = cachedStoreFromConfig(metrics ? timedStore(watched, metrics) : watched, config);
     closers.push(() => store.close());
     const limiters = await createLimitersFromConfig(config, logger, backend, options.localLimits);
     closers.push(() => limiters.close());

@@ -1,6 +1,7 @@
 import { CappedMemoryRateLimiter } from '../adapters/rate-limit/capped-memory-rate-limiter';
 import { createClusterRateLimiter } from '../adapters/rate-limit/cluster-rate-limiter';
 import { createMemoryRateLimiter } from '../adapters/rate-limit/flexible-rate-limiter';
+import { withWiderNetworkBudgets } from '../adapters/rate-limit/network-budgets';
 import { rememberingRefusals } from '../adapters/rate-limit/remembered-refusals';
 import { createMongoRateLimiters } from '../adapters/mongodb/mongo-rate-limiters';
 import { createRedisLimiters } from '../adapters/redis/redis-limiters';
@@ -92,9 +93,23 @@ function localFollowMisses(config: Config, local: LocalLimits): RateLimiter | nu
   const limit = config.FOLLOW_MISSES_PER_MINUTE;
   if (limit === 0) return null;
   const maxKeys = config.AUTH_FAILURE_TRACKED_ADDRESSES;
-  if (local === 'process') return new CappedMemoryRateLimiter({ limit, maxKeys });
-  return rememberingRefusals(
-    createClusterRateLimiter({ limit, keyPrefix: LIMITER_KEY_PREFIX.followMisses, maxKeys }),
-    { maxKeys },
+  if (local === 'process') {
+    return withWiderNetworkBudgets(
+      (budget) => new CappedMemoryRateLimiter({ limit: budget, maxKeys }),
+      limit,
+    );
+  }
+  // The primary holds one budget per key prefix: each network size is a budget of its own.
+  return withWiderNetworkBudgets(
+    (budget, prefixLength) =>
+      rememberingRefusals(
+        createClusterRateLimiter({
+          limit: budget,
+          keyPrefix: `${LIMITER_KEY_PREFIX.followMisses}${prefixLength === undefined ? '' : `/${prefixLength}`}`,
+          maxKeys,
+        }),
+        { maxKeys },
+      ),
+    limit,
   );
 }

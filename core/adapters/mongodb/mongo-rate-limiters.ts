@@ -7,6 +7,7 @@ import {
   LIMITER_KEY_PREFIX,
 } from '../../rate-limit/limits';
 import { rememberingRefusals } from '../rate-limit/remembered-refusals';
+import { withWiderNetworkBudgets } from '../rate-limit/network-budgets';
 import { FlexibleRateLimiter, flexibleOptions } from '../rate-limit/flexible-rate-limiter';
 import { onMongo } from './backend-errors';
 import { databaseNameFromUri } from './connection-options';
@@ -79,12 +80,16 @@ export async function createMongoRateLimiters(
     authFailures: bound(authFailures, LIMITER_KEY_PREFIX.authFailures),
     followMisses:
       followMissLimit > 0
-        ? rememberingRefusals(
-            bound(
-              limiter(followMissLimit, LIMITER_KEY_PREFIX.followMisses),
-              LIMITER_KEY_PREFIX.followMisses,
-            ),
-            { maxKeys: options.trackedAddresses ?? DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES },
+        ? withWiderNetworkBudgets(
+            (limit) =>
+              rememberingRefusals(
+                bound(
+                  limiter(limit, LIMITER_KEY_PREFIX.followMisses),
+                  LIMITER_KEY_PREFIX.followMisses,
+                ),
+                { maxKeys: options.trackedAddresses ?? DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES },
+              ),
+            followMissLimit,
           )
         : null,
     close,

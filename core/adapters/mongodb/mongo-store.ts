@@ -15,7 +15,7 @@ import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
 import { ensureIndexes } from './indexes';
 import { watchIdentityChanges } from './identity-change-stream';
 import { watchLinkChanges } from './link-change-stream';
-import { serverOperationTime } from './resumable-change-stream';
+import { streamStartTime } from './resumable-change-stream';
 import { MongoIdSequence } from './mongo-id-sequence';
 import { MongoIdempotencyStore } from './mongo-idempotency-store';
 import { MongoIdentityStore } from './mongo-identity-store';
@@ -82,7 +82,7 @@ export function mongoStoreOn(
   settings: MongoStoreSettings = {},
 ): MongoStore {
   const logger = settings.logger ?? silentLogger;
-  const operationTime = () => serverOperationTime(db);
+  const operationTime = () => streamStartTime(db);
   // Links, ids and idempotency records are acknowledged by a majority whatever the URI says
   // (`?w=1` sets only the client's default, which a collection's own write concern overrides):
   // an acknowledged link must survive a failover, and an id block or a claim lost in a rollback

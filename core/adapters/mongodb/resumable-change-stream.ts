@@ -51,6 +51,43 @@ export async function serverOperationTime(db: Pick<Db, 'command'>): Promise<Time
 }
 
 /**
+ * How much earlier than the `ping`'s time a stream from now starts. Through mongos, the `ping`
+ * may be dated later than a write still in flight on a shard (its oplog time comes before the
+ * `ping`'s cluster time, its commit after): starting a few seconds earlier hears it too, at the
+ * cost of hearing again the changes of those seconds (each drops what it names, once more).
+ */
+export const STREAM_START_EARLIER_SECONDS = 5;
+
+/**
+ * Where a stream from now starts: the server's operation time (serverOperationTime),
+ * STREAM_START_EARLIER_SECONDS earlier; undefined where the server has none (a standalone).
+ */
+export async function streamStartTime(db: Pick<Db, 'command'>): Promise<Timestamp | undefined> {
+  const time = await serverOperationTime(db);
+  if (!time) return undefined;
+  return new Timestamp({ t: Math.max(0, time.high - STREAM_START_EARLIER_SECONDS), i: 0 });
+}
+
+/**
+ * The server time (epoch ms) a resume token stands for. A token's `_data` is the hex of a
+ * KeyString whose first value is the change's cluster time: type byte 0x82 (a Timestamp), then
+ * its seconds as 4 big-endian bytes. Undefined for a token of any other shape: the watch then
+ * cannot tell its position from tokens (only from its changes' times).
+ */
+export function resumeTokenTime(token: unknown): number | undefined {
+  const data = (token as { _data?: unknown } | null | undefined)?._data;
+  if (typeof data !== 'string' || !/^82[0-9a-fA-F]{8}/.test(data)) return undefined;
+  return Number.parseInt(data.slice(2, 10), 16) * 1000;
+}
+
+/** When a change was made (epoch ms): its wall time, else its oplog time; undefined if neither. */
+function madeAtOf(event: WatchedEvent): number | undefined {
+  if (event.wallTime instanceof Date) return event.wallTime.getTime();
+  if (event.clusterTime instanceof Timestamp) return event.clusterTime.high * 1000;
+  return undefined;
+}
+
+/**
  * Server codes meaning "no change streams here": 40573 on a standalone server (change streams need
  * a replica set or a sharded cluster), 115 (CommandNotSupported), 20 (IllegalOperation, e.g.
  * storage engines without an oplog).
@@ -77,17 +114,6 @@ const UNAUTHORIZED = 13;
 
 /** The longest wait between attempts while streams fail before their first token. */
 const MAX_BACKOFF_FACTOR = 12;
-
-/** Seconds between when a change was made (its wall time, else its oplog time) and now. */
-function lagSecondsOf(event: WatchedEvent, now: number): number | undefined {
-  const madeAt =
-    event.wallTime instanceof Date
-      ? event.wallTime.getTime()
-      : event.clusterTime instanceof Timestamp
-        ? event.clusterTime.high * 1000
-        : undefined;
-  return madeAt === undefined ? undefined : Math.max(0, (now - madeAt) / 1000);
-}
 
 interface ResumableWatchOptions {
   /** Opens a change stream starting at `from` (from now when empty). */
@@ -189,8 +215,16 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
     };
     const reopen = (delayMs: number) => later(delayMs, open);
 
+    /** The stream has heard everything up to `at` (epoch ms): its position only moves on. */
+    const reached = (at: number | undefined) => {
+      if (at !== undefined && (status.positionAt === undefined || at > status.positionAt)) {
+        status.positionAt = at;
+      }
+    };
     current.on('resumeTokenChanged', (token) => {
       if (token === null || token === undefined) return;
+      // The token of a quiet batch stands for the server's time: nothing before it is unheard.
+      if (!ended) reached(resumeTokenTime(token));
       heard = true;
       failuresBeforeToken = 0;
       resumeFrom = { resumeAfter: token };
@@ -199,8 +233,9 @@ export function watchResumably(options: ResumableWatchOptions): ChangeWatch {
       if (ended) return;
       heard = true;
       failuresBeforeToken = 0;
-      const lagSeconds = lagSecondsOf(event, Date.now());
-      if (lagSeconds !== undefined) status.lagSeconds = lagSeconds;
+      const madeAt = madeAtOf(event);
+      if (madeAt !== undefined) status.lagSeconds = Math.max(0, (Date.now() - madeAt) / 1000);
+      reached(madeAt);
       if (event.operationType === 'invalidate') {
         if (!end()) return;
         options.onMissed();

@@ -5,6 +5,7 @@ import {
   LIMITER_KEY_PREFIX,
   RATE_LIMIT_WINDOW_SECONDS,
 } from '../../rate-limit/limits';
+import { withWiderNetworkBudgets } from '../rate-limit/network-budgets';
 import { rememberingRefusals } from '../rate-limit/remembered-refusals';
 import { FallbackMonitor } from './fallback-monitor';
 import {
@@ -140,17 +141,21 @@ export async function createRedisLimiters(options: RedisLimitersOptions): Promis
     }),
     followMisses:
       followMissLimit > 0
-        ? rememberingRefusals(
-            createRedisRateLimiter({
-              client,
-              monitor,
-              topology: topology.kind,
-              limit: followMissLimit,
-              windowSeconds,
-              keyPrefix: `${prefix}:${LIMITER_KEY_PREFIX.followMisses}`,
-              maxKeys: trackedAddresses,
-            }),
-            { maxKeys: trackedAddresses },
+        ? withWiderNetworkBudgets(
+            (limit) =>
+              rememberingRefusals(
+                createRedisRateLimiter({
+                  client,
+                  monitor,
+                  topology: topology.kind,
+                  limit,
+                  windowSeconds,
+                  keyPrefix: `${prefix}:${LIMITER_KEY_PREFIX.followMisses}`,
+                  maxKeys: trackedAddresses,
+                }),
+                { maxKeys: trackedAddresses },
+              ),
+            followMissLimit,
           )
         : null,
     client,
