@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   bindAddressSetting,
   entriesSetting,
+  flagSetting,
   listSetting as list,
   nonnegativeSetting,
   optionalTextSetting as optionalText,
@@ -107,6 +108,8 @@ export const configSchema = z
      * and socket (10 s) timeouts.
      */
     MONGODB_TIMEOUT_MS: timerMsSetting.default(DEFAULT_MONGODB_TIMEOUT_MS),
+    /** 0: start-up only lists MongoDB's indexes, and refuses to start when one is missing. */
+    MONGODB_CREATE_INDEXES: flagSetting.default(true),
     /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
     DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
     /** Redis for the shared rate limits (one server, a Cluster, or Sentinels; adapters/redis/). */

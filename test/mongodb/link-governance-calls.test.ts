@@ -744,6 +744,8 @@ describe('MongoDB link store: indexes at start-up', () => {
           created.push({ collection, key, options });
           return Promise.resolve('ok');
         },
+        // A new database: no collection has an index yet.
+        listIndexes: () => ({ toArray: () => Promise.resolve([]) }),
       }),
     } as unknown as Db;
     await ensureIndexes(db);

@@ -100,6 +100,8 @@ describe('round trips per operation on MongoDB, rate limits on MongoDB', () => {
     expect(mongoOnly.startUp).toEqual({
       mongo: {
         'links.distinct': 1,
+        // A new database: listed, then both created (a prepared one is only listed).
+        'rate_limits.listIndexes': 1,
         'rate_limits.createIndex': 2,
         'db.command ping': 2,
         'db.watch': 1,
