@@ -158,8 +158,8 @@ export interface LinkStore {
   /**
    * Every domain some link is stored under, once each, in no particular order: the forms a
    * following Host may name (a domain an organization holds now, or one its links were stored
-   * under before provisioning dropped a default port). Read by following's domain directory a
-   * few times a minute, not per request.
+   * under before provisioning dropped a default port). Read by following's domain directory once
+   * when the core is made (its reloads read the organizations' domains), never per request.
    */
   listDomains(): Promise<string[]>;
   findById(id: number): Promise<LinkRecord | null>;

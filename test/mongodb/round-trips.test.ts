@@ -96,10 +96,12 @@ describe('round trips per operation on MongoDB, rate limits on MongoDB', () => {
     });
   });
 
-  it('at start-up: the limiters’ indexes, the domains links are under, each change stream’s operation time and opening', () => {
+  it('at start-up: the limiters’ indexes, the domains links and organizations are under, each change stream’s operation time and opening', () => {
     expect(mongoOnly.startUp).toEqual({
       mongo: {
+        // The link domain directory's first load; its reloads read the organizations' only.
         'links.distinct': 1,
+        'organizations.distinct': 1,
         // A new database: listed, then both created (a prepared one is only listed).
         'rate_limits.listIndexes': 1,
         'rate_limits.createIndex': 2,
