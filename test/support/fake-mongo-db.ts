@@ -154,6 +154,8 @@ function equalities(filter: Doc): Doc {
 export class FakeMongo {
   /** Every round trip, in order: `<collection>.<method>` or `db.command <name>`. */
   readonly calls: string[] = [];
+  /** Duplicate-key errors (11000) answered, of any index. */
+  duplicateKeyErrors = 0;
   readonly collections = new Map<string, Doc[]>();
   /** The indexes createIndex made, by collection (besides `_id_`, which every collection has). */
   readonly indexes = new Map<string, FakeIndex[]>();
@@ -180,6 +182,7 @@ export class FakeMongo {
     for (const keys of [['_id'], ...(UNIQUE_KEYS[name] ?? [])]) {
       const clash = held.some((other) => keys.every((key) => same(other[key], doc[key])));
       if (clash) {
+        this.duplicateKeyErrors += 1;
         const index = keys.join('_');
         throw new MongoServerError({
           code: 11000,
