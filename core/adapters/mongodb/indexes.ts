@@ -30,15 +30,22 @@ export const ID_INDEX = { name: '_id_', key: { _id: 1 } } as const;
  */
 export const INDEXES = {
   linkAlias: unique(COLLECTIONS.links, 'domain_alias_unique', { domain: 1, alias: 1 }),
-  /** An organization's links newest first (links.list, paged by `_id < beforeId`). */
-  linksOfOrganization: ordered(COLLECTIONS.links, 'organization_newest_first', {
+  /** An organization's links newest first (links.list, paged by creation time and id). */
+  linksOfOrganization: ordered(COLLECTIONS.links, 'organization_created_newest_first', {
     organizationId: 1,
+    createdAt: -1,
     _id: -1,
   }),
   /** One URL group's links newest first (links.list with a group). */
-  linksOfGroup: ordered(COLLECTIONS.links, 'organization_group_newest_first', {
+  linksOfGroup: ordered(COLLECTIONS.links, 'organization_group_created_newest_first', {
     organizationId: 1,
     groupApiId: 1,
+    createdAt: -1,
+    _id: -1,
+  }),
+  /** Every link newest first (the operator's rescan and listings without an organization). */
+  linksNewestFirst: ordered(COLLECTIONS.links, 'created_newest_first', {
+    createdAt: -1,
     _id: -1,
   }),
   /**
