@@ -145,7 +145,7 @@ function readListOptions(options: Options): ListOptions {
   };
 }
 
-/** `link list`: newest first, a page at a time (paged by id, so nothing repeats or is missed). */
+/** `link list`: newest first, a page at a time (paged by position, so nothing repeats or is missed). */
 async function listLinks(
   store: Store,
   { organizationId, group, limit }: ListOptions,
