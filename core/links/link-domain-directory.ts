@@ -19,7 +19,7 @@ interface LinkDomainDirectoryOptions {
  * MongoDB goes to every shard), read once; and the organizations' domains
  * (`identities.listLinkDomains`, a small collection), read at every reload.
  */
-export interface LinkDomainSources {
+interface LinkDomainSources {
   links: Pick<LinkStore, 'listDomains'>;
   identities: Pick<IdentityStore, 'listLinkDomains'>;
 }

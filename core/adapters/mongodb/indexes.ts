@@ -2,7 +2,7 @@ import { MongoServerError, type Db, type IndexSpecification } from 'mongodb';
 import { COLLECTIONS } from './documents';
 import { VISIT_BATCH_MARK_SECONDS } from './mongo-visit-store';
 
-export interface IndexDefinition {
+interface IndexDefinition {
   collection: string;
   name: string;
   key: IndexSpecification;
@@ -150,7 +150,7 @@ async function listIndexes(db: Db, collection: string): Promise<ListedIndex[]> {
 }
 
 /** The indexes of `wanted` the database lacks: one listIndexes per collection, nothing written. */
-export async function missingIndexes(
+async function missingIndexes(
   db: Db,
   wanted: readonly IndexDefinition[],
 ): Promise<IndexDefinition[]> {
