@@ -118,7 +118,7 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
   };
   checkCoreNumbers(full);
   const following: FollowingState = {
-    domains: new LinkDomainDirectory(full.store.links, {
+    domains: new LinkDomainDirectory(full.store, {
       refreshMs: full.linkDomainsRefreshSeconds * 1000,
       logger: full.logger,
     }),

@@ -49,6 +49,7 @@ const COMMANDS = {
   // --seed-file is taken only to refuse it with the reason (admin.ts), not as an unknown option.
   'token revoke': { options: ['user', 'all', 'seed-file'] },
   backup: { options: [] },
+  'db migrate': { options: [] },
   // Links live in the store only; --seed-file is taken to refuse it with the reason (admin.ts).
   'link show': { options: ['id', 'domain', 'alias', 'seed-file'] },
   'link list': { options: ['org', 'group', 'limit', 'seed-file'] },
@@ -85,13 +86,16 @@ export const isLinkCommand = (command: string): command is LinkCommand =>
  * The commands that read or write identities (backup copies the store; the link commands work on
  * links).
  */
-type AdminCommand = Exclude<Command, 'backup' | LinkCommand>;
+type AdminCommand = Exclude<Command, 'backup' | 'db migrate' | LinkCommand>;
 
 /** The commands that only read: they write nothing, not even a seed file or a new store. */
 export const LISTING_COMMANDS: ReadonlySet<AdminCommand> = new Set(['org list', 'user list']);
 
 export const isAdminCommand = (command: string): command is AdminCommand =>
-  command !== 'backup' && !isLinkCommand(command) && Object.hasOwn(COMMANDS, command);
+  command !== 'backup' &&
+  command !== 'db migrate' &&
+  !isLinkCommand(command) &&
+  Object.hasOwn(COMMANDS, command);
 
 /** A command's options: one value each, an array for the repeatable ones. */
 export type Options = Record<string, string | string[] | boolean | undefined>;
@@ -99,6 +103,7 @@ export type Options = Record<string, string | string[] | boolean | undefined>;
 type CommandLine =
   | { help: true; usage: string }
   | { help: false; command: 'backup'; target: string }
+  | { help: false; command: 'db migrate' }
   | {
       help: false;
       command: AdminCommand | LinkCommand;
@@ -154,6 +159,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
   checkOptionsOf(command as Command, tokens);
 
   if (command === 'backup') return { help: false, command, target: second ?? '' };
+  if (command === 'db migrate') return { help: false, command };
   // --org is repeatable for "user create" and single elsewhere.
   const orgs = values.org;
   const options: Options = { ...values, org: command === 'user create' ? orgs : orgs?.[0] };

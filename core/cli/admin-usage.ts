@@ -20,6 +20,7 @@ const COMMAND_FORMS = {
     ['--user USER_ID --all  (every token of the user)'],
   ],
   backup: [['DIR      (LMDB only: a consistent copy of DATA_DIR into DIR, missing or empty)']],
+  'db migrate': [['(MongoDB only: creates the indexes the server needs that are missing)']],
   'link show': [['--domain HOST --alias ALIAS | --id N   (the link as one JSON object)']],
   'link list': [
     ['--org ORG_ID [--group API_ID] [--limit N]   (one JSON object per line, newest first)'],

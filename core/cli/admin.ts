@@ -17,6 +17,7 @@ import { openAdminReader, openAdminTarget, targetsSeedFile, type AdminTarget } f
 import { rotatedInSeedFile, rotatedInStore } from './key-rotation';
 import { seedFileActiveNote } from './server-seed-file-note';
 import { runBackup } from './backup';
+import { runDbMigrate } from './db-migrate';
 import { terminalText } from './terminal-text';
 import { readTokenInput, tokenFromInput } from './token-input';
 import { REVOKE_ON_SEED_FILE_REFUSED, revokesByUser, seedFileStillLists } from './token-revoke';
@@ -152,6 +153,10 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   if (commandLine.command === 'backup') {
     process.stdout.write(terminalText(await runBackup(config, commandLine.target)) + '\n');
+    return;
+  }
+  if (commandLine.command === 'db migrate') {
+    process.stdout.write((await runDbMigrate(config)).map(terminalText).join('\n') + '\n');
     return;
   }
   // Only --seed-file makes a seed file the target; SHORTLINK_SEED_FILE names the server's, which

@@ -1,7 +1,7 @@
 import { readReason } from '../links/disable-link';
 import { setLinkState } from '../links/set-link-state';
 import type { Clock } from '../ports/clock';
-import { ADMIN_ACTOR, type LinkRecord } from '../ports/link-store';
+import { ADMIN_ACTOR, positionOf, type LinkPosition, type LinkRecord } from '../ports/link-store';
 import { actorOf, operatorActing } from '../links/link-actor';
 import type { Store } from '../ports/store';
 import { NotFoundProvisioningError, ProvisioningError } from '../provisioning/provisioning-error';
@@ -139,7 +139,7 @@ function readListOptions(options: Options): ListOptions {
   };
 }
 
-/** `link list`: newest first, a page at a time (paged by id, so nothing repeats or is missed). */
+/** `link list`: newest first, a page at a time (paged by position, so nothing repeats or is missed). */
 async function listLinks(
   store: Store,
   { organizationId, group, limit }: ListOptions,
@@ -152,19 +152,19 @@ async function listLinks(
     );
   }
   let remaining = limit;
-  let beforeId: number | undefined;
+  let before: LinkPosition | undefined;
   while (remaining > 0) {
     const pageSize = Math.min(remaining, LINK_PAGE_SIZE);
     const page = await store.links.list({
       organizationId,
       ...(group !== undefined && { groupApiId: group }),
-      ...(beforeId !== undefined && { beforeId }),
+      ...(before !== undefined && { before }),
       limit: pageSize,
     });
     for (const link of page) await print(JSON.stringify(linkJson(link)));
     const last = page.at(-1);
     if (!last || page.length < pageSize) return;
     remaining -= page.length;
-    beforeId = last.id;
+    before = positionOf(last);
   }
 }

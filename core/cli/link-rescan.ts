@@ -4,7 +4,7 @@ import { ShortlinkError } from '../errors/shortlink-error';
 import { setLinkState } from '../links/set-link-state';
 import type { Clock } from '../ports/clock';
 import type { Organization } from '../ports/identity-store';
-import { RESCAN_ACTOR, type LinkRecord } from '../ports/link-store';
+import { positionOf, RESCAN_ACTOR, type LinkPosition, type LinkRecord } from '../ports/link-store';
 import { operatorActing } from '../links/link-actor';
 import type { Store } from '../ports/store';
 import type { UrlGuard, UrlVerdict } from '../ports/url-guard';
@@ -77,7 +77,7 @@ const waitAbortably = (ms: number, signal: AbortSignal): Promise<void> =>
  * again: never skipped, never disabled for it.
  *
  * One link at a time, so the checkpoint is exact: every link of the scope from the newest down to
- * `lastId` is finished, and a rerun continues below it without checking any of them again. Links
+ * `lastId` is finished, and a rerun continues after it without checking any of them again. Links
  * created after the rescan started are newer than where it is and are not its business: they
  * passed the guard when they were created.
  */
@@ -106,16 +106,16 @@ export async function rescanLinks(options: RescanOptions): Promise<RescanOutcome
     lastSaved = Date.now();
   };
 
-  const ahead = options.countAhead
-    ? await countLinks(store, organizationId, checkpoint.lastId)
-    : undefined;
+  // The checkpoint names the last finished link by id; the listing goes on after its position.
+  let before = await positionOfId(store, checkpoint.lastId);
+  const ahead = options.countAhead ? await countLinks(store, organizationId, before) : undefined;
   report.started(checkpoint.lastId, { ...counts }, ahead);
   const running = { ...options, organizations: new Map<string, Organization>() };
   try {
     for (;;) {
       const page = await store.links.list({
         ...(organizationId !== null && { organizationId }),
-        ...(checkpoint.lastId !== null && { beforeId: checkpoint.lastId }),
+        ...(before !== undefined && { before }),
         limit: LINK_PAGE_SIZE,
       });
       for (const link of page) {
@@ -126,6 +126,7 @@ export async function rescanLinks(options: RescanOptions): Promise<RescanOutcome
           return { stopped: true, counts: { ...counts } };
         }
         checkpoint.lastId = link.id;
+        before = positionOf(link);
         report.progress({ ...counts });
         if (Date.now() - lastSaved >= saveEveryMs) await save();
       }
@@ -233,23 +234,31 @@ async function organizationOf(
   return organization;
 }
 
-/** How many links of the scope lie below `beforeId` (all, from the newest, when null). */
+/** Where the listing goes on after the link with this id (links are never deleted). */
+async function positionOfId(store: Store, id: number | null): Promise<LinkPosition | undefined> {
+  if (id === null) return undefined;
+  const link = await store.links.findById(id);
+  if (!link) throw new Error(`the checkpoint's last link ${id} is not in the store`);
+  return positionOf(link);
+}
+
+/** How many links of the scope lie after `before` (all, from the newest, when undefined). */
 async function countLinks(
   store: Store,
   organizationId: string | null,
-  beforeId: number | null,
+  before: LinkPosition | undefined,
 ): Promise<number> {
   let count = 0;
-  let below = beforeId;
+  let after = before;
   for (;;) {
     const page = await store.links.list({
       ...(organizationId !== null && { organizationId }),
-      ...(below !== null && { beforeId: below }),
+      ...(after !== undefined && { before: after }),
       limit: LINK_PAGE_SIZE,
     });
     count += page.length;
     const last = page.at(-1);
     if (!last || page.length < LINK_PAGE_SIZE) return count;
-    below = last.id;
+    after = positionOf(last);
   }
 }

@@ -1,5 +1,6 @@
 import { ShortlinkError } from '../errors/shortlink-error';
 import { MAX_ID_LENGTH } from '../ports/identity-store';
+import { positionOf, type LinkPosition } from '../ports/link-store';
 import { isAbsent, ownField } from '../procedure/raw-input';
 import { groupNotFound, urlGroupIdSchema } from '../organizations/resolve-group';
 import { argumentsError, argumentsSchema, governingProcedure } from './governing-procedure';
@@ -20,7 +21,7 @@ export interface ListLinksRequest {
 }
 
 export interface LinkPage {
-  /** Newest first. */
+  /** Newest first: by creation time, then id. */
   links: LinkView[];
   /** Give it as `page_token` for the next page; "" when this page is the last. */
   next_page_token: string;
@@ -50,23 +51,32 @@ const listArguments = argumentsSchema<ListArguments>((body) => {
 });
 
 /**
- * `links.list`: one page of the organization's links (or one URL group's), newest first, each
- * with its visit total (one visit store read for the page). The
- * page token carries the id the next page starts below, so paging repeats and misses nothing
- * that existed when the listing began, whatever is created meanwhile.
+ * `links.list`: one page of the organization's links (or one URL group's), newest first (by
+ * creation time, then id), each with its visit total (one visit store read for the page). The
+ * page token carries the last link's creation time and id, which the next page starts after, so
+ * paging repeats and misses nothing that existed when the listing began, whatever is created
+ * meanwhile.
  */
 export const listLinks = governingProcedure
   .input(listArguments, argumentsError)
   .query(async ({ ctx, input }): Promise<LinkPage> => {
     const { organization } = ctx;
     const { groupApiId, pageSize, pageToken } = input;
-    let beforeId: number | undefined;
+    let before: LinkPosition | undefined;
     if (pageToken !== undefined) {
       const decoded = decodePageToken(pageToken, organization.id, groupApiId);
       if (decoded === null) {
         throw new ShortlinkError('ARGUMENT_INVALID', PAGE_TOKEN_FOREIGN);
       }
-      beforeId = decoded;
+      if ('after' in decoded) before = decoded.after;
+      else {
+        // A token of the listing by id: it goes on after that link, wherever it now sorts.
+        const link = await ctx.deps.store.links.findById(decoded.afterLinkId);
+        if (!link || link.organizationId !== organization.id) {
+          throw new ShortlinkError('ARGUMENT_INVALID', PAGE_TOKEN_FOREIGN);
+        }
+        before = positionOf(link);
+      }
     }
     if (groupApiId !== undefined) {
       const group =
@@ -79,7 +89,7 @@ export const listLinks = governingProcedure
     const found = await ctx.deps.store.links.list({
       organizationId: organization.id,
       ...(groupApiId !== undefined && { groupApiId }),
-      ...(beforeId !== undefined && { beforeId }),
+      ...(before !== undefined && { before }),
       limit: pageSize + 1,
     });
     const page = found.slice(0, pageSize);
@@ -93,7 +103,7 @@ export const listLinks = governingProcedure
       links: page.map((link) => toLinkView(link, counts.get(link.id))),
       next_page_token:
         found.length > pageSize && last
-          ? encodePageToken(last.id, organization.id, groupApiId)
+          ? encodePageToken(positionOf(last), organization.id, groupApiId)
           : '',
     };
   });

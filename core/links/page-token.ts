@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
+import type { LinkPosition } from '../ports/link-store';
 
 /**
  * The opaque `page_token` of a paged reading: where the next page starts, bound to the reading it
  * came from (links.list: the organization and group; links.history: the organization and link),
- * so a token is never read against another one. base64url of `1.<position>.<scope>`; nothing in it
- * is secret, and a client must not parse it.
+ * so a token is never read against another one. base64url of `1.<position>.<scope>` (a history,
+ * and listings before they were ordered by creation time: the last link's id), or of
+ * `2.<creation time in ms>.<id>.<scope>` (a listing); nothing in it is secret, and a client must
+ * not parse it.
  */
 const VERSION = '1';
+const LISTING_VERSION = '2';
 
 /** A reading's scope: the JSON of its parts, hashed short. Listings keep their first form. */
 function scopeOf(parts: readonly unknown[]): string {
@@ -35,22 +39,39 @@ function decode(token: string, scope: string): number | null {
   return Number.isSafeInteger(value) ? value : null;
 }
 
-/** links.list's token: the id the next page starts below. */
+/** links.list's token: the position (the last link's) the next page starts after. */
 export function encodePageToken(
-  beforeId: number,
+  after: LinkPosition,
   organizationId: string,
   groupApiId: string | undefined,
 ): string {
-  return encode(beforeId, listingScope(organizationId, groupApiId));
+  const scope = listingScope(organizationId, groupApiId);
+  const text = `${LISTING_VERSION}.${after.createdAt.getTime()}.${after.id}.${scope}`;
+  return Buffer.from(text).toString('base64url');
 }
 
-/** The id a token says the page starts below, or null when it is no token of this listing. */
+/**
+ * Where a listing's token says the page starts: after a position, or, for a token of a listing
+ * by id (an earlier version), after the link with that id; null when it is no token of this
+ * listing.
+ */
 export function decodePageToken(
   token: string,
   organizationId: string,
   groupApiId: string | undefined,
-): number | null {
-  return decode(token, listingScope(organizationId, groupApiId));
+): { after: LinkPosition } | { afterLinkId: number } | null {
+  const scope = listingScope(organizationId, groupApiId);
+  const byId = decode(token, scope);
+  if (byId !== null) return { afterLinkId: byId };
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(token)) return null;
+  const parts = Buffer.from(token, 'base64url').toString('utf8').split('.');
+  if (parts.length !== 4 || parts[0] !== LISTING_VERSION || parts[3] !== scope) return null;
+  const [, ms = '', id = ''] = parts;
+  if (!/^-?\d{1,16}$/.test(ms) || !/^[1-9]\d{0,15}$/.test(id)) return null;
+  const createdAt = new Date(Number(ms));
+  const linkId = Number(id);
+  if (Number.isNaN(createdAt.getTime()) || !Number.isSafeInteger(linkId)) return null;
+  return { after: { createdAt, id: linkId } };
 }
 
 /** links.history's token: how many entries of the link's history the pages before gave. */

@@ -112,14 +112,33 @@ export interface LinkCompletion {
   completed: (link: LinkRecord) => CompletedRecord;
 }
 
-/** Which links `LinkStore.list` reads, newest (highest id) first. */
+/**
+ * A link's place in a listing: listings are ordered newest first by creation time, then by id
+ * (ids are unique, and increase within one process only, so they break ties, not order time).
+ */
+export interface LinkPosition {
+  createdAt: Date;
+  id: number;
+}
+
+/** The position of `link` in a listing. */
+export const positionOf = (link: Pick<LinkRecord, 'createdAt' | 'id'>): LinkPosition => ({
+  createdAt: link.createdAt,
+  id: link.id,
+});
+
+/** Which links `LinkStore.list` reads, newest first (by createdAt, then id, both descending). */
 export interface LinkListQuery {
   /** One organization's links; absent: every link (the operator's rescan). */
   organizationId?: string;
   /** With organizationId: one URL group's links only. */
   groupApiId?: string;
-  /** Only links whose id is below this one (the page after a link); absent: from the newest. */
-  beforeId?: number;
+  /**
+   * Only links after this position in that order: created earlier, or at the same time with a
+   * lower id; absent: from the newest. The position of a link (the last of the previous page):
+   * LMDB and memory, where ids and creation times agree, read only its id.
+   */
+  before?: LinkPosition;
   /** The most links answered, at least 1. */
   limit: number;
 }
@@ -127,7 +146,10 @@ export interface LinkListQuery {
 export interface LinkStore {
   /**
    * Inserts atomically and answers the stored record, with the id the store assigned: unique
-   * across the deployment and increasing, starting at 1, not gapless. When (domain, alias)
+   * across the deployment, increasing within one process (MongoDB's blocks; LMDB and memory
+   * increase across processes too), starting at 1, not gapless. LMDB and memory store a creation
+   * time no earlier than the previous link's (a create whose clock read came before another's
+   * commit takes that one's time), so there ids and creation times order links alike. When (domain, alias)
    * already exists no link is written and the answer is 'alias_taken'. Uniqueness is decided
    * here, never by a prior lookup; the answer comes once the link is as durable as the store
    * makes anything.
@@ -158,15 +180,15 @@ export interface LinkStore {
   /**
    * Every domain some link is stored under, once each, in no particular order: the forms a
    * following Host may name (a domain an organization holds now, or one its links were stored
-   * under before provisioning dropped a default port). Read by following's domain directory a
-   * few times a minute, not per request.
+   * under before provisioning dropped a default port). Read by following's domain directory once
+   * when the core is made (its reloads read the organizations' domains), never per request.
    */
   listDomains(): Promise<string[]>;
   findById(id: number): Promise<LinkRecord | null>;
   /**
-   * The links `query` names, ordered by id from the highest down. Paging by `beforeId` (the last
-   * id of the previous page) repeats and misses nothing that existed when the first page was read,
-   * whatever is inserted meanwhile.
+   * The links `query` names, newest first: by createdAt, then id, both descending. Paging from
+   * `before` (the last link of the previous page) repeats and misses nothing that existed when
+   * the first page was read, whatever is inserted meanwhile (a new link's creation time is later).
    */
   list(query: LinkListQuery): Promise<LinkRecord[]>;
   /**

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   bindAddressSetting,
   entriesSetting,
+  flagSetting,
   listSetting as list,
   nonnegativeSetting,
   optionalTextSetting as optionalText,
@@ -112,6 +113,8 @@ export const configSchema = z
      * (its own streams, republished on Redis), `redis` (no stream: what the publishers republish).
      */
     MONGODB_INVALIDATION: z.enum(['stream', 'publish', 'redis']).default('stream'),
+    /** 0: start-up only lists MongoDB's indexes, and refuses to start when one is missing. */
+    MONGODB_CREATE_INDEXES: flagSetting.default(true),
     /** The embedded store's directory (LMDB), or `:memory:` for the in-process memory store. */
     DATA_DIR: z.string().trim().min(1).default(DEFAULT_DATA_DIR),
     /** Redis for the shared rate limits (one server, a Cluster, or Sentinels; adapters/redis/). */

@@ -61,6 +61,7 @@ export async function createLimitersFromConfig(
       followMissLimit: config.FOLLOW_MISSES_PER_MINUTE,
       trackedAddresses: config.AUTH_FAILURE_TRACKED_ADDRESSES,
       operationTimeoutMs: config.MONGODB_TIMEOUT_MS,
+      createIndexes: config.MONGODB_CREATE_INDEXES,
     });
   }
   const createLimiter = local === 'cluster' ? createClusterRateLimiter : createMemoryRateLimiter;

@@ -17,13 +17,14 @@ export function createStoreFromConfig(
   logger: Logger,
   { migrate = true, readOnly = false }: { migrate?: boolean; readOnly?: boolean } = {},
 ): Promise<Store> {
-  // MongoDB has no opening write but its indexes, made sure of by every process (idempotent).
+  // MongoDB has no opening write but its missing indexes (none once `admin db migrate` ran).
   if (config.MONGODB_URI) {
     return createMongoStore({
       uri: config.MONGODB_URI,
       logger,
       idBlockSize: config.ID_BLOCK_SIZE,
       operationTimeoutMs: config.MONGODB_TIMEOUT_MS,
+      createIndexes: config.MONGODB_CREATE_INDEXES,
     });
   }
   if (storeKindOf(config) === 'memory') return Promise.resolve(createMemoryStore());

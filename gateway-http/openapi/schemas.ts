@@ -120,7 +120,11 @@ export const shortLinkSchema: JsonSchema = {
   required: ['id', 'short_url', 'url', 'domain', 'alias', 'redirect_type'],
   additionalProperties: false,
   properties: {
-    id: { type: 'integer', minimum: 1, description: 'Unique across the deployment, increasing.' },
+    id: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Unique across the deployment, increasing within one process.',
+    },
     short_url: { type: 'string', description: '`<scheme>://<domain>/<alias>`.' },
     url: { type: 'string', description: 'The submitted URL, surrounding whitespace trimmed.' },
     domain: { type: 'string', description: "The organization's link domain (host or host:port)." },

@@ -8,7 +8,9 @@ import { loadConfig } from '../../core/runtime/config';
 function refusal(argv: string[]): string {
   try {
     const line = parseCommandLine(argv);
-    if (line.help || line.command === 'backup') throw new Error('not a link command');
+    if (line.help || line.command === 'backup' || line.command === 'db migrate') {
+      throw new Error('not a link command');
+    }
     if (line.command === 'link rescan') throw new Error('rescan reads its options later');
     linkCommand(line.command as Parameters<typeof linkCommand>[0], line.options);
   } catch (error) {

@@ -226,6 +226,8 @@ describe('MongoDB idempotency records (fake collection)', () => {
           created.push({ collection: name, key, options });
           return Promise.resolve('ok');
         },
+        // A new database: no collection has an index yet.
+        listIndexes: () => ({ toArray: () => Promise.resolve([]) }),
       }),
     } as unknown as Db;
     await ensureIndexes(db);

@@ -3,8 +3,10 @@ import {
   BackendUnavailableError,
   type LinkActing,
   type LinkChangeOutcome,
+  type LinkPosition,
   type LinkRecord,
 } from '../../core';
+import { positionOf } from '../../core/ports/link-store';
 import type {
   CounterDocument,
   HistoryDocument,
@@ -43,6 +45,18 @@ function valueAt(document: object, path: string): unknown {
     );
 }
 
+/** The order a `sort` specification asks for (fields in turn, 1 ascending, -1 descending). */
+function bySpec(spec: Record<string, 1 | -1>) {
+  return (a: object, b: object): number => {
+    for (const [field, direction] of Object.entries(spec)) {
+      const [x, y] = [valueAt(a, field), valueAt(b, field)] as [number, number];
+      if (x < y) return -direction;
+      if (x > y) return direction;
+    }
+    return 0;
+  };
+}
+
 function matches(document: object, filter: Record<string, unknown>): boolean {
   return Object.entries(filter).every(([field, condition]) => {
     if (field === '$expr') {
@@ -52,10 +66,19 @@ function matches(document: object, filter: Record<string, unknown>): boolean {
       const { visits, maxVisits } = document as Stored;
       return (visits ?? 0) < (maxVisits as number);
     }
+    if (field === '$or') {
+      return (condition as Array<Record<string, unknown>>).some((branch) =>
+        matches(document, branch),
+      );
+    }
     const value = valueAt(document, field);
     // As the server reads it: null matches a missing field too.
     if (condition === null) return value === undefined || value === null;
-    if (typeof condition === 'object' && !(condition instanceof Date)) {
+    // structuredClone's dates may come from another realm than this file's Date.
+    const isDate = (candidate: unknown): candidate is Date =>
+      Object.prototype.toString.call(candidate) === '[object Date]';
+    if (isDate(condition)) return isDate(value) && value.getTime() === condition.getTime();
+    if (typeof condition === 'object') {
       if ('$exists' in condition) return (value !== undefined) === condition.$exists;
       if ('$lt' in condition) return (value as number) < (condition.$lt as number);
       if ('$gt' in condition) return (value as number) > (condition.$gt as number);
@@ -137,7 +160,7 @@ function fakeLinks(documents: Stored[], options: FakeOptions = {}) {
         await record(method, [filter, { sort: cursor.sorted, limit: cursor.limited }]);
         return all()
           .filter((document) => matches(document, filter))
-          .sort(order)
+          .sort(cursor.sorted ? bySpec(cursor.sorted as Record<string, 1 | -1>) : order)
           .slice(0, cursor.limited)
           .map((document) => structuredClone(document));
       },
@@ -277,35 +300,73 @@ describe('MongoDB link store: list', () => {
     stored(5),
   ];
 
-  it('asks newest first by _id, with the limit, and answers the records in that order', async () => {
+  it('asks newest first by creation time, then _id, with the limit, and answers the records in that order', async () => {
     const { store, calls } = fakeLinks(documents());
     const page = await store.list({ organizationId: 'acme', limit: 2 });
     expect(page.map((link) => link.id)).toEqual([5, 4]);
     expect(page[1]?.disabled).toEqual(disabling);
     expect(calls).toEqual([
-      { method: 'find', args: [{ organizationId: 'acme' }, { sort: { _id: -1 }, limit: 2 }] },
+      {
+        method: 'find',
+        args: [{ organizationId: 'acme' }, { sort: { createdAt: -1, _id: -1 }, limit: 2 }],
+      },
     ]);
   });
 
-  it('pages with _id below beforeId, and filters on the group when given', async () => {
+  it('pages after a position (earlier, or as early with a lower _id), and filters on the group when given', async () => {
     const { store, calls } = fakeLinks(documents());
-    const next = await store.list({ organizationId: 'acme', beforeId: 4, limit: 2 });
+    const createdAt = documents()[0]!.createdAt;
+    const next = await store.list({
+      organizationId: 'acme',
+      before: { createdAt, id: 4 },
+      limit: 2,
+    });
     expect(next.map((link) => link.id)).toEqual([2, 1]);
     const group = await store.list({ organizationId: 'acme', groupApiId: '1', limit: 10 });
     expect(group.map((link) => link.id)).toEqual([5, 4, 1]);
-    const everyLink = await store.list({ beforeId: 4, limit: 10 });
+    const everyLink = await store.list({ before: { createdAt, id: 4 }, limit: 10 });
     expect(everyLink.map((link) => link.id)).toEqual([3, 2, 1]);
+    const after = [{ createdAt: { $lt: createdAt } }, { createdAt, _id: { $lt: 4 } }];
+    const sort = { createdAt: -1, _id: -1 };
     expect(calls.map((call) => call.args)).toEqual([
       [
-        { organizationId: 'acme', _id: { $lt: 4 } },
-        { sort: { _id: -1 }, limit: 2 },
+        { organizationId: 'acme', $or: after },
+        { sort, limit: 2 },
       ],
       [
         { organizationId: 'acme', groupApiId: '1' },
-        { sort: { _id: -1 }, limit: 10 },
+        { sort, limit: 10 },
       ],
-      [{ _id: { $lt: 4 } }, { sort: { _id: -1 }, limit: 10 }],
+      [{ $or: after }, { sort, limit: 10 }],
     ]);
+  });
+
+  it('orders by creation time where ids disagree (blocks of several processes), paging across them', async () => {
+    const at = (seconds: number) => new Date(Date.UTC(2026, 4, 4, 10, 0, seconds));
+    // Process B's block (1001...) made a link before process A's (1...) made theirs.
+    const { store } = fakeLinks([
+      stored(1001, { createdAt: at(0) }),
+      stored(2, { createdAt: at(5) }),
+      stored(1002, { createdAt: at(10) }),
+      stored(3, { createdAt: at(10) }),
+      stored(4, { createdAt: at(-5) }),
+    ]);
+    const all = await store.list({ organizationId: 'acme', limit: 10 });
+    expect(all.map((link) => link.id)).toEqual([1002, 3, 2, 1001, 4]);
+    const paged: number[][] = [];
+    let before: LinkPosition | undefined;
+    for (;;) {
+      const page = await store.list({
+        organizationId: 'acme',
+        limit: 2,
+        ...(before && { before }),
+      });
+      paged.push(page.map((link) => link.id));
+      const last = page.at(-1);
+      if (page.length < 2 || !last) break;
+      before = positionOf(last);
+    }
+    expect(paged).toEqual([[1002, 3], [2, 1001], [4]]);
   });
 
   it('sends nothing for a limit below 1 (the server would read limit 0 as "no limit")', async () => {
@@ -314,19 +375,25 @@ describe('MongoDB link store: list', () => {
     expect(calls).toEqual([]);
   });
 
-  it('has an index for each listing: organization, then group, then _id descending', () => {
-    expect(INDEXES.linksOfOrganization).toMatchObject({
-      collection: 'links',
-      key: { organizationId: 1, _id: -1 },
-      unique: false,
-    });
-    expect(Object.keys(INDEXES.linksOfOrganization.key)).toEqual(['organizationId', '_id']);
-    expect(INDEXES.linksOfGroup).toMatchObject({
-      collection: 'links',
-      key: { organizationId: 1, groupApiId: 1, _id: -1 },
-      unique: false,
-    });
-    expect(Object.keys(INDEXES.linksOfGroup.key)).toEqual(['organizationId', 'groupApiId', '_id']);
+  it('has an index for each listing: organization, then group, then creation time and _id descending', () => {
+    const keysOf = (index: { key: object }) => Object.entries(index.key);
+    expect(INDEXES.linksOfOrganization).toMatchObject({ collection: 'links', unique: false });
+    expect(keysOf(INDEXES.linksOfOrganization)).toEqual([
+      ['organizationId', 1],
+      ['createdAt', -1],
+      ['_id', -1],
+    ]);
+    expect(INDEXES.linksOfGroup).toMatchObject({ collection: 'links', unique: false });
+    expect(keysOf(INDEXES.linksOfGroup)).toEqual([
+      ['organizationId', 1],
+      ['groupApiId', 1],
+      ['createdAt', -1],
+      ['_id', -1],
+    ]);
+    expect(keysOf(INDEXES.linksNewestFirst)).toEqual([
+      ['createdAt', -1],
+      ['_id', -1],
+    ]);
   });
 
   it('reports an unreachable server as BackendUnavailableError (code 23)', async () => {
@@ -744,18 +811,20 @@ describe('MongoDB link store: indexes at start-up', () => {
           created.push({ collection, key, options });
           return Promise.resolve('ok');
         },
+        // A new database: no collection has an index yet.
+        listIndexes: () => ({ toArray: () => Promise.resolve([]) }),
       }),
     } as unknown as Db;
     await ensureIndexes(db);
     expect(created).toContainEqual({
       collection: 'links',
-      key: { organizationId: 1, _id: -1 },
-      options: { name: 'organization_newest_first', unique: false },
+      key: { organizationId: 1, createdAt: -1, _id: -1 },
+      options: { name: 'organization_created_newest_first', unique: false },
     });
     expect(created).toContainEqual({
       collection: 'links',
-      key: { organizationId: 1, groupApiId: 1, _id: -1 },
-      options: { name: 'organization_group_newest_first', unique: false },
+      key: { organizationId: 1, groupApiId: 1, createdAt: -1, _id: -1 },
+      options: { name: 'organization_group_created_newest_first', unique: false },
     });
     // links.history filters on _id.link and _id.position and sorts on both: the _id index (on
     // the whole {link, position}) serves neither, so this one does.

@@ -81,10 +81,12 @@ describe('MONGODB_TIMEOUT_MS on a database that never answers', () => {
 
   it('bounds the shared rate limiters on MongoDB too', async () => {
     const never = () => new Promise<never>(() => undefined);
-    const collection = new Proxy(
-      {},
-      { get: (_t, method) => (method === 'createIndex' ? () => Promise.resolve('ok') : never) },
-    );
+    // Only the start-up's index listing and creation answer.
+    const atStartUp: Record<string, () => unknown> = {
+      listIndexes: () => ({ toArray: () => Promise.resolve([]) }),
+      createIndex: () => Promise.resolve('ok'),
+    };
+    const collection = new Proxy({}, { get: (_t, method) => atStartUp[String(method)] ?? never });
     const client = { db: () => ({ collection: () => collection }) } as unknown as MongoClient;
     const limiters = await createMongoRateLimiters({
       store: Object.assign(mongoStoreOn(client, hangingDb(), false), { client }),

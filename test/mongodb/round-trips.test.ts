@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createMongoRateLimiters, mongoStoreOn } from '../../core/adapters/mongodb';
+import { FakeMongo } from '../support/fake-mongo-db';
 import {
   countRoundTrips,
   total,
@@ -102,10 +104,34 @@ describe('round trips per operation on MongoDB, rate limits on MongoDB', () => {
     });
   });
 
-  it('at start-up: the limiters’ indexes, the domains links are under, each change stream’s operation time and opening', () => {
+  it('a create whose rate-limit window just ended: the window’s upsert fails on its key (11000), then replaces the expired window', () => {
+    expect(mongoOnly.createRollOver).toEqual({
+      mongo: { 'rate_limits.findOneAndUpdate': 2, ...INSERT },
+      redis: {},
+    });
+    expect(mongoOnly.rollOverDuplicateKeys).toBe(1);
+  });
+
+  it('once the caches and lists are past their time: a create looks its identities up again, a follow its link and organization; both reload the link domains', () => {
+    expect(mongoOnly.createLater).toEqual({
+      mongo: { ...IDENTITY_LOOKUPS, ...RATE_LIMIT_ON_MONGODB, ...LINK_DOMAINS, ...INSERT },
+      redis: {},
+    });
+    // The URL guard's list and following's directory, each one distinct of the organizations.
+    expect(mongoOnly.followLater).toEqual({
+      mongo: { 'links.findOne': 1, 'organizations.findOne': 1, 'organizations.distinct': 2 },
+      redis: {},
+    });
+  });
+
+  it('at start-up: the limiters’ indexes, the domains links and organizations are under, each change stream’s operation time and opening', () => {
     expect(mongoOnly.startUp).toEqual({
       mongo: {
+        // The link domain directory's first load; its reloads read the organizations' only.
         'links.distinct': 1,
+        'organizations.distinct': 1,
+        // A new database: listed, then both created (a prepared one is only listed).
+        'rate_limits.listIndexes': 1,
         'rate_limits.createIndex': 2,
         'db.command ping': 2,
         'db.watch': 1,
@@ -113,6 +139,33 @@ describe('round trips per operation on MongoDB, rate limits on MongoDB', () => {
       },
       redis: {},
     });
+  });
+});
+
+describe('a rate-limit window rolled over by two processes at once', () => {
+  it('costs one of them 2 round trips, the other 3, with 3 duplicate-key errors in all', async () => {
+    const mongo = new FakeMongo();
+    const process = () =>
+      createMongoRateLimiters({
+        store: mongoStoreOn(mongo.client(), mongo.db(), false),
+        uri: 'mongodb://fake.invalid/shortlink',
+        perTokenLimit: 10,
+        authFailureLimit: 10,
+      });
+    const [first, second] = [await process(), await process()];
+    await first.perToken.consume('token:t');
+    for (const window of mongo.documents('rate_limits')) window.expire = new Date(Date.now() - 1);
+    const mark = mongo.calls.length;
+    const duplicates = mongo.duplicateKeyErrors;
+    // Both find the window ended; one replaces it; the other's replacement then finds no ended
+    // window, its insert meets the new one (11000), and its first upsert, tried again, counts.
+    const [a, b] = await Promise.all([
+      first.perToken.consume('token:t'),
+      second.perToken.consume('token:t'),
+    ]);
+    expect([a.remaining, b.remaining].sort()).toEqual([8, 9]);
+    expect(mongo.since(mark)).toEqual({ 'rate_limits.findOneAndUpdate': 5 });
+    expect(mongo.duplicateKeyErrors - duplicates).toBe(3);
   });
 });
 
@@ -162,6 +215,13 @@ describe('the MongoDB README', () => {
       ['first follow of a link in a process', mongoOnly.followCold, withRedis.followCold],
       ['follow, link cached', mongoOnly.followWarm, withRedis.followWarm],
       ['follow of an unknown alias (IPv6 client)', mongoOnly.followMiss, withRedis.followMiss],
+      [
+        'create, its rate-limit window just ended',
+        mongoOnly.createRollOver,
+        withRedis.createRollOver,
+      ],
+      ['create, caches past their time', mongoOnly.createLater, withRedis.createLater],
+      ['follow, cached link past its time', mongoOnly.followLater, withRedis.followLater],
     ];
     const readme = readFileSync(README, 'utf8');
     for (const [operation, alone, redis] of rows) {

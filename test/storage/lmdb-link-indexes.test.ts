@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LinkRecord } from '../../core';
+import { positionOf } from '../../core/ports/link-store';
 import {
   createLmdbStore,
   FORMAT_VERSION,
@@ -87,11 +88,14 @@ async function listAll(store: LmdbStore, limit: number): Promise<LinkRecord[]> {
   const all: LinkRecord[] = [];
   for (;;) {
     const last = all[all.length - 1];
-    const page = await store.links.list({ limit, ...(last && { beforeId: last.id }) });
+    const page = await store.links.list({ limit, ...(last && { before: positionOf(last) }) });
     all.push(...page);
     if (page.length < limit) return all;
   }
 }
+
+/** The position of id `id` among `links`, which share one creation time. */
+const at = (links: LinkRecord[], id: number) => ({ createdAt: links[0]!.createdAt, id });
 
 /** What a store answers by id and in listings, checked against the links it should hold. */
 async function expectLinks(store: LmdbStore, links: LinkRecord[]): Promise<void> {
@@ -107,7 +111,8 @@ async function expectLinks(store: LmdbStore, links: LinkRecord[]): Promise<void>
       newestFirst(links.filter((link) => link.organizationId === organizationId)),
     );
     await expect(
-      store.links.list({ organizationId, groupApiId: '2', beforeId: 9, limit: 2 }),
+      // The links share one creation time: the position is id 9's.
+      store.links.list({ organizationId, groupApiId: '2', before: at(links, 9), limit: 2 }),
     ).resolves.toEqual(
       newestFirst(
         links.filter(

@@ -12,7 +12,9 @@ import {
   hashSecret,
   silentLogger,
   withCaches,
+  type LinkRecord,
 } from '../../core';
+import { positionOf } from '../../core/ports/link-store';
 import type { LinkDocument } from '../../core/adapters/mongodb/documents';
 import { createRuntime, loadConfig } from '../../core/runtime';
 import { createTestCore } from '../support/core-fixture';
@@ -54,6 +56,7 @@ if (!availability.available) {
     describeStoreContract(() => ({
       fresh: () => open(server.freshDatabase()),
       takenAliasUsesId: true,
+      createdAtAsGiven: true,
     }));
   });
 
@@ -244,19 +247,20 @@ if (!availability.available) {
     it('lists links newest first through the organization indexes, and governs them by id', async () => {
       const store = await open(server.freshDatabase());
       try {
-        const ids: number[] = [];
+        const inserted: LinkRecord[] = [];
         for (const [alias, groupApiId] of [
           ['g1', '1'],
           ['g2', '2'],
           ['g3', '1'],
         ] as const) {
-          ids.push((await insertNew(store.links, newLink({ alias, groupApiId }))).id);
+          inserted.push(await insertNew(store.links, newLink({ alias, groupApiId })));
         }
+        const ids = inserted.map((link) => link.id);
         const page = await store.links.list({ organizationId: 'acme', limit: 2 });
         expect(page.map((link) => link.id)).toEqual([ids[2], ids[1]]);
         const next = await store.links.list({
           organizationId: 'acme',
-          beforeId: ids[1]!,
+          before: positionOf(inserted[1]!),
           limit: 2,
         });
         expect(next.map((link) => link.id)).toEqual([ids[0]]);
@@ -272,7 +276,11 @@ if (!availability.available) {
         }
         const links = store.db.collection<LinkDocument>(COLLECTIONS.links);
         const winningPlan = async (filter: Record<string, unknown>) => {
-          const explained = await links.find(filter).sort({ _id: -1 }).limit(2).explain();
+          const explained = await links
+            .find(filter)
+            .sort({ createdAt: -1, _id: -1 })
+            .limit(2)
+            .explain();
           return JSON.stringify((explained.queryPlanner as Record<string, unknown>).winningPlan);
         };
         expect(await winningPlan({ organizationId: 'acme' })).toContain(

@@ -11,10 +11,12 @@ import {
   type LinkChangeOutcome,
   type LinkDisabling,
   type LinkListQuery,
+  type LinkPosition,
   type LinkRecord,
   type RunningRecord,
   type Store,
 } from '../../core';
+import { positionOf } from '../../core/ports/link-store';
 import { createTestCore, scriptedAliases } from '../support/core-fixture';
 import { insertNew, newLink, organization, settleAll } from './fixtures';
 import { describeAdminIdentityContract } from './admin-identity-contract';
@@ -28,6 +30,12 @@ export interface StoreFactory {
    * its counter before the insert); otherwise it uses none.
    */
   takenAliasUsesId?: boolean;
+  /**
+   * Whether a link keeps the creation time it was given even when it is before the previous
+   * link's (MongoDB: ids of several processes' blocks do not follow time); otherwise the store
+   * takes the previous link's time then, so ids and creation times agree.
+   */
+  createdAtAsGiven?: boolean;
   /**
    * Closes `store` and opens the same data again (a restart), for adapters whose data outlives
    * one store object; absent for the in-memory store, whose data goes with it.
@@ -311,31 +319,35 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       return stored;
     }
 
-    /** What `query` must answer from `links`, ignoring beforeId and limit: newest first. */
+    /** Newest first: by creation time, then id, both descending. */
+    const newestFirst = (a: LinkPosition, b: LinkPosition) =>
+      b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id;
+
+    /** What `query` must answer from `links`, ignoring limit: newest first, after `before`. */
     const expected = (links: LinkRecord[], query: Omit<LinkListQuery, 'limit'>) =>
       links
         .filter(
           (link) =>
             (query.organizationId === undefined || link.organizationId === query.organizationId) &&
             (query.groupApiId === undefined || link.groupApiId === query.groupApiId) &&
-            (query.beforeId === undefined || link.id < query.beforeId),
+            (query.before === undefined || newestFirst(query.before, link) > 0),
         )
-        .sort((a, b) => b.id - a.id);
+        .sort(newestFirst);
 
-    /** Every page of `query` (`limit` per page), each next page below the last id of the previous. */
-    async function pages(query: Omit<LinkListQuery, 'beforeId'>): Promise<LinkRecord[][]> {
+    /** Every page of `query` (`limit` per page), each next page after the last of the previous. */
+    async function pages(query: Omit<LinkListQuery, 'before'>): Promise<LinkRecord[][]> {
       const all: LinkRecord[][] = [];
-      let beforeId: number | undefined;
+      let before: LinkPosition | undefined;
       // Bounded: a listing that repeats a link would otherwise page for ever.
       while (all.length <= LAYOUT.length + 1) {
         const page = await store.links.list({
           ...query,
-          ...(beforeId !== undefined && { beforeId }),
+          ...(before !== undefined && { before }),
         });
         all.push(page);
         const last = page[page.length - 1];
         if (page.length < query.limit || !last) return all;
-        beforeId = last.id;
+        before = positionOf(last);
       }
       throw new Error(`more pages than links: ${JSON.stringify(all.slice(0, 3))}`);
     }
@@ -405,28 +417,52 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       }
     });
 
-    it('answers at most `limit` links, below `beforeId` (exclusive)', async () => {
+    it('answers at most `limit` links, after the position `before` (exclusive)', async () => {
       const links = await insertLayout();
       const ids = async (query: LinkListQuery) => (await store.links.list(query)).map((l) => l.id);
+      // The layout's links share one creation time: the id orders them.
+      const at = (id: number) => ({ createdAt: links[0]!.createdAt, id });
       await expect(ids({ limit: 3 })).resolves.toEqual([12, 11, 10]);
       await expect(ids({ limit: 1 })).resolves.toEqual([12]);
-      await expect(ids({ beforeId: 5, limit: 100 })).resolves.toEqual([4, 3, 2, 1]);
-      await expect(ids({ beforeId: 5, limit: 2 })).resolves.toEqual([4, 3]);
-      await expect(ids({ beforeId: 2, limit: 100 })).resolves.toEqual([1]);
-      await expect(ids({ beforeId: 1, limit: 100 })).resolves.toEqual([]);
+      await expect(ids({ before: at(5), limit: 100 })).resolves.toEqual([4, 3, 2, 1]);
+      await expect(ids({ before: at(5), limit: 2 })).resolves.toEqual([4, 3]);
+      await expect(ids({ before: at(2), limit: 100 })).resolves.toEqual([1]);
+      await expect(ids({ before: at(1), limit: 100 })).resolves.toEqual([]);
       // Above every id: from the newest.
-      await expect(ids({ beforeId: 1000, limit: 2 })).resolves.toEqual([12, 11]);
+      await expect(ids({ before: at(1000), limit: 2 })).resolves.toEqual([12, 11]);
       // Below an id of another organization (or group) than the one listed.
-      await expect(ids({ organizationId: 'acme', beforeId: 10, limit: 100 })).resolves.toEqual([
+      await expect(ids({ organizationId: 'acme', before: at(10), limit: 100 })).resolves.toEqual([
         8, 7, 5, 3, 1,
       ]);
       await expect(
-        ids({ organizationId: 'acme', groupApiId: '10', beforeId: 12, limit: 1 }),
+        ids({ organizationId: 'acme', groupApiId: '10', before: at(12), limit: 1 }),
       ).resolves.toEqual([7]);
       expect(links).toHaveLength(12);
     });
 
-    it('pages by beforeId through every listing, repeating and missing nothing', async () => {
+    it('lists by creation time, then id, as the inserts answered them', async () => {
+      const base = newLink().createdAt.getTime();
+      // Creation times that go back and forth as ids grow (clocks read before other commits).
+      const offsets = [0, 5_000, -3_000, 5_000, 1_000, -10_000, 5_000];
+      const inserted: LinkRecord[] = [];
+      for (const [i, offset] of offsets.entries()) {
+        const link = newLink({ alias: `t${i}`, createdAt: new Date(base + offset) });
+        inserted.push(await insertNew(store.links, link));
+      }
+      const listed = await store.links.list({ organizationId: 'acme', limit: 100 });
+      expect(listed).toEqual([...inserted].sort(newestFirst));
+      for (const limit of [1, 2, 3]) {
+        const all = await pages({ organizationId: 'acme', limit });
+        expect(all.flat()).toEqual(listed);
+      }
+      // The embedded stores never store a creation time before the previous link's.
+      if (!getFactory().createdAtAsGiven) {
+        const times = inserted.map((link) => link.createdAt.getTime());
+        expect(times).toEqual([...times].sort((a, b) => a - b));
+      }
+    });
+
+    it('pages by position through every listing, repeating and missing nothing', async () => {
       const links = await insertLayout();
       for (const query of QUERIES) {
         for (const limit of [1, 2, 5]) {
@@ -453,12 +489,12 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
       ]) {
         const atStart = [...before];
         const seen: LinkRecord[] = [];
-        let beforeId: number | undefined;
+        let after: LinkPosition | undefined;
         let pageCount = 0;
         for (;;) {
           // Each page is read while two links (one of each organization) are being inserted.
           const [page, ...added] = await Promise.all([
-            store.links.list({ ...query, limit: 7, ...(beforeId !== undefined && { beforeId }) }),
+            store.links.list({ ...query, limit: 7, ...(after !== undefined && { before: after }) }),
             insertNew(store.links, newLink({ alias: `new-${inserted}` })),
             insertNew(store.links, other(1000 + inserted)),
           ]);
@@ -468,7 +504,7 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
           seen.push(...page);
           const last = page[page.length - 1];
           if (page.length < 7 || !last) break;
-          beforeId = last.id;
+          after = positionOf(last);
           expect(pageCount).toBeLessThan(20);
         }
         // Several pages, so links were inserted between pages, not only before the first.
@@ -658,7 +694,10 @@ export function describeStoreContract(getFactory: () => StoreFactory): void {
     async function expectStored(link: LinkRecord): Promise<void> {
       await expect(store.links.findById(link.id)).resolves.toStrictEqual(link);
       await expect(store.links.findByAlias(link.domain, link.alias)).resolves.toStrictEqual(link);
-      const listed = await store.links.list({ beforeId: link.id + 1, limit: 1 });
+      const listed = await store.links.list({
+        before: { createdAt: link.createdAt, id: link.id + 1 },
+        limit: 1,
+      });
       expect(listed).toStrictEqual([link]);
     }
 

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { MongoServerError, Timestamp, type Db, type MongoClient } from 'mongodb';
-import { COLLECTIONS } from '../../core/adapters/mongodb';
-import { INDEXES } from '../../core/adapters/mongodb/indexes';
+import { ALL_INDEXES } from '../../core/adapters/mongodb/indexes';
 
 /**
  * A fake MongoDB at the driver's Db/Collection level, for counting what would reach the server:
@@ -26,14 +25,22 @@ class SilentStream extends EventEmitter {
   }
 }
 
-const UNIQUE_KEYS: Record<string, string[][]> = Object.values(INDEXES).reduce<
-  Record<string, string[][]>
->((byCollection, index) => {
-  if (index.unique) (byCollection[index.collection] ??= []).push(Object.keys(index.key));
-  return byCollection;
-}, {});
-// rate-limiter-flexible's unique index on its key (created by the store's limiters).
-(UNIQUE_KEYS[COLLECTIONS.rateLimits] ??= []).push(['key']);
+// The unique indexes the store and the rate limiters declare, whether or not they were created.
+const UNIQUE_KEYS: Record<string, string[][]> = ALL_INDEXES.reduce<Record<string, string[][]>>(
+  (byCollection, index) => {
+    if (index.unique) (byCollection[index.collection] ??= []).push(Object.keys(index.key));
+    return byCollection;
+  },
+  {},
+);
+
+/** An index as createIndex made it and listIndexes answers it. */
+interface FakeIndex {
+  name: string;
+  key: Doc;
+  unique?: boolean;
+  expireAfterSeconds?: number;
+}
 
 function isPlainObject(value: unknown): value is Doc {
   return (
@@ -147,7 +154,11 @@ function equalities(filter: Doc): Doc {
 export class FakeMongo {
   /** Every round trip, in order: `<collection>.<method>` or `db.command <name>`. */
   readonly calls: string[] = [];
+  /** Duplicate-key errors (11000) answered, of any index. */
+  duplicateKeyErrors = 0;
   readonly collections = new Map<string, Doc[]>();
+  /** The indexes createIndex made, by collection (besides `_id_`, which every collection has). */
+  readonly indexes = new Map<string, FakeIndex[]>();
   private nextObjectId = 1;
   private clock = 1;
 
@@ -171,6 +182,7 @@ export class FakeMongo {
     for (const keys of [['_id'], ...(UNIQUE_KEYS[name] ?? [])]) {
       const clash = held.some((other) => keys.every((key) => same(other[key], doc[key])));
       if (clash) {
+        this.duplicateKeyErrors += 1;
         const index = keys.join('_');
         throw new MongoServerError({
           code: 11000,
@@ -269,10 +281,45 @@ export class FakeMongo {
         count('distinct');
         return answer(() => [...new Set(held().map((document) => document[field]))]);
       },
-      createIndex: (_key: Doc, options: { name?: string } = {}) => {
+      createIndex: (
+        key: Doc,
+        options: { name?: string; unique?: boolean; expireAfterSeconds?: number } = {},
+      ) => {
         count('createIndex');
-        return answer(() => options.name ?? 'index');
+        return answer(() => {
+          const indexName = options.name ?? Object.entries(key).flat().join('_');
+          const made = this.indexes.get(name) ?? [];
+          if (!made.some((index) => index.name === indexName)) {
+            made.push({
+              name: indexName,
+              key: clone(key),
+              ...(options.unique && { unique: true }),
+              ...(options.expireAfterSeconds !== undefined && {
+                expireAfterSeconds: options.expireAfterSeconds,
+              }),
+            });
+          }
+          this.indexes.set(name, made);
+          return indexName;
+        });
       },
+      /** One round trip (the first batch holds every index); NamespaceNotFound (26) when the
+       * collection does not exist (no document, no index). */
+      listIndexes: () => ({
+        toArray: () => {
+          count('listIndexes');
+          return answer(() => {
+            const made = this.indexes.get(name);
+            if (!made && (this.collections.get(name)?.length ?? 0) === 0) {
+              throw new MongoServerError({
+                code: 26,
+                errmsg: `ns does not exist: shortlink.${name}`,
+              });
+            }
+            return [{ v: 2, name: '_id_', key: { _id: 1 } }, ...clone(made ?? [])];
+          });
+        },
+      }),
       watch: () => {
         count('watch');
         return new SilentStream();

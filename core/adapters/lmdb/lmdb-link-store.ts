@@ -10,6 +10,7 @@ import {
   type LinkStore,
   type NewLink,
 } from '../../ports/link-store';
+import { notBefore } from '../creation-order';
 import { decideEdit, decideStateChange } from '../link-edit';
 import { META_KEYS, type LinkKey, type LmdbDatabases, type StoredLink } from './databases';
 import { fromStoredEntry, fromStoredLink, toStoredEntry, toStoredLink } from './link-tuple';
@@ -28,8 +29,11 @@ const AFTER_EVERY_ALIAS = '\uffff';
  * alias (never a lookup before the write), and ids are distinct and increasing across every
  * process on the DATA_DIR, starting at 1. A taken alias writes nothing and uses no id.
  *
- * Listings walk an index backwards from `beforeId`: a link committed after a listing began has a
- * higher id than every link that existed then, so paging down by id repeats and misses nothing.
+ * A link's creation time is no earlier than the previous link's (a create whose clock read came
+ * before another's commit takes that one's time), so ids and creation times order links alike,
+ * and listings, newest first by (createdAt, id), walk an index backwards from the position's id: a
+ * link committed after a listing began has a higher id than every link that existed then, so
+ * paging down by id repeats and misses nothing.
  */
 export class LmdbLinkStore implements LinkStore {
   /**
@@ -82,9 +86,11 @@ export class LmdbLinkStore implements LinkStore {
         }
         if (links.doesExist(key)) return undefined;
         const last = meta.get(META_KEYS.linkIds);
+        const lastId = typeof last === 'number' ? last : 0;
         const record: LinkRecord = {
           ...link,
-          id: (typeof last === 'number' ? last : 0) + 1,
+          createdAt: notBefore(link.createdAt, this.createdAtOf(lastId)),
+          id: lastId + 1,
           ...(link.maxVisits !== undefined && { visits: 0 }),
         };
         // Made before the first write: lmdb-js's transaction() commits what a callback wrote
@@ -140,7 +146,9 @@ export class LmdbLinkStore implements LinkStore {
 
   list(query: LinkListQuery): Promise<LinkRecord[]> {
     return readLmdb(this.dbs, this.path, 'link listing', () => {
-      const below = query.beforeId ?? Number.POSITIVE_INFINITY;
+      // Creation times never decrease with ids here (insert), so the links after a position in
+      // (createdAt, id) order are those with a lower id.
+      const below = query.before?.id ?? Number.POSITIVE_INFINITY;
       // No id is below 1 (nor below NaN).
       if (!(below > 1) || !(query.limit >= 1)) return [];
       if (!this.indexed) return this.listReadingAll(query, below);
@@ -258,6 +266,13 @@ export class LmdbLinkStore implements LinkStore {
     const range = { start: [id, Number.MAX_SAFE_INTEGER], end: [id, 0], reverse: true, limit: 1 };
     for (const key of this.dbs.linkHistory.getKeys(range)) return key[1];
     return 0;
+  }
+
+  /** The creation time (ms) of the link with this id, when the index finds it. */
+  private createdAtOf(id: number): number | undefined {
+    const key = isLinkId(id) && this.indexed ? this.dbs.linksById.get(id) : undefined;
+    const stored = key && this.dbs.links.get(key);
+    return stored && stored[0] === id ? stored[7] : undefined;
   }
 
   /** Number of links held (tests and benchmarks). */

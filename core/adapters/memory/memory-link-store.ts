@@ -14,6 +14,7 @@ import {
   type NewLink,
 } from '../../ports/link-store';
 import { withoutAbsent } from '../../links/link-shape';
+import { notBefore } from '../creation-order';
 import { decideEdit, decideStateChange, type LinkDecision } from '../link-edit';
 
 /**
@@ -77,9 +78,9 @@ function copyOf(link: LinkRecord): LinkRecord {
 
 /**
  * The embedded link store. Insert is atomic because the check, the id and the write share one
- * tick; ids follow the order of the inserts (a taken alias uses none). Links are also kept in id
- * order (an array indexed by id - 1, since ids here are gapless), which serves the lookups by id
- * and the listings newest first.
+ * tick; ids follow the order of the inserts (a taken alias uses none), and so do creation times
+ * (notBefore). Links are also kept in id order (an array indexed by id - 1, since ids here are
+ * gapless), which serves the lookups by id and the listings newest first.
  */
 export class MemoryLinkStore implements LinkStore {
   private readonly maps: Array<Map<string, LinkRecord>> = [new Map<string, LinkRecord>()];
@@ -150,6 +151,7 @@ export class MemoryLinkStore implements LinkStore {
     // Only the fields a new link has: a `disabled` passed by plain JavaScript is not stored.
     return copyOf({
       ...link,
+      createdAt: notBefore(link.createdAt, this.byId.at(-1)?.createdAt.getTime()),
       id: this.lastId + 1,
       disabled: undefined,
       visits: link.maxVisits === undefined ? undefined : 0,
@@ -186,7 +188,9 @@ export class MemoryLinkStore implements LinkStore {
 
   list(query: LinkListQuery): Promise<LinkRecord[]> {
     const found: LinkRecord[] = [];
-    const start = Math.min(this.byId.length, (query.beforeId ?? Number.POSITIVE_INFINITY) - 1);
+    // Creation times never decrease with ids here (prepare), so the links after a position in
+    // (createdAt, id) order are those with a lower id.
+    const start = Math.min(this.byId.length, (query.before?.id ?? Number.POSITIVE_INFINITY) - 1);
     for (let index = Math.ceil(start) - 1; index >= 0 && found.length < query.limit; index -= 1) {
       const link = this.byId[index] as LinkRecord;
       if (query.organizationId !== undefined && link.organizationId !== query.organizationId) {

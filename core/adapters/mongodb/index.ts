@@ -2,6 +2,7 @@
 export {
   createMongoStore,
   mongoStoreOn,
+  prepareDatabase,
   isMongoStore,
   connectMongoClient,
   MONGO_STORE_KIND,

@@ -78,7 +78,11 @@ export class MongoLinkStore implements LinkStore {
     return document ? toRecord(document) : null;
   }
 
-  /** Newest first by `_id`, served by the (organizationId[, groupApiId], _id: -1) indexes. */
+  /**
+   * Newest first by `createdAt`, then `_id` (ids of several processes' blocks do not follow
+   * time), served by the (organizationId[, groupApiId], createdAt: -1, _id: -1) indexes, or
+   * (createdAt: -1, _id: -1) for every link.
+   */
   async list(query: LinkListQuery): Promise<LinkRecord[]> {
     // limit(0) would mean "no limit" to the server; the port's least is 1.
     const limit = Math.ceil(query.limit);
@@ -86,9 +90,12 @@ export class MongoLinkStore implements LinkStore {
     const filter: Filter<LinkDocument> = {};
     if (query.organizationId !== undefined) filter.organizationId = query.organizationId;
     if (query.groupApiId !== undefined) filter.groupApiId = query.groupApiId;
-    if (query.beforeId !== undefined) filter._id = { $lt: query.beforeId };
+    if (query.before !== undefined) {
+      const { createdAt, id } = query.before;
+      filter.$or = [{ createdAt: { $lt: createdAt } }, { createdAt, _id: { $lt: id } }];
+    }
     const documents = await onMongo('link listing', () =>
-      this.links.find(filter).sort({ _id: -1 }).limit(limit).toArray(),
+      this.links.find(filter).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray(),
     );
     return documents.map(toRecord);
   }

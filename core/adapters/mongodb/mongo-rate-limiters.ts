@@ -9,7 +9,8 @@ import {
 import { rememberingRefusals } from '../rate-limit/remembered-refusals';
 import { withWiderNetworkBudgets } from '../rate-limit/network-budgets';
 import { FlexibleRateLimiter, flexibleOptions } from '../rate-limit/flexible-rate-limiter';
-import { onMongo } from './backend-errors';
+import { asBackendError } from './backend-errors';
+import { ensureIndexes, RATE_LIMIT_INDEXES } from './indexes';
 import { databaseNameFromUri } from './connection-options';
 import { COLLECTIONS } from './documents';
 import { connectMongoClient, isMongoStore } from './mongo-store';
@@ -29,6 +30,8 @@ interface MongoRateLimitersOptions {
   windowSeconds?: number;
   /** The longest one limiter call waits (MONGODB_TIMEOUT_MS; absent or 0: unbounded). */
   operationTimeoutMs?: number;
+  /** Whether missing indexes are created (MONGODB_CREATE_INDEXES; default true), else refused. */
+  createIndexes?: boolean;
 }
 
 export interface MongoRateLimiters {
@@ -42,8 +45,9 @@ export interface MongoRateLimiters {
 /**
  * The per-token, auth-failure and follow-miss limiters on rate-limiter-flexible's MongoDB store,
  * so limits hold across every process sharing the database. All live in one collection (their
- * keys are prefixed); its TTL and unique-key indexes are created here, awaited, rather than in the
- * background by the library, so an unreachable server fails start-up.
+ * keys are prefixed); its TTL and unique-key indexes are checked here (listIndexes), and created
+ * when missing, awaited, rather than in the background by the library, so an unreachable server
+ * fails start-up.
  */
 export async function createMongoRateLimiters(
   options: MongoRateLimitersOptions,
@@ -63,10 +67,12 @@ export async function createMongoRateLimiters(
   const authFailures = limiter(options.authFailureLimit, LIMITER_KEY_PREFIX.authFailures);
   const close = () => (shared ? Promise.resolve() : client.close());
   try {
-    await onMongo('rate-limit index creation', () => perToken.createIndexes());
+    const wanted = Object.values(RATE_LIMIT_INDEXES);
+    const create = options.createIndexes ?? true;
+    await ensureIndexes(client.db(dbName), wanted, { create });
   } catch (error) {
     await close().catch(() => undefined);
-    throw error;
+    throw asBackendError(error, 'rate-limit index check');
   }
   const followMissLimit = options.followMissLimit ?? 0;
   const bound = (flexible: RateLimiterMongo, keyPrefix: string) =>

@@ -12,7 +12,7 @@ import {
   type VisitDocument,
 } from './documents';
 import { checkIdCounter, IdCounterBehindError } from './id-counter-check';
-import { ensureIndexes } from './indexes';
+import { describeIndex, ensureIndexes, MissingIndexesError } from './indexes';
 import { watchIdentityChanges } from './identity-change-stream';
 import { watchLinkChanges } from './link-change-stream';
 import { streamStartTime } from './resumable-change-stream';
@@ -45,6 +45,11 @@ export interface MongoStoreOptions {
   idBlockSize?: number;
   /** The longest one store call waits (MONGODB_TIMEOUT_MS; absent or 0: unbounded). */
   operationTimeoutMs?: number;
+  /**
+   * Whether start-up creates missing indexes (MONGODB_CREATE_INDEXES; default true); false: it
+   * only lists them and refuses to start when one is missing.
+   */
+  createIndexes?: boolean;
   logger?: Logger;
 }
 
@@ -161,7 +166,20 @@ function startupError(error: unknown, client: MongoClient): Error {
 }
 
 /**
- * Connects, checks the server answers and creates the collections and indexes (idempotent).
+ * What a start-up checks before serving: the server answers (`ping`), the indexes are there
+ * (created when missing with `createIndexes`, else MissingIndexesError), and the id counter is
+ * not behind the links (IdCounterBehindError).
+ */
+export async function prepareDatabase(db: Db, createIndexes: boolean): Promise<string[]> {
+  await db.command({ ping: 1 });
+  const created = await ensureIndexes(db, undefined, { create: createIndexes });
+  await checkIdCounter(db.collection(COLLECTIONS.links), db.collection(COLLECTIONS.counters));
+  return created.map(describeIndex);
+}
+
+/**
+ * Connects, checks the server answers and has the indexes (created when missing, unless
+ * `createIndexes` is false: then a missing one refuses the start).
  * An unreachable server fails here within the server-selection timeout (5 s by default) with a
  * BackendUnavailableError that names the hosts, so the process does not start half-working.
  */
@@ -169,15 +187,15 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Mong
   const logger = options.logger ?? silentLogger;
   const client = await connectMongoClient(options.uri);
   const db = client.db(options.dbName ?? databaseNameFromUri(options.uri));
+  let created: string[];
   try {
-    await db.command({ ping: 1 });
-    await ensureIndexes(db);
-    await checkIdCounter(db.collection(COLLECTIONS.links), db.collection(COLLECTIONS.counters));
+    created = await prepareDatabase(db, options.createIndexes ?? true);
   } catch (error) {
     await client.close().catch(() => undefined);
-    if (error instanceof IdCounterBehindError) throw error;
+    if (error instanceof IdCounterBehindError || error instanceof MissingIndexesError) throw error;
     throw startupError(error, client);
   }
+  if (created.length > 0) logger.info({ indexes: created }, 'MongoDB indexes created');
   logger.info({ hosts: describeHosts(client), database: db.databaseName }, 'MongoDB store ready');
   return mongoStoreOn(client, db, true, {
     logger,

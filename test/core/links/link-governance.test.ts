@@ -213,6 +213,30 @@ describe('reading and governing links (links.get, list, disable, enable)', () =>
     ).toBe('ARGUMENT_INVALID');
   });
 
+  it('pages by creation time and id; a token of the listing by id (an earlier version) goes on after its link', async () => {
+    const made: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      made.push((await f.caller().links.create(f.body() as never)).id);
+    }
+    const list = (page_token: string) =>
+      f.caller().links.list({ organization_key: f.organizationKey, page_size: 2, page_token });
+    const first = await list('');
+    const token = Buffer.from(first.next_page_token, 'base64url').toString();
+    const last = first.links.at(-1)!;
+    expect(token).toMatch(new RegExp(`^2\\.${Date.parse(last.created_at)}\\.${last.id}\\.`));
+    const next = await list(first.next_page_token);
+    // The same listing's token of the earlier form: `1.<id>.<scope>`.
+    const scope = token.split('.')[3];
+    const older = Buffer.from(`1.${last.id}.${scope}`).toString('base64url');
+    await expect(list(older)).resolves.toEqual(next);
+    expect(next.links.map((link) => link.id)).toEqual([made[2], made[1]]);
+    // One of another listing, or naming no link of this organization: refused (400).
+    for (const forged of [`1.999999.${scope}`, `2.0.1.other`, `2.x.1.${scope}`]) {
+      const refused = list(Buffer.from(forged).toString('base64url'));
+      expect(await failureReason(refused)).toBe('ARGUMENT_INVALID');
+    }
+  });
+
   it('tells linkEvents of each real change', async () => {
     const events: string[] = [];
     const g = await createTestCore({

@@ -217,7 +217,7 @@ export interface ListShortLinksRequest {
 }
 
 export interface ListShortLinksResponse {
-  /** At most page_size links, newest first (by id). */
+  /** At most page_size links, newest first (by created_at, then id). */
   links: ShortLink[];
   /**
    * Opaque: give it as `page_token` for the next page. Empty when this page is the last. Paging
@@ -387,7 +387,7 @@ export interface LinkFieldChange {
 
 /** A short link: the fields of the REST `data` (1 to 6), then its group, state and times. */
 export interface ShortLink {
-  /** Unique across the deployment, increasing, starting at 1. */
+  /** Unique across the deployment, increasing within one process, starting at 1. */
   id: number;
   /** `<scheme>://<domain>/<alias>`. */
   shortUrl: string;
