@@ -8,6 +8,12 @@ import ipaddr from 'ipaddr.js';
 const IPV6_CLIENT_PREFIX_LENGTH = 64;
 
 /**
+ * An IPv4 address in the form a socket gives it (no leading zeros): its own key, as ipaddr.js
+ * would write it, known without parsing it (every follow computes its key).
+ */
+const PLAIN_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+/**
  * The key a per-address budget (failed token checks, unknown aliases followed) counts `address`
  * under: an IPv4 address as it is (an
  * IPv4-mapped IPv6 address too, `::ffff:198.51.100.7` being the same client as `198.51.100.7`),
@@ -15,6 +21,7 @@ const IPV6_CLIENT_PREFIX_LENGTH = 64;
  * (a Unix socket path) is kept as it is.
  */
 export function addressKeyOf(address: string): string {
+  if (PLAIN_IPV4.test(address)) return address;
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return parsed.toString();

@@ -236,5 +236,6 @@ describe('gRPC gateway under hostile messages', () => {
     await run(messages.slice(50));
     const after = await settledHeapUsed();
     expect(after - before).toBeLessThan((canForceGc ? 3 : 64) * 1024 * 1024);
-  });
+    // Seconds on an idle machine; minutes when other work shares the two cores.
+  }, 120_000);
 });
