@@ -24,7 +24,12 @@ import {
 import { reservedAliasSet } from './links/reserved-aliases';
 import type { Clock } from './ports/clock';
 import { silentLogger, type Logger } from './ports/logger';
-import { createCaller, type Caller, type UntypedCaller } from './procedure/router';
+import {
+  createCaller,
+  type Caller,
+  type CallerOptions,
+  type UntypedCaller,
+} from './procedure/router';
 import {
   DEFAULT_AUTH_FAILURE_TRACKED_ADDRESSES,
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
@@ -108,44 +113,44 @@ export function createCore(deps: Partial<CoreDeps> = {}): Core {
       logger: full.logger,
     }),
   };
+  // The hooks every caller shares: each call hands them its own context.
+  const callerOptions: CallerOptions<CoreContext> = {
+    // A caller reused for several calls: `response` tells of the latest call alone. One the
+    // core could not fill in (frozen, not an object) fails the call before anything is done.
+    onCall: (ctx) => {
+      if (!Object.isExtensible(ctx.response)) {
+        throw new TypeError("the request context's response must be an object the core can write");
+      }
+      for (const field of Object.keys(ctx.response) as (keyof ResponseInfo)[]) {
+        delete ctx.response[field];
+      }
+    },
+    onError: (failure, path, ctx) => {
+      // Logged first: should the write below fail, the caller still gets its failure, and the
+      // fault is not lost.
+      if (failure.isServerFault) {
+        (ctx.request.logger ?? full.logger).error(
+          { err: failure.cause ?? failure, procedure: path },
+          `${path} failed`,
+        );
+      }
+      // A failure that says when to retry (BACKEND_UNAVAILABLE) tells the transport, as a 429
+      // does.
+      ctx.response.retryAfterSeconds ??= failure.retryAfterSeconds;
+    },
+    // What the stages added for the transport, returned rather than written by them: the
+    // token's rate-limit state and the replay mark.
+    onSettled: (settledCtx, ctx) => {
+      const { rateLimit, idempotentReplayed } = settledCtx as ResponseInfo;
+      if (rateLimit) ctx.response.rateLimit = rateLimit;
+      if (idempotentReplayed) ctx.response.idempotentReplayed = true;
+    },
+  };
   // `null` from plain JavaScript is no request context either (a default applies to undefined only).
   const bind = (given: RequestContext | null | undefined) => {
     const request = given ?? {};
     const ctx: CoreContext = { deps: full, following, request, response: request.response ?? {} };
-    return createCaller(appRouter, ctx, {
-      // A caller reused for several calls: `response` tells of the latest call alone. One the
-      // core could not fill in (frozen, not an object) fails the call before anything is done.
-      onCall: () => {
-        if (!Object.isExtensible(ctx.response)) {
-          throw new TypeError(
-            "the request context's response must be an object the core can write",
-          );
-        }
-        for (const field of Object.keys(ctx.response) as (keyof ResponseInfo)[]) {
-          delete ctx.response[field];
-        }
-      },
-      onError: (failure, path) => {
-        // Logged first: should the write below fail, the caller still gets its failure, and the
-        // fault is not lost.
-        if (failure.isServerFault) {
-          (request.logger ?? full.logger).error(
-            { err: failure.cause ?? failure, procedure: path },
-            `${path} failed`,
-          );
-        }
-        // A failure that says when to retry (BACKEND_UNAVAILABLE) tells the transport, as a 429
-        // does.
-        ctx.response.retryAfterSeconds ??= failure.retryAfterSeconds;
-      },
-      // What the stages added for the transport, returned rather than written by them: the
-      // token's rate-limit state and the replay mark.
-      onSettled: (settledCtx) => {
-        const { rateLimit, idempotentReplayed } = settledCtx as ResponseInfo;
-        if (rateLimit) ctx.response.rateLimit = rateLimit;
-        if (idempotentReplayed) ctx.response.idempotentReplayed = true;
-      },
-    });
+    return createCaller(appRouter, ctx, callerOptions);
   };
   return {
     deps: full,

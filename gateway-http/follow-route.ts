@@ -17,6 +17,24 @@ function cacheControlOf(caching: RedirectCaching): string {
   return caching === 'no-store' ? 'no-store' : `private, max-age=${caching.maxAgeSeconds}`;
 }
 
+/** Locations kept at most: a table per process, emptied when full (a follow costs one parse then). */
+const MAX_LOCATIONS = 10_000;
+const locations = new Map<string, string>();
+
+/**
+ * A target's Location: its WHATWG serialisation, which is ASCII (punycode host, percent-encoded
+ * path), so header-safe. Kept per target, since a hot link is followed many times.
+ */
+function locationOf(url: string): string {
+  let location = locations.get(url);
+  if (location === undefined) {
+    location = new URL(url).href;
+    if (locations.size >= MAX_LOCATIONS) locations.clear();
+    locations.set(url, location);
+  }
+  return location;
+}
+
 /**
  * GET|HEAD /<alias> on a link domain: answers with the link's redirect, or 410 for a link that
  * must not be followed (LINK_DISABLED, LINK_EXPIRED), or the contract's error in its JSON body, as every other
@@ -52,8 +70,7 @@ export function followLinkHandler(
           visit: req.method === 'GET',
           userAgent: req.headers['user-agent'],
         });
-      // The WHATWG serialisation is ASCII (punycode host, percent-encoded path): header-safe.
-      const location = new URL(link.url).href;
+      const location = locationOf(link.url);
       // node's own calls: express's status() and set() would only validate and re-stringify.
       res.statusCode = link.redirect_type;
       res.setHeader('Location', location);

@@ -8,7 +8,8 @@ import { usageError, type Options } from './admin-command-line';
  * The link a command names: by id, or by its link domain (as written, and the stored domains it
  * may name) and alias.
  */
-type LinkOption = { id: number } | { host: string; domains: DomainCandidate[]; alias: string };
+type LinkOption =
+  { id: number } | { host: string; domains: readonly DomainCandidate[]; alias: string };
 
 const stringOption = (options: Options, name: string): string | undefined => {
   const value = options[name];

@@ -33,7 +33,25 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
  * Worked out in memory, without the store; null when the text is no Host a client sends (a colon
  * left after the name, such as a dot after the port, or a name that is no domain name).
  */
-export function domainCandidates(host: string): DomainCandidate[] | null {
+export function domainCandidates(host: string): readonly DomainCandidate[] | null {
+  let candidates = candidatesByHost.get(host);
+  if (candidates === undefined) {
+    candidates = candidatesOf(host);
+    if (candidatesByHost.size >= MAX_HOSTS_KEPT) candidatesByHost.clear();
+    candidatesByHost.set(host, candidates);
+  }
+  return candidates;
+}
+
+/**
+ * Hosts whose candidates are kept, at most: a table per process, emptied when full, since every
+ * follow asks for its Host's (a service answers a few link domains; a flood of made-up Hosts
+ * only costs the work it saves).
+ */
+const MAX_HOSTS_KEPT = 1000;
+const candidatesByHost = new Map<string, readonly DomainCandidate[] | null>();
+
+function candidatesOf(host: string): readonly DomainCandidate[] | null {
   const match = /^(.*?)(?::(\d+))?$/.exec(host);
   const written = match?.[1] ?? host;
   if (written.slice(written.lastIndexOf(']') + 1).includes(':')) return null;
@@ -43,13 +61,19 @@ export function domainCandidates(host: string): DomainCandidate[] | null {
   if (port !== '') {
     const scheme = SCHEME_OF_DEFAULT_PORT[port];
     const ported = { domain: `${name}:${port}` };
-    return scheme ? [ported, { domain: name, scheme }] : [ported];
+    return frozen(scheme ? [ported, { domain: name, scheme }] : [ported]);
   }
-  return [
+  return frozen([
     { domain: name },
     { domain: `${name}:${DEFAULT_PORTS.https}`, scheme: 'https' },
     { domain: `${name}:${DEFAULT_PORTS.http}`, scheme: 'http' },
-  ];
+  ]);
+}
+
+/** Kept candidates are shared by every follow of their Host: nobody may change them. */
+function frozen(candidates: DomainCandidate[]): readonly DomainCandidate[] {
+  for (const candidate of candidates) Object.freeze(candidate);
+  return Object.freeze(candidates);
 }
 
 /** The name in lower case, an internationalised one in punycode; null when it is none. */

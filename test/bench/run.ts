@@ -79,6 +79,7 @@ const VERSUS = {
   create: ' vs REST create',
   before: `, this build vs the build of ${process.env.BENCH_FOLLOW_BEFORE?.trim() || `${BUILD_BEFORE_GOVERNANCE} (before link governance)`}, LMDB`,
   redirect: ', a disabled link (410) vs an active one (redirect), LMDB',
+  capped: ', a link with max_visits (counted atomically) vs one without, LMDB',
   allProcesses: ', all processes',
 };
 /**
@@ -187,18 +188,19 @@ function idempotencyRows(c: Record<IdempotencyTarget, Summary>): Row[] {
   ];
 }
 
-/** In-process, where a keyed create's extra cost lies: the core, and lmdb-js alone (reported). */
 /** Following after link governance: against the build before it, and a 410 against a redirect. */
 function followGovernanceRows(follow: FollowGovernanceResults): Row[] {
   const compare = rowsOf('follow link');
   const rows = [
     compare('requestsPerSecond', follow.gone, follow.redirect, VERSUS.redirect, { minRatio: 1 }),
     compare('serverCpuMsPerRequest', follow.gone, follow.redirect, VERSUS.redirect),
+    compare('serverCpuMsPerRequest', follow.capped, follow.redirect, VERSUS.capped),
+    compare('requestsPerSecond', follow.capped, follow.redirect, VERSUS.capped),
   ];
   if (!follow.before) return rows;
   return [
     compare('serverCpuMsPerRequest', follow.redirect, follow.before, VERSUS.before, {
-      maxRatio: 1.05,
+      maxRatio: 1,
     }),
     compare('requestsPerSecond', follow.redirect, follow.before, VERSUS.before),
     compare('p50Ms', follow.redirect, follow.before, VERSUS.before),

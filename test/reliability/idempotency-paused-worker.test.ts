@@ -15,7 +15,8 @@ import { startReputationGate, type ReputationGate } from '../support/reputation-
  * key and creates the link. Resumed, the first process stores nothing and answers as a retry
  * would: the recorded answer. One key, one link.
  */
-jest.setTimeout(60_000);
+// A minute or so on a busy machine: two services, a pause past the lease, then a retry.
+jest.setTimeout(180_000);
 
 /** Short, so the test waits past it; renewed every 2 s, and the worker is stopped well before. */
 const LEASE_SECONDS = 6;

@@ -7,6 +7,7 @@ import { createLmdbStore } from '../../../core/adapters/lmdb';
 import { ADMIN_ACTOR } from '../../../core/ports/link-store';
 import { operatorActing } from '../../../core/links/link-actor';
 import { systemClock } from '../../../core/adapters/system-clock';
+import { MAX_VISITS_LIMIT } from '../../../core/links/link-field-limits';
 import type { BenchChild } from '../support/child';
 import { alternate, type Round, type Summary } from '../support/measurement';
 import type { BenchSettings } from '../support/settings';
@@ -22,9 +23,14 @@ import {
 /** The last commit before links had states: following there had no policy to check. */
 export const BUILD_BEFORE_GOVERNANCE = '59aa828';
 
-export type FollowGovernanceTarget = 'before' | 'redirect' | 'gone';
+/** A visit limit no bench run reaches: each follow of such a link still counts atomically. */
+const UNREACHED_MAX_VISITS = MAX_VISITS_LIMIT;
+
+export type FollowGovernanceTarget = 'before' | 'redirect' | 'gone' | 'capped';
 /** `before` is missing where the earlier build could not be made (no git history). */
-export type FollowGovernanceResults = Record<'redirect' | 'gone', Summary> & { before?: Summary };
+export type FollowGovernanceResults = Record<'redirect' | 'gone' | 'capped', Summary> & {
+  before?: Summary;
+};
 
 const REPOSITORY = resolve(__dirname, '..', '..', '..', '..');
 
@@ -64,8 +70,9 @@ function goneLoad(aliases: readonly string[]): HttpLoad {
 
 /**
  * BENCH_ONLY=follow (and the full run): following a link on this build against the build before
- * link governance (one process each, LMDB, default log level), and following a disabled link
- * (410) against following an active one, on one subject, in alternating rounds.
+ * link governance (one process each, LMDB, default log level), following a disabled link (410)
+ * and a link with `max_visits` against following an active one, on one subject, in alternating
+ * rounds.
  */
 export async function runFollowGovernanceScenario(
   seedFile: string,
@@ -82,12 +89,16 @@ export async function runFollowGovernanceScenario(
       const subject = await keep(startSubject(seedFile, settings, 'info', subjectDir));
       const active = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
       const disabled = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS);
+      const capped = await createLinks(subject.ready.httpPort, FOLLOWED_LINKS, {
+        max_visits: UNREACHED_MAX_VISITS,
+      });
       await disableAll(subjectDir, disabled);
       const on = (server: BenchChild<ServerReady>, load: HttpLoad) => (seconds: number) =>
         httpRound({ port: server.ready.httpPort, pid: server.process.pid }, load, seconds);
       const targets: Array<{ name: FollowGovernanceTarget; run: (s: number) => Promise<Round> }> = [
         { name: 'redirect', run: on(subject, followLoad(active)) },
         { name: 'gone', run: on(subject, goneLoad(disabled)) },
+        { name: 'capped', run: on(subject, followLoad(capped)) },
       ];
       if (beforeModule) {
         const before = await keep(

@@ -44,11 +44,13 @@ interface CreatedLink {
 async function createOnce(
   port: number,
   headers: Record<string, string> = CREATE_HEADERS,
+  /** Fields beyond the bench's create body (a `max_visits`, say). */
+  extra: Record<string, unknown> = {},
 ): Promise<{ link: CreatedLink; bytes: number }> {
   const answer = await fetch(`http://127.0.0.1:${port}/api/create`, {
     method: 'POST',
     headers,
-    body: JSON.stringify(CREATE_BODY),
+    body: JSON.stringify({ ...CREATE_BODY, ...extra }),
   });
   const text = await answer.text();
   if (answer.status !== 200) throw new Error(`create answered ${answer.status}: ${text}`);
@@ -221,9 +223,14 @@ export async function runCreateScenario(
   });
 }
 
-export async function createLinks(port: number, count: number): Promise<string[]> {
+export async function createLinks(
+  port: number,
+  count: number,
+  extra: Record<string, unknown> = {},
+): Promise<string[]> {
   const aliases: string[] = [];
-  for (let i = 0; i < count; i += 1) aliases.push((await createOnce(port)).link.alias);
+  for (let i = 0; i < count; i += 1)
+    aliases.push((await createOnce(port, CREATE_HEADERS, extra)).link.alias);
   return aliases;
 }
 
