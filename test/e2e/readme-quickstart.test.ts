@@ -2,7 +2,14 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Metadata } from '@grpc/grpc-js';
+import {
+  CreateShortLinkRequest,
+  type CreateShortLinkResponse,
+} from '../../gateway-grpc/generated/shortlink/v1/shortlink';
 import type { Service } from '../../gateway-http/service';
+import { connectGrpc } from '../support/grpc-fixture';
+import { outcomeOf } from '../support/grpc-call';
 import { startInProcessService } from '../support/in-process-service';
 import { readmeCodeBlocks } from '../support/readme-code';
 import { operatorActing } from '../../core/links/link-actor';
@@ -15,13 +22,16 @@ const readme = readFileSync(path.resolve(__dirname, '../..', README), 'utf8');
 /** The root README's quick start, run as printed against `npm start`'s composition on free ports. */
 describe('the root README quick start', () => {
   let service: Service;
-  /** The README with npm start's default port replaced by this service's. */
+  /** The README with npm start's default ports replaced by this service's. */
   let onThisService: (text: string) => string;
 
   beforeAll(async () => {
     // The volatile store, so the README's fixed alias is free on every run whatever the default.
     service = await startInProcessService();
-    onThisService = (text) => text.replaceAll('localhost:8080', `localhost:${service.http.port}`);
+    onThisService = (text) =>
+      text
+        .replaceAll('localhost:8080', `localhost:${service.http.port}`)
+        .replaceAll('127.0.0.1:50051', `127.0.0.1:${service.grpc.port}`);
   });
   afterAll(() => service.shutdown());
 
@@ -69,5 +79,42 @@ describe('the root README quick start', () => {
     const gone = await run('bash', ['-c', onThisService(printedFollow!)]);
     expect(gone.stdout).toMatch(/^HTTP\/1\.1 410 Gone\r\n/);
     expect(JSON.parse(gone.stdout.split('\r\n\r\n')[1]!)).toMatchObject({ code: 28 });
+  });
+
+  // grpcurl has no Debian package, so CI cannot count on it: the printed command runs in bash with
+  // `grpcurl` standing for a function that reports its arguments, and a grpc-js client sends
+  // exactly those (header, JSON body in the proto's field names, address, method) to the service.
+  it('creates a link with the arguments of the printed grpcurl command', async () => {
+    const grpcurl = readmeCodeBlocks(README, 'The same over gRPC', 'sh').find((code) =>
+      code.includes('grpcurl'),
+    );
+    expect(grpcurl).toBeDefined();
+    const script = `grpcurl() { node -e 'console.log(JSON.stringify(process.argv.slice(1)))' -- "$@"; }
+${withBannerSecrets(`TOKEN='slpat_...'\nORG_KEY='slorg_...'\n${grpcurl!}`)}`;
+    const printed = await run('bash', ['-c', script]);
+    const args = JSON.parse(printed.stdout) as string[];
+    expect(args.slice(0, 2)).toEqual(['-plaintext', '-H']);
+    const [header, , data, address, method] = args.slice(2);
+    expect(args[3]).toBe('-d');
+    expect(address).toBe(`127.0.0.1:${service.grpc.port}`);
+    expect(method).toBe('shortlink.v1.ShortLinkService/CreateShortLink');
+
+    const [name, value] = header!.split(/:\s*/, 2);
+    const metadata = new Metadata();
+    metadata.set(name!, value!);
+    const request = CreateShortLinkRequest.fromJSON(JSON.parse(data!));
+    const connection = connectGrpc(address!);
+    try {
+      const outcome = await outcomeOf<CreateShortLinkResponse>((callback) =>
+        connection.client.createShortLink(request, metadata, callback),
+      );
+      expect(outcome.error).toBeUndefined();
+      const answer = /It answers `(\{"shortLink": .*?\})`/s.exec(readme)?.[1];
+      const shortUrl = /"shortUrl": "([^"]+)"/.exec(onThisService(answer ?? ''))?.[1];
+      expect(shortUrl).toBeDefined();
+      expect(outcome.response?.shortLink?.shortUrl).toBe(shortUrl);
+    } finally {
+      await connection.close();
+    }
   });
 });
