@@ -120,6 +120,7 @@ export default tseslint.config(
       'test/support/lmdb-process-wide.js',
       'test/support/system-tool-list.js',
       'test/support/missing-tools-reporter.js',
+      'test/node-differences.js',
     ],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
     languageOptions: {
