@@ -7,6 +7,7 @@ import {
   type ResponseInfo,
   type ShortlinkMetrics,
 } from '../core';
+import { boundedMemo } from '../core/caches/bounded-memo';
 import { sendError } from './envelope';
 import { isLinkGone, sendLinkGone } from './link-gone';
 import { setRateLimitHeaders } from './rate-limit-headers';
@@ -17,23 +18,11 @@ function cacheControlOf(caching: RedirectCaching): string {
   return caching === 'no-store' ? 'no-store' : `private, max-age=${caching.maxAgeSeconds}`;
 }
 
-/** Locations kept at most: a table per process, emptied when full (a follow costs one parse then). */
-const MAX_LOCATIONS = 10_000;
-const locations = new Map<string, string>();
-
 /**
  * A target's Location: its WHATWG serialisation, which is ASCII (punycode host, percent-encoded
- * path), so header-safe. Kept per target, since a hot link is followed many times.
+ * path), so header-safe. Kept per target (at most 10,000), since a hot link is followed many times.
  */
-function locationOf(url: string): string {
-  let location = locations.get(url);
-  if (location === undefined) {
-    location = new URL(url).href;
-    if (locations.size >= MAX_LOCATIONS) locations.clear();
-    locations.set(url, location);
-  }
-  return location;
-}
+const locationOf = boundedMemo(10_000, (url: string) => new URL(url).href);
 
 /**
  * GET|HEAD /<alias> on a link domain: answers with the link's redirect, or 410 for a link that

@@ -1,6 +1,7 @@
 import { domainToASCII } from 'node:url';
 import type { LinkScheme } from '../ports/identity-store';
 import type { LinkRecord, LinkStore } from '../ports/link-store';
+import { boundedMemo } from '../caches/bounded-memo';
 import { DEFAULT_PORTS, withoutTrailingDot } from '../url-guard/host';
 
 /**
@@ -22,6 +23,12 @@ const SCHEME_OF_DEFAULT_PORT: Readonly<Record<string, LinkScheme>> = {
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
+ * Hosts whose candidates are kept, at most: every follow asks for its Host's, and a service
+ * answers a few link domains.
+ */
+const MAX_HOSTS_KEPT = 1000;
+
+/**
  * The stored link domains a Host may name, most specific first, read as a browser means the Host:
  * in any case, an internationalised name as its punycode (`Bücher.link` is
  * `xn--bcher-kva.link`), a trailing dot on the name ignored (`acme.link.`), and a domain one with
@@ -33,23 +40,12 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
  * Worked out in memory, without the store; null when the text is no Host a client sends (a colon
  * left after the name, such as a dot after the port, or a name that is no domain name).
  */
-export function domainCandidates(host: string): readonly DomainCandidate[] | null {
-  let candidates = candidatesByHost.get(host);
-  if (candidates === undefined) {
-    candidates = candidatesOf(host);
-    if (candidatesByHost.size >= MAX_HOSTS_KEPT) candidatesByHost.clear();
-    candidatesByHost.set(host, candidates);
-  }
-  return candidates;
-}
+export const domainCandidates: (host: string) => readonly DomainCandidate[] | null = boundedMemo(
+  MAX_HOSTS_KEPT,
+  candidatesOf,
+);
 
-/**
- * Hosts whose candidates are kept, at most: a table per process, emptied when full, since every
- * follow asks for its Host's (a service answers a few link domains; a flood of made-up Hosts
- * only costs the work it saves).
- */
-const MAX_HOSTS_KEPT = 1000;
-const candidatesByHost = new Map<string, readonly DomainCandidate[] | null>();
+/** domainCandidates' work, once per Host kept. */
 
 function candidatesOf(host: string): readonly DomainCandidate[] | null {
   const match = /^(.*?)(?::(\d+))?$/.exec(host);
