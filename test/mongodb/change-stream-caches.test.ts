@@ -1,9 +1,6 @@
-import { createMemoryStore, hashSecret, withCaches, type Organization } from '../../core';
-import { watchIdentityChanges } from '../../core/adapters/mongodb/identity-change-stream';
-import { watchLinkChanges } from '../../core/adapters/mongodb/link-change-stream';
-import { countingStore } from '../support/counting-store';
+import { hashSecret, withCaches, type Organization } from '../../core';
 import { insertNew, newLink, organization } from '../storage/fixtures';
-import { fakeWatchable, token } from './fake-change-streams';
+import { storeWithFakeStreams, token } from './fake-change-streams';
 
 /**
  * The MongoDB change-stream watchers wired to the caches as the MongoDB store wires them
@@ -12,13 +9,7 @@ import { fakeWatchable, token } from './fake-change-streams';
  * what it names. The data sits in a call-counting memory store standing for the database.
  */
 async function setUp() {
-  const links = fakeWatchable();
-  const identities = fakeWatchable();
-  const backend = countingStore(createMemoryStore());
-  backend.watchLinkChanges = (listener) =>
-    watchLinkChanges(links.collection, listener, { operationTime: links.operationTime });
-  backend.watchIdentityChanges = (listener) =>
-    watchIdentityChanges(identities.db, listener, { operationTime: identities.operationTime });
+  const { links, identities, backend } = storeWithFakeStreams();
   // TTLs far longer than the test: only the streams can make a change visible.
   const store = withCaches(backend, {
     linkCacheSize: 100,

@@ -1,5 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { MongoNetworkError, MongoServerError, Timestamp, type Collection, type Db } from 'mongodb';
+import { createMemoryStore } from '../../core';
+import { watchIdentityChanges } from '../../core/adapters/mongodb/identity-change-stream';
+import { watchLinkChanges } from '../../core/adapters/mongodb/link-change-stream';
+import { countingStore } from '../support/counting-store';
 
 /**
  * A change stream as the driver's emits in emitter mode: 'change', 'resumeTokenChanged', 'error'
@@ -93,3 +97,18 @@ export async function waitFor(condition: () => boolean, ms = 2000): Promise<void
 }
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A call-counting memory store standing for the database, offering the link and identity change
+ * watchers the MongoDB store offers, on fake driver streams: what the caches are wired over.
+ */
+export function storeWithFakeStreams() {
+  const links = fakeWatchable();
+  const identities = fakeWatchable();
+  const backend = countingStore(createMemoryStore());
+  backend.watchLinkChanges = (listener) =>
+    watchLinkChanges(links.collection, listener, { operationTime: links.operationTime });
+  backend.watchIdentityChanges = (listener) =>
+    watchIdentityChanges(identities.db, listener, { operationTime: identities.operationTime });
+  return { links, identities, backend };
+}

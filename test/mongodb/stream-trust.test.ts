@@ -1,16 +1,13 @@
 import { Timestamp, type Db } from 'mongodb';
-import { createMemoryStore, withCaches } from '../../core';
-import { watchIdentityChanges } from '../../core/adapters/mongodb/identity-change-stream';
-import { watchLinkChanges } from '../../core/adapters/mongodb/link-change-stream';
+import { withCaches } from '../../core';
 import {
   resumeTokenTime,
   STREAM_START_EARLIER_SECONDS,
   streamStartTime,
 } from '../../core/adapters/mongodb/resumable-change-stream';
 import { TRUSTED_WHILE_STREAM_ADVANCES_SECONDS } from '../../core/caches/stream-trust';
-import { countingStore } from '../support/counting-store';
 import { insertNew, newLink, organization } from '../storage/fixtures';
-import { fakeWatchable, networkError, type FakeStream } from './fake-change-streams';
+import { networkError, storeWithFakeStreams, type FakeStream } from './fake-change-streams';
 
 /**
  * The caches trust a link or an organization longer (TRUSTED_WHILE_STREAM_ADVANCES_SECONDS)
@@ -29,13 +26,7 @@ const tokenAt = (epochMs: number, increment = 1) => ({
 const PROPAGATION_SECONDS = 5;
 
 async function setUp() {
-  const links = fakeWatchable();
-  const identities = fakeWatchable();
-  const backend = countingStore(createMemoryStore());
-  backend.watchLinkChanges = (listener) =>
-    watchLinkChanges(links.collection, listener, { operationTime: links.operationTime });
-  backend.watchIdentityChanges = (listener) =>
-    watchIdentityChanges(identities.db, listener, { operationTime: identities.operationTime });
+  const { links, identities, backend } = storeWithFakeStreams();
   let clock = 0;
   const store = withCaches(backend, {
     linkCacheSize: 100,
